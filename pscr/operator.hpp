@@ -1,0 +1,80 @@
+#pragma once
+/// @file The separable operator of DESIGN.md §1,
+///   2D: A = A1⊗M2 + M1⊗A2 + c·M1⊗M2,
+///   3D: A = A1⊗M2⊗M3 + M1⊗A2⊗M3 + M1⊗M2⊗A3 + c·M1⊗M2⊗M3,
+/// with symmetric tridiagonal factors, applied through its Kronecker structure in O(N).
+///
+/// Layout of every grid array: C order, shape (n1, n2[, n3]), the last index fastest, so block
+/// u_j (all entries with first index j) is contiguous. Several right-hand sides are stored one
+/// grid after another: shape (nrhs, n1, n2[, n3]).
+
+#include <array>
+#include <vector>
+
+#include "common/scalar.hpp"
+
+namespace pscr {
+
+/// @brief A symmetric tridiagonal matrix (plain symmetric: Tᵀ = T, also when complex).
+/// `diag` has n entries, `off` has n−1: off[k] = T(k, k+1) = T(k+1, k).
+template <class Scalar>
+struct SymTridiag {
+  std::vector<Scalar> diag;
+  std::vector<Scalar> off;
+
+  index_t size() const { return static_cast<index_t>(diag.size()); }
+  /// Entry (r, s), zero outside the three diagonals.
+  Scalar operator()(index_t r, index_t s) const;
+  /// The principal submatrix of rows/columns [first, last] (inclusive).
+  SymTridiag submatrix(index_t first, index_t last) const;
+  /// Throws InputError unless off.size() == diag.size() − 1 ≥ 0 and every entry is finite;
+  /// `what` names the matrix in the message.
+  void validate(const char* what) const;
+};
+
+/// @brief The two tridiagonal factors of one dimension: stiffness-like A and mass-like M.
+template <class Scalar>
+struct Factor {
+  SymTridiag<Scalar> A;
+  SymTridiag<Scalar> M;
+  index_t size() const { return A.size(); }
+};
+
+/// @brief The separable operator: factors of dimensions 1..d (d = 2 or 3) and the shift c.
+template <class Scalar>
+class SeparableOperator {
+ public:
+  /// Validates sizes and entries: throws InputError naming the factor and what was found.
+  SeparableOperator(std::vector<Factor<Scalar>> factors, Scalar c);
+
+  int dimension() const { return static_cast<int>(factors_.size()); }
+  const Factor<Scalar>& factor(int d) const { return factors_[d]; }  ///< d = 0-based dimension
+  const std::vector<Factor<Scalar>>& factors() const { return factors_; }
+  Scalar c() const { return c_; }
+  /// Grid sizes (n1, n2[, n3]).
+  std::vector<index_t> shape() const;
+  /// Number of unknowns n1·n2[·n3].
+  index_t grid_size() const;
+
+  /// @brief y = A u for one grid (C order, shape()). O(N), OpenMP-parallel.
+  void apply(const Scalar* u, Scalar* y) const;
+
+  /// @brief ‖A u − f‖₂ / ‖f‖₂ for one grid; ‖A u‖₂ when f = 0.
+  real_t<Scalar> relative_residual(const Scalar* u, const Scalar* f) const;
+
+ private:
+  std::vector<Factor<Scalar>> factors_;
+  Scalar c_;
+};
+
+/// @brief Euclidean norm of n entries.
+template <class Scalar>
+real_t<Scalar> norm2(const Scalar* x, index_t n);
+
+/// @brief y = (T_1 ⊗ T_2 ⊗ … ⊗ T_d) x for a grid of shape (T_1.size(), …, T_d.size()),
+/// one tridiagonal factor per dimension (nullptr = identity in that dimension). O(N·d).
+template <class Scalar>
+void apply_kronecker(const std::vector<const SymTridiag<Scalar>*>& factors, const Scalar* x,
+                     Scalar* y);
+
+}  // namespace pscr
