@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The one command given to the GPU machine (the `device` tool): configure and build pscr with
+# CUDA (all cores), run the tests, optionally the GPU benchmarks, and leave logs and results
+# under $OUT (./gpu-out when OUT is unset).
+#
+# Usage: scripts/gpu-check.sh [--tests gpu|all|none] [--bench NAME[,NAME...]] [--help]
+#   --tests   which CTest labels to run (default gpu: only the GPU tests; all: the whole suite)
+#   --bench   benchmarks to run after the tests, by name of their script in bench/ (bench/NAME.sh),
+#             each writing its CSV/JSON into $OUT
+# Exit code: 0 when the build and every requested test pass, 1 otherwise.
+set -uo pipefail
+
+tests=gpu
+benches=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tests) tests="$2"; shift 2 ;;
+    --bench) benches="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/gpu-out}
+build=${PSCR_GPU_BUILD_DIR:-$root/build-gpu}
+mkdir -p "$out"
+log="$out/gpu-check.log"
+: > "$log"
+status=0
+step() { echo "== $*" | tee -a "$log"; }
+
+step "device"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee -a "$log"
+
+step "configure and build"
+if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON \
+         -DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90} &&
+       cmake --build "$build" -j "$(nproc)"; } >> "$log" 2>&1; then
+  echo "build failed; the end of the log:" | tee -a "$log"
+  tail -n 60 "$log"
+  exit 1
+fi
+
+case "$tests" in
+  gpu) step "gpu tests"; ctest --test-dir "$build" -L gpu --output-on-failure -j 4 2>&1 | tee "$out/tests.log" | tail -n 40 ;;
+  all) step "all tests"; ctest --test-dir "$build" --output-on-failure -j 8 2>&1 | tee "$out/tests.log" | tail -n 40 ;;
+  none) ;;
+  *) echo "gpu-check: --tests must be gpu, all or none, found '$tests'" >&2; exit 2 ;;
+esac
+[ "$tests" = none ] || [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+for name in ${benches//,/ }; do
+  step "bench $name"
+  if [ ! -x "$root/bench/$name.sh" ]; then echo "no benchmark script bench/$name.sh" | tee -a "$log"; status=1; continue; fi
+  PSCR_BUILD_DIR="$build" "$root/bench/$name.sh" "$out" 2>&1 | tee -a "$log" | tail -n 40 || status=1
+done
+step "done: status $status"
+exit $status
