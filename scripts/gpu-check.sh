@@ -42,18 +42,25 @@ if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUD
   exit 1
 fi
 
+# ctest's own exit code (not tee's) decides the status.
+run_tests() {
+  step "$1 tests"
+  shift
+  ctest --test-dir "$build" --output-on-failure "$@" 2>&1 | tee "$out/tests.log" | tail -n 40
+  return "${PIPESTATUS[0]}"
+}
 case "$tests" in
-  gpu) step "gpu tests"; ctest --test-dir "$build" -L gpu --output-on-failure -j 4 2>&1 | tee "$out/tests.log" | tail -n 40 ;;
-  all) step "all tests"; ctest --test-dir "$build" --output-on-failure -j 8 2>&1 | tee "$out/tests.log" | tail -n 40 ;;
+  gpu) run_tests gpu -L gpu -j 4 || status=1 ;;
+  all) run_tests all -j 8 || status=1 ;;
   none) ;;
   *) echo "gpu-check: --tests must be gpu, all or none, found '$tests'" >&2; exit 2 ;;
 esac
-[ "$tests" = none ] || [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 for name in ${benches//,/ }; do
   step "bench $name"
   if [ ! -x "$root/bench/$name.sh" ]; then echo "no benchmark script bench/$name.sh" | tee -a "$log"; status=1; continue; fi
-  PSCR_BUILD_DIR="$build" "$root/bench/$name.sh" "$out" 2>&1 | tee -a "$log" | tail -n 40 || status=1
+  PSCR_BUILD_DIR="$build" "$root/bench/$name.sh" "$out" 2>&1 | tee -a "$log" | tail -n 40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 step "done: status $status"
 exit $status
