@@ -5,6 +5,7 @@
 /// eqs. 33–35, c = −ω²), on uniform, graded or randomly perturbed meshes, any boundary condition
 /// per side. Everything is reproducible from the seed.
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,18 +51,67 @@ struct ProblemSpec {
 
 /// @brief Mesh steps of one dimension: n − 1 + (number of Dirichlet sides) steps, summing to the
 /// length. Throws InputError for impossible specs (e.g. n = 1 with no Dirichlet side).
+///
+/// Step k joins mesh nodes k and k + 1, nodes numbered from the left end. A Dirichlet end node is
+/// not an unknown, so unknown i is node i + 1 when the left side is Dirichlet, node i otherwise.
+/// - uniform: every step is length / (number of steps), exactly.
+/// - graded: h_k = h_0 · ratio^(k / (m − 1)) for m steps, growing from left to right, so that the
+///   largest step is `ratio` times the smallest; rescaled to the length.
+/// - random: h_k = h · (1 + p · U(−1, 1)) with h = length / m and U from std::mt19937_64(seed),
+///   then rescaled to the length. Uniform and graded meshes ignore the seed.
 std::vector<double> mesh_steps(const DimensionSpec& dim, std::uint64_t seed);
 
-/// @brief The factors (A_d, M_d) of one dimension from its steps (eqs. 31, 33–35).
+/// @brief The factors (A_d, M_d) of one dimension from its steps (see mesh_steps for how steps
+/// and unknowns are numbered), Poisson: piecewise-linear elements with lumped mass, eq. (31),
+/// myllykoski2018. An unknown between steps h_{l−1} and h_l has A diagonal
+/// (h_{l−1} + h_l)/(h_{l−1} h_l) and M diagonal (h_{l−1} + h_l)/2; off-diagonals are A: −1/h,
+/// M: 0. A Neumann end node has one adjacent step h: A diagonal 1/h, M diagonal h/2. Throws
+/// InputError for an absorbing side, a non-positive step, or steps that leave no unknown.
 Factor<double> poisson_factor(const std::vector<double>& steps, Boundary left, Boundary right);
+
+/// @brief The factors (A_d, M_d) of one dimension, Helmholtz: bilinear/trilinear elements with
+/// consistent mass and the second-order absorbing boundary condition, eqs. (33)–(35),
+/// myllykoski2018 (use with c = −ω²). Interior: A diagonal (h_{l−1} + h_l)/(h_{l−1} h_l),
+/// M diagonal (h_{l−1} + h_l)/3; off-diagonals A: −1/h, M: h/6. Neumann end: A 1/h, M h/3.
+/// Absorbing end: A 1/h − iω/2, M h/3 + i/(2ω). Dirichlet end: the node is removed. Complex
+/// symmetric; the imaginary parts are zero unless a side is absorbing. Throws InputError for
+/// ω ≤ 0, a non-positive step, or steps that leave no unknown.
 Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& steps, Boundary left,
                                               Boundary right, double omega);
 
+/// @brief A seed for one independent random stream of a problem, mixed (splitmix64) from the
+/// problem's seed and the stream number. generate() uses stream 0 for the right-hand sides (or
+/// the manufactured solutions) and stream 1 + d for the random mesh of dimension d (0-based).
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream);
+
 /// @brief Builds the problem; real unless it has an absorbing side. Throws InputError on a bad
 /// spec (what was expected, what was found).
+///
+/// Poisson: c = screening ≥ 0 (c = 0 with Neumann on every side is singular, and allowed).
+/// Helmholtz: c = −ω², ω > 0. Right-hand sides, nrhs grids one after another (C order, shape
+/// (nrhs, n1, n2[, n3])): `random` draws f from U(−1, 1) (both parts when complex);
+/// `manufactured` draws u* the same way, keeps it in u_exact and sets f = A u*. The problem is
+/// batched when spec.batched is set or nrhs > 1. Problem::generator records describe(spec) and
+/// the mesh steps of every dimension.
 AnyProblem generate(const ProblemSpec& spec);
 
-/// @brief The spec as `key=value` text, stored in files so the problem can be regenerated.
+/// @brief The spec as `key=value` text, stored in files so the problem can be regenerated:
+/// one line of space-separated pairs, dimension keys suffixed with the 1-based dimension
+/// (`n1=`, `mesh1=`, `left1=` …), numbers written so that they read back exactly.
 std::string describe(const ProblemSpec& spec);
+
+/// @brief Lower-case names used on the command line and in describe(): poisson, helmholtz;
+/// dirichlet, neumann, absorbing; uniform, graded, random; random, manufactured.
+std::string to_string(Equation equation);
+std::string to_string(Boundary boundary);
+std::string to_string(MeshKind kind);
+std::string to_string(RhsKind kind);
+
+/// @brief The inverse of to_string; throws InputError listing the valid names when `text` is not
+/// one of them.
+Equation parse_equation(const std::string& text);
+Boundary parse_boundary(const std::string& text);
+MeshKind parse_mesh_kind(const std::string& text);
+RhsKind parse_rhs_kind(const std::string& text);
 
 }  // namespace pscr::problems
