@@ -54,17 +54,18 @@ namespace detail {
 }  // namespace pscr
 
 /// Checks a LAPACKE call: a non-zero `info` throws LibraryError naming the call and place.
-#define PSCR_LAPACK_CHECK(call)                                                              \
-  do {                                                                                       \
-    const long pscr_info_ = static_cast<long>(call);                                         \
-    if (pscr_info_ != 0)                                                                     \
+#define PSCR_LAPACK_CHECK(call)                                                                  \
+  do {                                                                                           \
+    const long pscr_info_ = static_cast<long>(call);                                             \
+    if (pscr_info_ != 0)                                                                         \
       ::pscr::detail::throw_library_error("LAPACKE", #call, pscr_info_, "", __FILE__, __LINE__); \
   } while (0)
 
-/// Throws InputError with a message built by streaming: PSCR_INPUT_ERROR("n must be >= 1, got " << n).
-#define PSCR_INPUT_ERROR(stream_expr)        \
-  do {                                       \
-    std::ostringstream pscr_msg_;            \
-    pscr_msg_ << stream_expr;                \
+/// Throws InputError with a message built by streaming: PSCR_INPUT_ERROR("n must be >= 1, got " <<
+/// n).
+#define PSCR_INPUT_ERROR(stream_expr)          \
+  do {                                         \
+    std::ostringstream pscr_msg_;              \
+    pscr_msg_ << stream_expr;                  \
     throw ::pscr::InputError(pscr_msg_.str()); \
   } while (0)

@@ -18,7 +18,7 @@ namespace pscr {
 /// @brief How a problem was generated, kept so that it can be regenerated (io/ stores it in the
 /// file's optional `generator` group). Mesh steps are kept per dimension.
 struct GeneratorRecord {
-  std::string description;                ///< the generator's parameters, as `key=value` text
+  std::string description;                 ///< the generator's parameters, as `key=value` text
   std::vector<std::vector<double>> steps;  ///< mesh steps h per dimension (may be empty)
 };
 

@@ -150,7 +150,8 @@ void SeparableOperator<Scalar>::apply(const Scalar* u, Scalar* y) const {
   // (DESIGN.md §1): one Kronecker product per term, summed.
   const index_t n = grid_size();
   SymTridiag<Scalar> shifted = factors_[0].A;
-  for (std::size_t k = 0; k < shifted.diag.size(); ++k) shifted.diag[k] += c_ * factors_[0].M.diag[k];
+  for (std::size_t k = 0; k < shifted.diag.size(); ++k)
+    shifted.diag[k] += c_ * factors_[0].M.diag[k];
   for (std::size_t k = 0; k < shifted.off.size(); ++k) shifted.off[k] += c_ * factors_[0].M.off[k];
 
   std::vector<std::vector<const SymTridiag<Scalar>*>> terms;
@@ -158,7 +159,8 @@ void SeparableOperator<Scalar>::apply(const Scalar* u, Scalar* y) const {
   if (dimension() == 2) {
     terms = {{&shifted, &f[1].M}, {&f[0].M, &f[1].A}};
   } else {
-    terms = {{&shifted, &f[1].M, &f[2].M}, {&f[0].M, &f[1].A, &f[2].M}, {&f[0].M, &f[1].M, &f[2].A}};
+    terms = {
+        {&shifted, &f[1].M, &f[2].M}, {&f[0].M, &f[1].A, &f[2].M}, {&f[0].M, &f[1].M, &f[2].A}};
   }
   apply_kronecker(terms[0], u, y);
   std::vector<Scalar> term(n);
@@ -191,10 +193,10 @@ real_t<Scalar> SeparableOperator<Scalar>::relative_residual(const Scalar* u,
   return nf > 0 ? nr / nf : nr;
 }
 
-#define PSCR_INSTANTIATE_OPERATOR(S)                                                        \
-  template struct SymTridiag<S>;                                                           \
-  template class SeparableOperator<S>;                                                     \
-  template real_t<S> norm2<S>(const S*, index_t);                                          \
+#define PSCR_INSTANTIATE_OPERATOR(S)              \
+  template struct SymTridiag<S>;                  \
+  template class SeparableOperator<S>;            \
+  template real_t<S> norm2<S>(const S*, index_t); \
   template void apply_kronecker<S>(const std::vector<const SymTridiag<S>*>&, const S*, S*);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_OPERATOR)
 

@@ -1,17 +1,18 @@
 #pragma once
 /// @file Checking CUDA runtime calls: every call and every launch goes through these macros, which
-/// throw pscr::LibraryError naming the call, the CUDA error and the place. Host C++ (no CUDA syntax).
+/// throw pscr::LibraryError naming the call, the CUDA error and the place. Host C++ (no CUDA
+/// syntax).
 
 #include <cuda_runtime_api.h>
 
 #include "common/error.hpp"
 
 /// Checks a CUDA runtime call.
-#define PSCR_CUDA_CHECK(call)                                                                \
-  do {                                                                                       \
-    const cudaError_t pscr_err_ = (call);                                                    \
-    if (pscr_err_ != cudaSuccess)                                                            \
-      ::pscr::detail::throw_library_error("CUDA", #call, static_cast<long>(pscr_err_),       \
+#define PSCR_CUDA_CHECK(call)                                                                 \
+  do {                                                                                        \
+    const cudaError_t pscr_err_ = (call);                                                     \
+    if (pscr_err_ != cudaSuccess)                                                             \
+      ::pscr::detail::throw_library_error("CUDA", #call, static_cast<long>(pscr_err_),        \
                                           cudaGetErrorString(pscr_err_), __FILE__, __LINE__); \
   } while (0)
 

@@ -2,9 +2,8 @@
 /// @file The one trait that converts host scalars (std::complex<T>) to device scalars
 /// (cuda::std::complex<T>, same layout) at the .cu boundary. Include only from .cu files.
 
-#include <cuda/std/complex>
-
 #include <complex>
+#include <cuda/std/complex>
 
 namespace pscr::cuda {
 

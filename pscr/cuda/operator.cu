@@ -45,7 +45,9 @@ typename DeviceOperator<Scalar>::DeviceTridiag DeviceOperator<Scalar>::upload(
   d.diag.copy_from_host(t.diag.data());
   // One spare element so that a 1×1 factor still has a valid (unused) off pointer.
   d.off = DeviceBuffer<Scalar>(t.off.size() + 1);
-  if (!t.off.empty()) PSCR_CUDA_CHECK(cudaMemcpy(d.off.data(), t.off.data(), t.off.size() * sizeof(Scalar), cudaMemcpyHostToDevice));
+  if (!t.off.empty())
+    PSCR_CUDA_CHECK(cudaMemcpy(d.off.data(), t.off.data(), t.off.size() * sizeof(Scalar),
+                               cudaMemcpyHostToDevice));
   return d;
 }
 
@@ -54,8 +56,10 @@ DeviceOperator<Scalar>::DeviceOperator(const SeparableOperator<Scalar>& op)
     : shape_(op.shape()), grid_size_(op.grid_size()) {
   const int dim = op.dimension();
   SymTridiag<Scalar> shifted = op.factor(0).A;
-  for (std::size_t k = 0; k < shifted.diag.size(); ++k) shifted.diag[k] += op.c() * op.factor(0).M.diag[k];
-  for (std::size_t k = 0; k < shifted.off.size(); ++k) shifted.off[k] += op.c() * op.factor(0).M.off[k];
+  for (std::size_t k = 0; k < shifted.diag.size(); ++k)
+    shifted.diag[k] += op.c() * op.factor(0).M.diag[k];
+  for (std::size_t k = 0; k < shifted.off.size(); ++k)
+    shifted.off[k] += op.c() * op.factor(0).M.off[k];
   // factors_: [0] A1 + c M1, [1] M1, then (M_d, A_d) for d = 2..dim; reserved so pointers stay.
   factors_.reserve(2 + 2 * (dim - 1));
   factors_.push_back(upload(shifted));
@@ -88,7 +92,8 @@ void DeviceOperator<Scalar>::apply(cudaStream_t stream, const Scalar* d_u, Scala
       const index_t n = shape_[d];
       const index_t outer = grid_size_ / (n * inner);
       Scalar* dst = bufs[d % 2];
-      apply_along(stream, outer, n, inner, terms_[t][d]->diag.data(), terms_[t][d]->off.data(), src, dst, false);
+      apply_along(stream, outer, n, inner, terms_[t][d]->diag.data(), terms_[t][d]->off.data(), src,
+                  dst, false);
       src = dst;
       inner *= n;
     }

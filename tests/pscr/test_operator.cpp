@@ -34,8 +34,8 @@ TYPED_TEST_SUITE(OperatorTest, testing::ScalarTypes);
 
 TYPED_TEST(OperatorTest, MatchesAssembledMatrix) {
   using Scalar = TypeParam;
-  const std::vector<std::vector<index_t>> shapes = {{1, 1},  {1, 5},      {7, 1},     {2, 3},
-                                                    {17, 9}, {33, 65},    {1, 1, 1},  {3, 1, 2},
+  const std::vector<std::vector<index_t>> shapes = {{1, 1},    {1, 5},     {7, 1},     {2, 3},
+                                                    {17, 9},   {33, 65},   {1, 1, 1},  {3, 1, 2},
                                                     {5, 7, 3}, {9, 4, 17}, {16, 15, 1}};
   std::uint64_t seed = 100;
   for (const auto& shape : shapes) {

@@ -21,14 +21,17 @@ TYPED_TEST_SUITE(OperatorGpuTest, testing::ScalarTypes);
 
 TYPED_TEST(OperatorGpuTest, MatchesCpuOperator) {
   using Scalar = TypeParam;
-  const std::vector<std::vector<index_t>> shapes = {
-      {1, 1}, {1, 33}, {33, 1}, {17, 65}, {255, 257}, {1, 1, 1}, {5, 7, 3}, {31, 32, 33}, {64, 1, 65}};
+  const std::vector<std::vector<index_t>> shapes = {{1, 1},    {1, 33},      {33, 1},
+                                                    {17, 65},  {255, 257},   {1, 1, 1},
+                                                    {5, 7, 3}, {31, 32, 33}, {64, 1, 65}};
   std::uint64_t seed = 1;
   for (const auto& shape : shapes) {
     std::vector<Factor<Scalar>> factors;
     for (index_t n : shape) {
-      SymTridiag<Scalar> a{testing::random_vector<Scalar>(n, seed), testing::random_vector<Scalar>(n - 1, seed + 1)};
-      SymTridiag<Scalar> m{testing::random_vector<Scalar>(n, seed + 2), testing::random_vector<Scalar>(n - 1, seed + 3)};
+      SymTridiag<Scalar> a{testing::random_vector<Scalar>(n, seed),
+                           testing::random_vector<Scalar>(n - 1, seed + 1)};
+      SymTridiag<Scalar> m{testing::random_vector<Scalar>(n, seed + 2),
+                           testing::random_vector<Scalar>(n - 1, seed + 3)};
       factors.push_back({a, m});
       seed += 4;
     }

@@ -59,7 +59,8 @@ std::vector<Scalar> sparse_lu_solve(const SeparableOperator<Scalar>& op, const S
   const Eigen::SparseMatrix<Scalar> a = assemble(op);
   Eigen::SparseLU<Eigen::SparseMatrix<Scalar>> lu;
   lu.compute(a);
-  if (lu.info() != Eigen::Success) throw SolverError("SparseLU: factorization failed: " + lu.lastErrorMessage());
+  if (lu.info() != Eigen::Success)
+    throw SolverError("SparseLU: factorization failed: " + lu.lastErrorMessage());
   const index_t n = op.grid_size();
   Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>> rhs(f, n);
   Eigen::Matrix<Scalar, Eigen::Dynamic, 1> x = lu.solve(rhs);
@@ -67,8 +68,8 @@ std::vector<Scalar> sparse_lu_solve(const SeparableOperator<Scalar>& op, const S
   return std::vector<Scalar>(x.data(), x.data() + n);
 }
 
-#define PSCR_INSTANTIATE_ORACLE(S)                                              \
-  template Eigen::SparseMatrix<S> assemble<S>(const SeparableOperator<S>&);    \
+#define PSCR_INSTANTIATE_ORACLE(S)                                          \
+  template Eigen::SparseMatrix<S> assemble<S>(const SeparableOperator<S>&); \
   template std::vector<S> sparse_lu_solve<S>(const SeparableOperator<S>&, const S*);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_ORACLE)
 

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what pscr needs to build and test on Debian/Ubuntu (run as root, or with sudo).
+# The CUDA toolkit is not installed here: with nvcc on the PATH the GPU backend is built too.
+set -euo pipefail
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends \
+  build-essential cmake git pkg-config clang-format \
+  libeigen3-dev liblapacke-dev libopenblas-dev libhdf5-dev hdf5-tools \
+  libgtest-dev libgmock-dev libomp-dev \
+  python3 python3-h5py python3-numpy python3-matplotlib > /dev/null
+echo "install-deps: done"
