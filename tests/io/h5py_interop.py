@@ -2,8 +2,10 @@
 
 Writes problems with plain h5py and numpy (complex as numpy complex128, which h5py stores as the
 compound {r, i}), runs the C++ driver (read_problem, y = A f per right-hand side, write_solution,
-write_problem), reads the driver's files back with h5py and checks the values against a dense
-numpy evaluation of the Kronecker operator.
+write_problem, write_eigen_data of dimension 1), reads the driver's files back with h5py and
+checks the values against a dense numpy evaluation of the Kronecker operator, the eigen-data's
+factor checksum against the numpy formula of docs/file-format.md and its top-level eigenvalues
+against numpy.linalg.eigvals.
 
 Usage: python3 h5py_interop.py <path of h5py_interop_driver>
 Exit code 77 (CTest SKIP_RETURN_CODE) when h5py or numpy cannot be imported.
@@ -84,6 +86,17 @@ def write_problem(path, factors, c, f, u_exact, generator):
                 g[f"h{d}"] = np.linspace(0.1, 0.2, 3 + d)
 
 
+def factor_checksum(a_diag, a_off, m_diag, m_off, complex_values):
+    """FNV-1a 64 of docs/file-format.md (copied from there verbatim but for the dtype choice)."""
+    h = 0xcbf29ce484222325
+    dtype = np.dtype(np.complex128 if complex_values else np.float64).newbyteorder("<")
+    data = np.array(len(a_diag), dtype="<i8").tobytes() + b"".join(
+        np.asarray(x, dtype=dtype).tobytes() for x in (a_diag, a_off, m_diag, m_off))
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def check(name, ok, detail=""):
     if not ok:
         raise AssertionError(f"{name}: {detail}")
@@ -97,8 +110,9 @@ def run_case(driver, work, label, shape, nrhs, batched, complex_values, float32_
     problem = os.path.join(work, f"{label}-problem.h5")
     solution = os.path.join(work, f"{label}-solution.h5")
     copy = os.path.join(work, f"{label}-copy.h5")
+    eigen = os.path.join(work, f"{label}-eigen.h5")
     write_problem(problem, factors, c, f, u_exact, generator)
-    run = subprocess.run([driver, problem, solution, copy], capture_output=True, text=True)
+    run = subprocess.run([driver, problem, solution, copy, eigen], capture_output=True, text=True)
     check(label, run.returncode == 0, f"driver failed ({run.returncode}): {run.stderr}")
 
     dtype = np.complex128 if complex_values else np.float64
@@ -140,6 +154,26 @@ def run_case(driver, work, label, shape, nrhs, batched, complex_values, float32_
             for d in range(1, len(shape) + 1):
                 check(label, np.array_equal(back[f"generator/h{d}"][()],
                                             orig[f"generator/h{d}"][()]), f"h{d}")
+    with h5py.File(eigen, "r") as e:
+        check(label, e.attrs["format"] == "pscr-eigen-data", e.attrs["format"])
+        check(label, e.attrs["scalar"] == ("complex" if complex_values else "real"),
+              e.attrs["scalar"])
+        g = e["dim1"]
+        check(label, g.attrs["n"] == shape[0] and g.attrs["radix"] == 4, dict(g.attrs))
+        want = factor_checksum(*factors[0], complex_values)
+        check(label, int(g.attrs["factor_checksum"]) == want,
+              f"checksum {int(g.attrs['factor_checksum']):#x}, numpy formula {want:#x}")
+        # The last level has one block, all of [0, n1): its eigenvalues are the pencil's.
+        level_offset, block_entry = g["level_offset"][()], g["block_entry"][()]
+        top = block_entry[level_offset[-2]]
+        lo = g["lambda_offset"][()]
+        lam = g["lambda"][()][lo[top]:lo[top + 1]]
+    a1 = tridiag(*(np.asarray(x, dtype=dtype) for x in factors[0][:2]))
+    m1 = tridiag(*(np.asarray(x, dtype=dtype) for x in factors[0][2:]))
+    ref = np.linalg.eigvals(np.linalg.solve(m1, a1))
+    gap = max(np.min(np.abs(lam - r)) for r in ref)
+    check(label, len(lam) == shape[0] and gap <= 1e-10 * np.max(np.abs(ref)),
+          f"eigenvalues {lam} vs numpy {ref}")
     print(f"ok: {label} shape {shape} nrhs {nrhs} batched {batched} "
           f"{'complex' if complex_values else 'real'}: max |u - A f| = {err:.2e}")
 

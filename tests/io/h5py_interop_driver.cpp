@@ -1,13 +1,16 @@
 // Driver of the h5py interoperability test (h5py_interop.py): reads a problem written by plain
 // h5py, applies the operator to every right-hand side and writes the result as a solution
 // (u = A f, residual = relative residual of u_exact when the file has one, else 0), then writes
-// the problem back with write_problem so that the script can compare it with what it wrote.
+// the problem back with write_problem so that the script can compare it with what it wrote, and
+// the eigen-data of dimension 1 (radix 4) with write_eigen_data.
 //
-// Usage: h5py_interop_driver <problem in> <solution out> <problem copy out>
+// Usage: h5py_interop_driver <problem in> <solution out> <problem copy out> <eigen-data out>
 #include <cstdio>
 #include <exception>
 
 #include "common/version.hpp"
+#include "eigen_init/eigen_init.hpp"
+#include "io/eigen_data_file.hpp"
 #include "io/problem_file.hpp"
 #include "io/solution_file.hpp"
 
@@ -29,11 +32,20 @@ pscr::io::Solution<Scalar> apply_operator(const pscr::Problem<Scalar>& p, const 
   return s;
 }
 
+template <class Scalar>
+void write_eigen_data_of_dimension_1(const pscr::Problem<Scalar>& p, const char* path) {
+  const pscr::Factor<Scalar>& factor = p.op.factor(0);
+  pscr::io::write_eigen_data<Scalar>(
+      path, {pscr::compute_eigen_data(factor, pscr::Partition(factor.size()))}, {&factor}, false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s <problem in> <solution out> <problem copy out>\n", argv[0]);
+  if (argc != 5) {
+    std::fprintf(stderr,
+                 "usage: %s <problem in> <solution out> <problem copy out> <eigen-data out>\n",
+                 argv[0]);
     return 2;
   }
   try {
@@ -43,6 +55,7 @@ int main(int argc, char** argv) {
         problem);
     pscr::io::write_solution(argv[2], solution, false);
     pscr::io::write_problem(argv[3], problem, false);
+    std::visit([&](const auto& p) { write_eigen_data_of_dimension_1(p, argv[4]); }, problem);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "h5py_interop_driver: %s\n", e.what());
     return 1;
