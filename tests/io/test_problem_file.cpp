@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "io/problem_file.hpp"
+#include "problems/generate.hpp"
 #include "tests/io/io_test_util.hpp"
 #include "tests/support/typed.hpp"
 
@@ -63,6 +64,36 @@ TYPED_TEST(ProblemFileTest, RoundTrip) {
     const AnyProblem back = io::read_problem(path);
     ASSERT_TRUE(std::holds_alternative<Problem<Scalar>>(back)) << path;
     expect_same(p, std::get<Problem<Scalar>>(back));
+  }
+}
+
+TEST(ProblemFile, GeneratedProblemsRoundTrip) {
+  // What `pscr generate` writes: Poisson 2D (real) and Helmholtz 3D with absorbing sides
+  // (complex), manufactured solutions, random and graded meshes, the generator record.
+  using problems::Boundary;
+  problems::ProblemSpec poisson;
+  poisson.dims = {{7, {problems::MeshKind::random}, Boundary::dirichlet, Boundary::neumann},
+                  {5, {problems::MeshKind::graded}, Boundary::dirichlet, Boundary::dirichlet}};
+  poisson.rhs = problems::RhsKind::manufactured;
+  poisson.nrhs = 2;
+  problems::ProblemSpec helmholtz = poisson;
+  helmholtz.equation = problems::Equation::helmholtz;
+  helmholtz.dims.push_back({4, {}, Boundary::absorbing, Boundary::absorbing});
+  helmholtz.dims[0].right = Boundary::absorbing;
+  helmholtz.nrhs = 1;
+  TempDir dir;
+  for (const auto& spec : {poisson, helmholtz}) {
+    const AnyProblem p = problems::generate(spec);
+    const std::string path = dir.file(problems::to_string(spec.equation) + ".h5");
+    io::write_problem(path, p, false);
+    const AnyProblem back = io::read_problem(path);
+    ASSERT_EQ(back.index(), p.index());
+    std::visit(
+        [&](const auto& original) {
+          using P = std::decay_t<decltype(original)>;
+          expect_same(original, std::get<P>(back));
+        },
+        p);
   }
 }
 
