@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/file_info.hpp"
+
 namespace pscr::io::detail {
 
 namespace {
@@ -493,12 +495,7 @@ void FileReader::check_format(const std::string& format, std::int64_t version) c
 
 FileWriter::FileWriter(const std::string& path, bool force, std::size_t expected_bytes)
     : path_(path), force_(force) {
-  if (path.empty()) throw OutputError("output file: expected a path, found an empty string");
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    output_error(path, "expected a file path, found a directory");
-  if (!force && path_exists(path))
-    output_error(path, "the file exists; use --force to overwrite it");
+  io::check_writable(path, force);
 
   const std::string dir = parent_directory(path);
   std::random_device entropy;
@@ -636,3 +633,33 @@ void FileWriter::commit() {
 }
 
 }  // namespace pscr::io::detail
+
+namespace pscr::io {
+
+using namespace detail;
+
+void check_writable(const std::string& path, bool force) {
+  if (path.empty()) throw OutputError("output file: expected a path, found an empty string");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    output_error(path, "expected a file path, found a directory");
+  if (!force && path_exists(path))
+    output_error(path, "the file exists; use --force to overwrite it");
+  const std::string dir = parent_directory(path);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    output_error(path, "the directory " + dir + " does not exist or is not writable");
+}
+
+FileFormat file_format(const std::string& path) {
+  const ErrorPrintingOff quiet;
+  const FileReader r(path, "pscr");
+  const auto format = r.optional_string_attribute("/", "format");
+  if (!format || *format == "pscr-problem") return FileFormat::problem;
+  if (*format == "pscr-solution") return FileFormat::solution;
+  if (*format == "pscr-eigen-data") return FileFormat::eigen_data;
+  r.fail("attribute `format`",
+         "expected \"pscr-problem\", \"pscr-solution\" or \"pscr-eigen-data\", found \"" + *format +
+             "\"");
+}
+
+}  // namespace pscr::io
