@@ -12,6 +12,9 @@ namespace pscr {
 
 namespace {
 
+/// Pencils of at least this size are solved one at a time with threads inside the solver.
+constexpr index_t kLargeBlock = 1024;
+
 /// The identity of a block pencil: its size, relative component rows and the bytes of every
 /// entry of (A)_B and (M)_B. Equal keys ⇔ identical pencils (bitwise equal entries).
 template <class Scalar>
@@ -67,18 +70,26 @@ EigenData<Scalar> compute_eigen_data(const Factor<Scalar>& factor, const Partiti
 
   const index_t count = static_cast<index_t>(first_block.size());
   data.distinct.resize(count);
-  std::exception_ptr failure;
-  // Every entry is independent. Later entries belong to higher levels and are larger: start
-  // with them so that the dynamic schedule balances.
-#pragma omp parallel for schedule(dynamic, 1)
-  for (index_t k = 0; k < count; ++k) {
-    const index_t e = count - 1 - k;
+  auto solve = [&](index_t e) {
     const Block& b = *first_block[e];
+    std::vector<index_t> rows(b.component_rows);
+    for (index_t& r : rows) r -= b.first;
+    data.distinct[e] = solve_block_pencil(factor.A.submatrix(b.first, b.last),
+                                          factor.M.submatrix(b.first, b.last), rows);
+  };
+  // Large pencils one at a time, each using the threads inside its solver; then the others,
+  // one per thread. Entries are independent, and each result is the same either way.
+  std::vector<index_t> large, small;
+  for (index_t e = 0; e < count; ++e)
+    (first_block[e]->size() >= kLargeBlock ? large : small).push_back(e);
+  for (index_t e : large) solve(e);
+  std::exception_ptr failure;
+  const index_t nsmall = static_cast<index_t>(small.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t k = 0; k < nsmall; ++k) {
     try {
-      std::vector<index_t> rows(b.component_rows);
-      for (index_t& r : rows) r -= b.first;
-      data.distinct[e] = solve_block_pencil(factor.A.submatrix(b.first, b.last),
-                                            factor.M.submatrix(b.first, b.last), rows);
+      // Later entries belong to higher levels and are larger: start with them.
+      solve(small[nsmall - 1 - k]);
     } catch (...) {
 #pragma omp critical(pscr_eigen_init_failure)
       if (!failure) failure = std::current_exception();
