@@ -1,0 +1,249 @@
+#pragma once
+/// @file The two row policies of the level driver (levels.hpp), internal to the CPU backend:
+///   TridiagRows: 2D, a row is a vector of n2 values, Krow = A2, Mrow = M2, the shifted systems
+///                A2 + s M2 are tridiagonal (level 3);
+///   GridRows:    3D, a row is an n2×n3 grid (C order), Krow = A2⊗M3 + M2⊗A3, Mrow = M2⊗M3,
+///                the shifted systems are 2D problems solved by the 2D level driver with σ = s.
+
+#include <algorithm>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "common/error.hpp"
+#include "pscr/operator.hpp"
+#include "pscr/reference/levels.hpp"
+#include "pscr/reference/solver.hpp"
+#include "tridiag/reference/solve.hpp"
+
+namespace pscr::reference::detail {
+
+/// y_k = α (M x)_k + β (A x)_k for symmetric tridiagonal A, M of size n (one row of length n).
+template <class Scalar>
+void tridiag_combination(index_t n, const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
+                         Scalar alpha, Scalar beta, const Scalar* x, Scalar* y) {
+  for (index_t k = 0; k < n; ++k) {
+    Scalar m = M.diag[k] * x[k];
+    Scalar a = A.diag[k] * x[k];
+    if (k > 0) {
+      m += M.off[k - 1] * x[k - 1];
+      a += A.off[k - 1] * x[k - 1];
+    }
+    if (k + 1 < n) {
+      m += M.off[k] * x[k + 1];
+      a += A.off[k] * x[k + 1];
+    }
+    y[k] = alpha * m + beta * a;
+  }
+}
+
+/// y (+)= T x for a symmetric tridiagonal T of size n.
+template <class Scalar>
+void tridiag_apply(index_t n, const SymTridiag<Scalar>& T, const Scalar* x, Scalar* y,
+                   bool accumulate) {
+  for (index_t k = 0; k < n; ++k) {
+    Scalar v = T.diag[k] * x[k];
+    if (k > 0) v += T.off[k - 1] * x[k - 1];
+    if (k + 1 < n) v += T.off[k] * x[k + 1];
+    y[k] = accumulate ? y[k] + v : v;
+  }
+}
+
+/// @brief 2D rows: tridiagonal shifted systems (A2 + s M2) y = x.
+template <class Scalar>
+class TridiagRows {
+ public:
+  struct Scratch {
+    std::vector<Scalar> work;  ///< tridiag::reference workspace (pivoting size, one thread)
+    std::vector<Scalar> tmp;   ///< n: a coupling row
+  };
+
+  TridiagRows(const Factor<Scalar>& factor2, Pivoting pivoting)
+      : factor_(&factor2), n_(factor2.size()), pivoting_(pivoting) {
+    if (n_ > 1) {
+      lead_.A = factor2.A.submatrix(0, n_ - 2);
+      lead_.M = factor2.M.submatrix(0, n_ - 2);
+    }
+  }
+
+  index_t length() const { return n_; }
+  index_t lanes() const { return 8; }
+  Scratch make_scratch() const {
+    Scratch s;
+    s.work.assign(3 * std::max<index_t>(n_, 1), Scalar(0));
+    s.tmp.assign(n_, Scalar(0));
+    return s;
+  }
+  /// Flops of one couple(): two tridiagonal products and their combination.
+  double couple_flops() const { return flop_scale<Scalar>() * 13.0 * n_; }
+
+  void couple(Scalar alpha, Scalar beta, const Scalar* x, Scalar* y, Scratch&) const {
+    tridiag_combination(n_, factor_->A, factor_->M, alpha, beta, x, y);
+  }
+
+  void subtract_couplings(Scalar a1, Scalar b1, const Scalar* x1, Scalar a2, Scalar b2,
+                          const Scalar* x2, Scalar* y, Scratch& s) const {
+    for (const auto& [alpha, beta, x] : {std::tuple{a1, b1, x1}, std::tuple{a2, b2, x2}}) {
+      if (x == nullptr) continue;
+      tridiag_combination(n_, factor_->A, factor_->M, alpha, beta, x, s.tmp.data());
+      for (index_t k = 0; k < n_; ++k) y[k] -= s.tmp[k];
+    }
+  }
+
+  /// (A2 + s_j M2) y_j = x_j, lane j at x + j·n. A lane flagged singular has s_j = 0 and A2
+  /// singular: its particular solution solves the first n − 1 equations with y_{n−1} = 0 (the
+  /// leading block of a singular irreducible tridiagonal matrix is non-singular).
+  double solve(index_t lanes, const Scalar* shifts, const char* singular, Scalar* x, Scalar* y,
+               Scratch& s) const {
+    double flops = 0;
+    const auto layout = tridiag::BatchLayout::contiguous(n_);
+    const index_t work = static_cast<index_t>(s.work.size());
+    for (index_t j = 0; j < lanes; ++j) {
+      Scalar* xj = x + j * n_;
+      Scalar* yj = y + j * n_;
+      if (singular[j]) {
+        yj[n_ - 1] = Scalar(0);
+        if (n_ > 1)
+          tridiag::reference::solve_shifted(
+              lead_.A, lead_.M, shifts + j, 1, xj, tridiag::BatchLayout::contiguous(n_ - 1), yj,
+              tridiag::BatchLayout::contiguous(n_ - 1), s.work.data(), work);
+        flops += flop_scale<Scalar>() * 13.0 * n_;
+      } else if (needs_pivoting(shifts[j])) {
+        tridiag::reference::solve_shifted_pivoting(factor_->A, factor_->M, shifts + j, 1, xj,
+                                                   layout, yj, layout, s.work.data(), work);
+        flops += flop_scale<Scalar>() * 22.0 * n_;
+      } else {
+        tridiag::reference::solve_shifted(factor_->A, factor_->M, shifts + j, 1, xj, layout, yj,
+                                          layout, s.work.data(), work);
+        flops += flop_scale<Scalar>() * 13.0 * n_;
+      }
+    }
+    return flops;
+  }
+
+ private:
+  /// Thomas is stable on diagonally dominant matrices (|pivots| stay ≥ the dominance margin);
+  /// anything else is solved with pivoting.
+  bool needs_pivoting(Scalar s) const {
+    if (pivoting_ == Pivoting::never) return false;
+    if (pivoting_ == Pivoting::always) return true;
+    const auto& A = factor_->A;
+    const auto& M = factor_->M;
+    for (index_t k = 0; k < n_; ++k) {
+      real_t<Scalar> off = 0;
+      if (k > 0) off += std::abs(A.off[k - 1] + s * M.off[k - 1]);
+      if (k + 1 < n_) off += std::abs(A.off[k] + s * M.off[k]);
+      if (std::abs(A.diag[k] + s * M.diag[k]) < off) return true;
+    }
+    return false;
+  }
+
+  const Factor<Scalar>* factor_;
+  index_t n_;
+  Pivoting pivoting_;
+  Factor<Scalar> lead_;  ///< leading (n−1)×(n−1) blocks of A2, M2, for singular lanes
+};
+
+/// @brief 3D rows: each shifted system A2⊗M3 + M2⊗A3 + s M2⊗M3 is a 2D PSCR solve with σ = s.
+template <class Scalar>
+class GridRows {
+ public:
+  using Inner = LevelSolver<Scalar, TridiagRows<Scalar>>;
+  struct Scratch {
+    typename Inner::Workspace inner;
+    std::vector<Scalar> a, b, z, w;  ///< n2·n3 each: temporaries of the Kronecker products
+  };
+
+  /// `inner` solves in dimensions (2, 3); factors kept by reference.
+  GridRows(const Factor<Scalar>& factor2, const Factor<Scalar>& factor3,
+           std::shared_ptr<const Inner> inner)
+      : f2_(&factor2), f3_(&factor3), inner_(std::move(inner)) {}
+
+  index_t length() const { return f2_->size() * f3_->size(); }
+  index_t lanes() const { return 1; }
+  Scratch make_scratch() const {
+    Scratch s;
+    s.inner = inner_->make_workspace(1);
+    const index_t n = length();
+    s.a.assign(n, Scalar(0));
+    s.b.assign(n, Scalar(0));
+    s.z.assign(n, Scalar(0));
+    s.w.assign(n, Scalar(0));
+    return s;
+  }
+  /// Flops of one couple(): five tridiagonal products along dimension 3 or 2 and combinations.
+  double couple_flops() const { return flop_scale<Scalar>() * 32.0 * length(); }
+
+  void couple(Scalar alpha, Scalar beta, const Scalar* x, Scalar* y, Scratch& s) const {
+    mass_stiffness(alpha, beta, x, Scalar(0), Scalar(0), nullptr, y, false, s);
+  }
+
+  void subtract_couplings(Scalar a1, Scalar b1, const Scalar* x1, Scalar a2, Scalar b2,
+                          const Scalar* x2, Scalar* y, Scratch& s) const {
+    if (x1 == nullptr) {
+      mass_stiffness(a2, b2, x2, Scalar(0), Scalar(0), nullptr, y, true, s);
+    } else {
+      mass_stiffness(a1, b1, x1, a2, b2, x2, y, true, s);
+    }
+  }
+
+  double solve(index_t lanes, const Scalar* shifts, const char* singular, Scalar* x, Scalar* y,
+               Scratch& s) const {
+    double flops = 0;
+    const index_t n = length();
+    for (index_t j = 0; j < lanes; ++j)
+      flops += inner_->solve(shifts[j], singular[j] != 0, x + j * n, y + j * n, s.inner, 1);
+    return flops;
+  }
+
+ private:
+  /// With a = α1 x1 + α2 x2 and b = β1 x1 + β2 x2 (x2 may be null):
+  ///   Mrow a + Krow b = (M2⊗I)[(I⊗M3) a + (I⊗A3) b] + (A2⊗I)(I⊗M3) b,
+  /// stored in y, or subtracted from y when `subtract`.
+  void mass_stiffness(Scalar a1, Scalar b1, const Scalar* x1, Scalar a2, Scalar b2,
+                      const Scalar* x2, Scalar* y, bool subtract, Scratch& s) const {
+    const index_t n2 = f2_->size();
+    const index_t n3 = f3_->size();
+    const index_t n = n2 * n3;
+    Scalar* a = s.a.data();
+    Scalar* b = s.b.data();
+    if (x2 == nullptr) {
+      for (index_t q = 0; q < n; ++q) {
+        a[q] = a1 * x1[q];
+        b[q] = b1 * x1[q];
+      }
+    } else {
+      for (index_t q = 0; q < n; ++q) {
+        a[q] = a1 * x1[q] + a2 * x2[q];
+        b[q] = b1 * x1[q] + b2 * x2[q];
+      }
+    }
+    // Along dimension 3, row by row: z = M3 a + A3 b, w = M3 b.
+    Scalar* z = s.z.data();
+    Scalar* w = s.w.data();
+    for (index_t p = 0; p < n2; ++p) {
+      tridiag_apply(n3, f3_->M, a + p * n3, z + p * n3, false);
+      tridiag_apply(n3, f3_->A, b + p * n3, z + p * n3, true);
+      tridiag_apply(n3, f3_->M, b + p * n3, w + p * n3, false);
+    }
+    // Along dimension 2: y_p (−)= Σ_{p'} (M2)_{pp'} z_{p'} + (A2)_{pp'} w_{p'}.
+    const Scalar sign = subtract ? Scalar(-1) : Scalar(1);
+    for (index_t p = 0; p < n2; ++p) {
+      Scalar* yp = y + p * n3;
+      if (!subtract) std::fill_n(yp, n3, Scalar(0));
+      for (index_t pp = std::max<index_t>(0, p - 1); pp <= std::min(n2 - 1, p + 1); ++pp) {
+        const Scalar cm = sign * f2_->M(p, pp);
+        const Scalar ca = sign * f2_->A(p, pp);
+        const Scalar* zp = z + pp * n3;
+        const Scalar* wp = w + pp * n3;
+        for (index_t q = 0; q < n3; ++q) yp[q] += cm * zp[q] + ca * wp[q];
+      }
+    }
+  }
+
+  const Factor<Scalar>* f2_;
+  const Factor<Scalar>* f3_;
+  std::shared_ptr<const Inner> inner_;
+};
+
+}  // namespace pscr::reference::detail

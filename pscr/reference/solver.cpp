@@ -1,0 +1,284 @@
+#include "pscr/reference/solver.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "eigen_init/eigen_init.hpp"
+#include "pscr/partition.hpp"
+#include "pscr/reference/levels.hpp"
+#include "pscr/reference/rows.hpp"
+
+namespace pscr::reference {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+constexpr int kRadix = 4;
+/// Tasks per level the 2D solver aims at: enough for many cores, few enough that the slots of
+/// split blocks stay small (64 · 3 rows).
+constexpr index_t kTargetTasks2d = 64;
+
+template <class Scalar>
+bool all_finite(const Scalar* x, index_t n) {
+  bool ok = true;
+#pragma omp parallel for reduction(&& : ok) schedule(static) if (n > 65536)
+  for (index_t k = 0; k < n; ++k) {
+    if constexpr (is_complex_v<Scalar>) {
+      ok = ok && std::isfinite(x[k].real()) && std::isfinite(x[k].imag());
+    } else {
+      ok = ok && std::isfinite(x[k]);
+    }
+  }
+  return ok;
+}
+
+/// The null vector z of a symmetric tridiagonal A, when A is singular: z_0 = 1 and rows
+/// 0..n−2 of A z = 0 give z_1..z_{n−1} (three-term recurrence, needs non-zero off-diagonals);
+/// A is singular when the last row then holds to rounding. Returns false otherwise.
+template <class Scalar>
+bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
+  const index_t n = A.size();
+  z.assign(n, Scalar(0));
+  z[0] = Scalar(1);
+  if (n == 1) return A.diag[0] == Scalar(0);
+  for (index_t k = 0; k + 1 < n; ++k) {
+    if (A.off[k] == Scalar(0)) return false;
+    Scalar v = A.diag[k] * z[k];
+    if (k > 0) v += A.off[k - 1] * z[k - 1];
+    z[k + 1] = -v / A.off[k];
+  }
+  const Scalar last = A.off[n - 2] * z[n - 2] + A.diag[n - 1] * z[n - 1];
+  const real_t<Scalar> scale =
+      std::abs(A.off[n - 2] * z[n - 2]) + std::abs(A.diag[n - 1] * z[n - 1]);
+  // The recurrence loses about n·eps; a non-singular A leaves a residual of order its smallest
+  // eigenvalue, far above this.
+  const real_t<Scalar> tol = 1e3 * static_cast<real_t<Scalar>>(n) * eps<Scalar>();
+  if (!(std::abs(last) <= tol * scale)) return false;
+  real_t<Scalar> norm = 0;
+  for (const auto& v : z) norm = std::max(norm, std::abs(v));
+  for (auto& v : z) v /= norm;
+  return true;
+}
+
+/// |λ| ≤ tol · max|λ| over the top-level block: the pencil (A1, M1) has a zero eigenvalue.
+template <class Scalar>
+bool has_zero_eigenvalue(const EigenData<Scalar>& eigen, Scalar smallest) {
+  const auto& top = eigen.block(eigen.partition.num_levels(), 0);
+  real_t<Scalar> largest = 0;
+  for (const auto& l : top.lambda) largest = std::max(largest, std::abs(l));
+  return std::abs(smallest) <= 1e-8 * largest;
+}
+
+}  // namespace
+
+template <class Scalar>
+struct Solver<Scalar>::Impl {
+  using Rows2 = detail::TridiagRows<Scalar>;
+  using Plan2 = detail::LevelSolver<Scalar, Rows2>;
+  using Rows3 = detail::GridRows<Scalar>;
+  using Plan3 = detail::LevelSolver<Scalar, Rows3>;
+
+  SeparableOperator<Scalar> op;
+  SolverOptions options;
+  int threads = 1;
+  double init_seconds = 0;
+  SolveStats stats;
+
+  // 2D: plan2 over (dim 1; dim 2). 3D: inner over (dim 2; dim 3), plan3 over (dim 1; inner).
+  std::shared_ptr<const Plan2> plan2;
+  typename Plan2::Workspace ws2;
+  std::unique_ptr<Plan3> plan3;
+  typename Plan3::Workspace ws3;
+  std::vector<Scalar> F;  ///< copy of f, reduced in place
+
+  // Singular (pure Neumann, c = 0): null vectors z_d and M_d z_d per dimension.
+  bool singular = false;
+  std::vector<std::vector<Scalar>> z, mz;
+  Scalar e_m_e = Scalar(1);  ///< eᵀ M e = Π_d z_dᵀ M_d z_d
+
+  Impl(const SeparableOperator<Scalar>& op_in, SolverOptions opts) : op(op_in), options(opts) {
+    const auto start = Clock::now();
+    if (options.threads < 0)
+      PSCR_INPUT_ERROR("solver: threads must be >= 0 (0: OpenMP default), got " << options.threads);
+    threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
+    const int d = op.dimension();
+    const auto& f = op.factors();
+    if (d == 2) {
+      auto eigen = compute_eigen_data(f[0], Partition(f[0].size(), kRadix));
+      plan2 = std::make_shared<Plan2>(f[0], std::move(eigen), Rows2(f[1], options.pivoting),
+                                      kTargetTasks2d);
+      ws2 = plan2->make_workspace(threads);
+    } else {
+      // Inner 2D solves run one per thread: never split their blocks.
+      auto eigen2 = compute_eigen_data(f[1], Partition(f[1].size(), kRadix));
+      auto inner =
+          std::make_shared<Plan2>(f[1], std::move(eigen2), Rows2(f[2], options.pivoting), 1);
+      auto eigen1 = compute_eigen_data(f[0], Partition(f[0].size(), kRadix));
+      // Slots of split blocks hold up to 3 rows of n2·n3 per task: at most about one grid.
+      const index_t target = std::clamp<index_t>(f[0].size() / 4, 1, 64);
+      plan3 = std::make_unique<Plan3>(f[0], std::move(eigen1), Rows3(f[1], f[2], inner), target);
+      ws3 = plan3->make_workspace(threads);
+      plan2 = inner;
+    }
+    F.assign(op.grid_size(), Scalar(0));
+    detect_singular();
+    init_seconds = seconds_since(start);
+  }
+
+  /// Pure Neumann with c = 0: every A_d singular, and the eigen-data agree (dimension 1, and 2
+  /// in 3D, have a zero eigenvalue).
+  void detect_singular() {
+    if (op.c() != Scalar(0)) return;
+    const int d = op.dimension();
+    z.resize(d);
+    mz.resize(d);
+    for (int k = 0; k < d; ++k)
+      if (!null_vector(op.factor(k).A, z[k])) return;
+    if (d == 2) {
+      if (!has_zero_eigenvalue(plan2->eigen(), plan2->smallest_eigenvalue())) return;
+    } else {
+      if (!has_zero_eigenvalue(plan3->eigen(), plan3->smallest_eigenvalue())) return;
+      if (!has_zero_eigenvalue(plan2->eigen(), plan2->smallest_eigenvalue())) return;
+    }
+    e_m_e = Scalar(1);
+    for (int k = 0; k < d; ++k) {
+      const index_t n = op.factor(k).size();
+      mz[k].assign(n, Scalar(0));
+      detail::tridiag_apply(n, op.factor(k).M, z[k].data(), mz[k].data(), false);
+      e_m_e *= dot_t(z[k].data(), mz[k].data(), n);
+    }
+    singular = true;
+  }
+
+  /// xᵀ (a1⊗a2[⊗a3]) for a grid x (plain transpose).
+  Scalar kron_dot(const std::vector<std::vector<Scalar>>& a, const Scalar* x) const {
+    const auto shape = op.shape();
+    const index_t inner = op.grid_size() / shape[0];
+    Scalar total(0);
+    for (index_t i = 0; i < shape[0]; ++i) {
+      const Scalar* xi = x + i * inner;
+      Scalar s(0);
+      if (shape.size() == 2) {
+        s = dot_t(a[1].data(), xi, shape[1]);
+      } else {
+        for (index_t j = 0; j < shape[1]; ++j)
+          s += a[1][j] * dot_t(a[2].data(), xi + j * shape[2], shape[2]);
+      }
+      total += a[0][i] * s;
+    }
+    return total;
+  }
+
+  /// x −= μ (a1⊗a2[⊗a3]).
+  void kron_axpy(Scalar mu, const std::vector<std::vector<Scalar>>& a, Scalar* x) const {
+    const auto shape = op.shape();
+    const index_t inner = op.grid_size() / shape[0];
+    for (index_t i = 0; i < shape[0]; ++i) {
+      Scalar* xi = x + i * inner;
+      const Scalar ci = mu * a[0][i];
+      if (shape.size() == 2) {
+        for (index_t j = 0; j < shape[1]; ++j) xi[j] -= ci * a[1][j];
+      } else {
+        for (index_t j = 0; j < shape[1]; ++j) {
+          const Scalar cj = ci * a[1][j];
+          for (index_t l = 0; l < shape[2]; ++l) xi[j * shape[2] + l] -= cj * a[2][l];
+        }
+      }
+    }
+  }
+
+  double solve_one(const Scalar* f, Scalar* u) {
+    const index_t n = op.grid_size();
+    std::copy_n(f, n, F.data());
+    double flops = 0;
+    if (singular) {
+      // f̂ = f − μ M e with μ = eᵀ f / eᵀ M e: f projected onto range(A).
+      kron_axpy(kron_dot(z, F.data()) / e_m_e, mz, F.data());
+      flops += flop_scale() * 4.0 * n;
+    }
+    if (plan3) {
+      flops += plan3->solve(op.c(), singular, F.data(), u, ws3, threads);
+    } else {
+      flops += plan2->solve(op.c(), singular, F.data(), u, ws2, threads);
+    }
+    if (singular) {
+      // u −= e (eᵀ M u) / eᵀ M e: the solution of mean zero.
+      kron_axpy(kron_dot(mz, u) / e_m_e, z, u);
+      flops += flop_scale() * 4.0 * n;
+    }
+    if (!all_finite(u, n))
+      throw SolverError(
+          "PSCR solve: the solution is not finite: a shifted system is singular (the shift c "
+          "hits an eigenvalue of the operator) or the problem is too ill-conditioned");
+    return flops;
+  }
+
+  static constexpr double flop_scale() { return detail::flop_scale<Scalar>(); }
+};
+
+template <class Scalar>
+Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op, SolverOptions options)
+    : impl_(std::make_unique<Impl>(op, options)) {}
+
+template <class Scalar>
+Solver<Scalar>::~Solver() = default;
+template <class Scalar>
+Solver<Scalar>::Solver(Solver&&) noexcept = default;
+template <class Scalar>
+Solver<Scalar>& Solver<Scalar>::operator=(Solver&&) noexcept = default;
+
+template <class Scalar>
+void Solver<Scalar>::solve(const Scalar* f, Scalar* u) {
+  solve_many(1, f, u);
+}
+
+template <class Scalar>
+void Solver<Scalar>::solve_many(index_t nrhs, const Scalar* f, Scalar* u) {
+  if (nrhs < 0) PSCR_INPUT_ERROR("solver: nrhs must be >= 0, got " << nrhs);
+  if (nrhs > 0 && (f == nullptr || u == nullptr))
+    PSCR_INPUT_ERROR("solver: f and u must not be null");
+  const auto start = Clock::now();
+  SolveStats stats;
+  const index_t n = impl_->op.grid_size();
+  for (index_t r = 0; r < nrhs; ++r) stats.flops += impl_->solve_one(f + r * n, u + r * n);
+  stats.right_hand_sides = nrhs;
+  stats.seconds = seconds_since(start);
+  impl_->stats = stats;
+}
+
+template <class Scalar>
+double Solver<Scalar>::init_seconds() const {
+  return impl_->init_seconds;
+}
+template <class Scalar>
+const SolveStats& Solver<Scalar>::last_solve() const {
+  return impl_->stats;
+}
+template <class Scalar>
+bool Solver<Scalar>::singular() const {
+  return impl_->singular;
+}
+template <class Scalar>
+int Solver<Scalar>::threads() const {
+  return impl_->threads;
+}
+template <class Scalar>
+const SeparableOperator<Scalar>& Solver<Scalar>::op() const {
+  return impl_->op;
+}
+
+#define PSCR_INSTANTIATE_SOLVER(Scalar) template class Solver<Scalar>;
+PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_SOLVER)
+#undef PSCR_INSTANTIATE_SOLVER
+
+}  // namespace pscr::reference

@@ -1,0 +1,89 @@
+#pragma once
+/// @file The CPU backend of radix-4 PSCR (DESIGN.md §2, myllykoski2018 §3): a solver object that
+/// owns its plan (partitions, eigen-data, work arrays), built once and used for many right-hand
+/// sides, for the 2D and 3D separable operators of pscr/operator.hpp, real and complex.
+///
+/// Layout of f and u: C order, shape (n1, n2[, n3]), the last index fastest (block u_j
+/// contiguous); several right-hand sides one grid after another, shape (nrhs, n1, n2[, n3]).
+///
+/// Parallel with OpenMP over independent blocks, eigenvalues and systems. The work is cut into
+/// tasks independently of the thread count and every sum runs in a fixed order, so the result is
+/// bitwise the same for any number of threads.
+///
+/// Singular problems. When c = 0 and every A_d is singular (pure Neumann Poisson), A has the null
+/// vector e = z1⊗z2[⊗z3] (A_d z_d = 0; z_d = (1, …, 1) for Neumann Laplacians) and the solver
+/// returns the *mean-zero* solution: with M = M1⊗M2[⊗M3] and μ = eᵀ f / eᵀ M e,
+///   f̂ = f − μ M e            (f projected onto range(A) = e^⊥ along M e, i.e. the source minus
+///                             its mean value: M e is the load vector of the constant μ),
+///   u  solves A u = f̂ with eᵀ M u = 0   (u M-orthogonal to the null space: zero mean).
+/// For a consistent f (eᵀ f = 0) this is the exact solution of mean zero. Any other singular
+/// system (a shift c hitting −(λ1 + λ2 [+ λ3])) is reported as SolverError when a shifted
+/// tridiagonal system has a zero pivot or the solution is not finite.
+
+#include <memory>
+
+#include "common/scalar.hpp"
+#include "pscr/operator.hpp"
+
+namespace pscr::reference {
+
+/// @brief How the shifted tridiagonal systems (A + s M) x = d are solved.
+enum class Pivoting {
+  automatic,  ///< Thomas where it is stable, scaled partial pivoting where it may not be
+  never,      ///< always Thomas (LU without pivoting)
+  always,     ///< always scaled partial pivoting
+};
+
+/// @brief Options of the CPU solver.
+struct SolverOptions {
+  int threads = 0;  ///< OpenMP threads; 0: omp_get_max_threads()
+  Pivoting pivoting = Pivoting::automatic;
+};
+
+/// @brief What one solve did.
+struct SolveStats {
+  double seconds = 0;   ///< wall time of the last solve() (or of all of solve_many())
+  double flops = 0;     ///< real flops counted (a complex operation counts as 4)
+  index_t pivoted = 0;  ///< shifted tridiagonal systems solved with pivoting
+  index_t right_hand_sides = 0;
+};
+
+/// @brief Radix-4 PSCR on the CPU for a SeparableOperator (2D or 3D), Scalar = double or
+/// std::complex<double>.
+template <class Scalar>
+class Solver {
+ public:
+  /// @brief Builds the plan: partitions, eigen-data of dimension 1 (and 2 in 3D), work arrays.
+  /// Throws InputError for options out of range, SolverError when the eigen-data cannot be
+  /// computed (e.g. M1 not positive definite).
+  explicit Solver(const SeparableOperator<Scalar>& op, SolverOptions options = {});
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  /// @brief u = A⁻¹ f for one grid (see the file comment for the singular case). f and u hold
+  /// op.grid_size() values each; u may alias f. Throws SolverError when a shifted system is
+  /// singular or the result is not finite.
+  void solve(const Scalar* f, Scalar* u);
+
+  /// @brief solve() for nrhs grids stored one after another.
+  void solve_many(index_t nrhs, const Scalar* f, Scalar* u);
+
+  /// @brief Seconds spent building the plan (eigen-data included).
+  double init_seconds() const;
+  /// @brief Statistics of the last solve() or solve_many().
+  const SolveStats& last_solve() const;
+  /// @brief True when the operator is singular and solve() returns the mean-zero solution.
+  bool singular() const;
+  /// @brief Number of threads the solver runs on.
+  int threads() const;
+  const SeparableOperator<Scalar>& op() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pscr::reference
