@@ -8,16 +8,19 @@
 /// 3D solver can call the 2D one with σ = c + λ_l.
 ///
 /// A `Rows` policy provides (N = length()):
+///   static constexpr int kLanes;  // systems per chunk (L); chunk arrays are interleaved
 ///   index_t length() const;  index_t lanes() const;  struct Scratch;  Scratch make_scratch()
 ///   const; void couple(S α, S β, const S* x, S* y, Scratch&) const;          // y = (α Mrow + β
 ///   Krow) x void subtract_couplings(S α1, S β1, const S* x1, S α2, S β2, const S* x2, S* y,
 ///   Scratch&)
 ///       const;                    // y −= (α1 Mrow + β1 Krow) x1 + (α2 Mrow + β2 Krow) x2 (null:
 ///       0)
-///   double solve(index_t lanes, const S* shifts, const char* singular, S* x, S* y, Scratch&)
-///       const;                    // (Krow + s_j Mrow) y_j = x_j for the lanes, x destroyed;
+///   double solve(index_t lanes, const S* shifts, const char* singular, S* x, S* y,
+///       Scratch&) const;          // (Krow + s_j Mrow) y_j = x_j for the lanes (interleaved,
+///                                 // value q of lane j at q·L + j; x may be overwritten);
 ///                                 // returns the flops done
 ///   double couple_flops() const;  // flops of one couple()
+///   static index_t take_pivoted(Scratch&);  // systems pivoted since the last call (reset)
 
 #include <omp.h>
 
@@ -30,6 +33,7 @@
 #include "eigen_init/eigen_data.hpp"
 #include "pscr/operator.hpp"
 #include "pscr/partition.hpp"
+#include "pscr/reference/lane_sums.hpp"
 #include "pscr/reference/schedule.hpp"
 
 namespace pscr::reference::detail {
@@ -72,8 +76,8 @@ void parallel_tasks(index_t count, int threads, Fn&& fn) {
 template <class Scalar, class RowScratch>
 struct LevelWorkspace {
   struct Thread {
-    std::vector<Scalar> x;  ///< lanes × N: right-hand sides of a chunk, lane j at x[j·N]
-    std::vector<Scalar> y;  ///< lanes × N: their solutions
+    std::vector<Scalar> x;  ///< N × lanes: right-hand sides of a chunk, interleaved (q·L + j)
+    std::vector<Scalar> y;  ///< N × lanes: their solutions, interleaved
     std::vector<Scalar> c1, c2;
     std::vector<Scalar> shifts;
     std::vector<char> singular;
@@ -86,6 +90,9 @@ struct LevelWorkspace {
 /// The most outputs of a block: the rows of J_{i−1} ∩ B (back substitution), or its first and
 /// last rows (reduction); at most q − 1 = 3 for radix 4, q + 1 for safety with any radix ≤ 4.
 inline constexpr index_t kMaxOutputs = 5;
+/// Work (systems × row length) below which a level runs on one thread: a parallel region costs
+/// more than it saves there. The result does not depend on it (the schedule fixes every sum).
+inline constexpr index_t kParallelWork = index_t(1) << 15;
 /// The most sources of a block: the rows of J_{i−1} ∩ B plus two coupling rows.
 inline constexpr index_t kMaxSources = 7;
 
@@ -137,6 +144,13 @@ class LevelSolver {
     }
     ws.slots.assign(max_slots_ * kMaxOutputs * n, Scalar(0));
     return ws;
+  }
+
+  /// @brief Shifted systems solved with pivoting since the last call, summed over threads.
+  static index_t take_pivoted(Workspace& ws) {
+    index_t total = 0;
+    for (auto& t : ws.threads) total += Rows::take_pivoted(t.rows);
+    return total;
   }
 
   /// @brief Solves (A1⊗Mrow + M1⊗Krow + σ M1⊗Mrow) U = F.
@@ -264,38 +278,49 @@ class LevelSolver {
     index_t source_block = -1;  // block whose sources are in `src` (coupling rows in c1, c2)
     Source src[kMaxSources];
     index_t nsrc = 0;
+    constexpr int L = Rows::kLanes;
+    LaneWeights<L, kMaxSources> wsrc;
+    LaneWeights<L, kMaxOutputs> wout;
+    Scalar* x = ts.x.data();
+    Scalar* y = ts.y.data();
     for (index_t c = task.chunk_begin; c < task.chunk_end; ++c) {
       const Chunk& chunk = ls.chunks[c];
-      // Right-hand sides of the lanes.
-      index_t lane = 0;
+      // Right-hand sides of the lanes, eq. (26)/(28): x_l = Σ_s W_{s,l} g_s.
+      int lane = 0;
       for (index_t g = chunk.group_begin; g < chunk.group_end; ++g) {
         const LaneGroup& group = ls.groups[g];
-        const Block& block = level.blocks[group.block];
         const BlockEigen<Scalar>& eig = eigen_.block(i, group.block);
         if (group.block != source_block) {
-          nsrc = sources_of(block, back, sigma, F, U, ts, src, flops);
+          nsrc = sources_of(level.blocks[group.block], back, sigma, F, U, ts, src, flops);
           source_block = group.block;
         }
         const index_t m = eig.size();
-        for (index_t l = group.l_begin; l < group.l_end; ++l, ++lane) {
-          Scalar* x = ts.x.data() + lane * n;
-          const Scalar w0 = eig.W[src[0].component * m + l];
-          const Scalar* v0 = src[0].vec;
-          for (index_t q = 0; q < n; ++q) x[q] = w0 * v0[q];
-          for (index_t e = 1; e < nsrc; ++e) {
+        const Scalar* vecs[kMaxSources];
+        for (index_t e = 0; e < nsrc; ++e) vecs[e] = src[e].vec;
+        for (index_t l = group.l_begin; l < group.l_end; ++l) {
+          const int j = lane + static_cast<int>(l - group.l_begin);
+          for (index_t e = 0; e < nsrc; ++e) {
             const Scalar w = eig.W[src[e].component * m + l];
-            const Scalar* v = src[e].vec;
-            for (index_t q = 0; q < n; ++q) x[q] += w * v[q];
+            wsrc.re[e][j] = std::real(w);
+            wsrc.im[e][j] = std::imag(w);
           }
           const bool zero_lane = singular && group.block == 0 && l == zero_lane_;
-          ts.shifts[lane] = zero_lane ? Scalar(0) : eig.lambda[l] + sigma;
-          ts.singular[lane] = zero_lane ? 1 : 0;
+          ts.shifts[j] = zero_lane ? Scalar(0) : eig.lambda[l] + sigma;
+          ts.singular[j] = zero_lane ? 1 : 0;
         }
+        const int lanes_end = lane + static_cast<int>(group.lanes());
+        form_lanes<Scalar, L>(n, lane, lanes_end, static_cast<int>(nsrc), vecs, wsrc, x);
         flops += flop_scale<Scalar>() * (2.0 * nsrc - 1.0) * n * group.lanes();
+        lane = lanes_end;
       }
-      flops += rows_.solve(chunk.lanes, ts.shifts.data(), ts.singular.data(), ts.x.data(),
-                           ts.y.data(), ts.rows);
-      // Outputs v_r = Σ_l W_{r,l} y_l.
+      // Padding lanes: a valid shift and a zero right-hand side.
+      for (int j = lane; j < L; ++j) {
+        ts.shifts[j] = ts.shifts[0];
+        ts.singular[j] = 0;
+        for (index_t q = 0; q < n; ++q) x[q * L + j] = Scalar(0);
+      }
+      flops += rows_.solve(chunk.lanes, ts.shifts.data(), ts.singular.data(), x, y, ts.rows);
+      // Outputs, eq. (24)/(27): v_r = Σ_l W_{r,l} y_l.
       lane = 0;
       for (index_t g = chunk.group_begin; g < chunk.group_end; ++g) {
         const LaneGroup& group = ls.groups[g];
@@ -303,16 +328,19 @@ class LevelSolver {
         const index_t m = eig.size();
         Output out[kMaxOutputs];
         const index_t nout = outputs_of(level.blocks[group.block], back, out);
+        const int lanes_end = lane + static_cast<int>(group.lanes());
         for (index_t r = 0; r < nout; ++r) {
-          Scalar* dst = output_row(task, r, out[r].row, U, ws);
           for (index_t l = group.l_begin; l < group.l_end; ++l) {
+            const int j = lane + static_cast<int>(l - group.l_begin);
             const Scalar w = eig.W[out[r].component * m + l];
-            const Scalar* y = ts.y.data() + (lane + l - group.l_begin) * n;
-            for (index_t q = 0; q < n; ++q) dst[q] += w * y[q];
+            wout.re[r][j] = std::real(w);
+            wout.im[r][j] = std::imag(w);
           }
+          gather_lanes<Scalar, L>(n, lane, lanes_end, static_cast<int>(r), wout, y,
+                                  output_row(task, r, out[r].row, U, ws));
         }
         flops += flop_scale<Scalar>() * 2.0 * nout * n * group.lanes();
-        lane += group.lanes();
+        lane = lanes_end;
       }
     }
     return flops;
@@ -323,7 +351,8 @@ class LevelSolver {
                    Workspace& ws, int threads) const {
     const LevelSchedule& ls = schedule_[i - 1];
     std::vector<double> task_flops(ls.tasks.size(), 0.0);
-    parallel_tasks(static_cast<index_t>(ls.tasks.size()), threads, [&](index_t t, int thread) {
+    const int team = ls.systems * rows_.length() >= kParallelWork ? threads : 1;
+    parallel_tasks(static_cast<index_t>(ls.tasks.size()), team, [&](index_t t, int thread) {
       task_flops[t] = run_task(i, back, sigma, singular, ls, ls.tasks[t], F, U, ws, thread);
     });
     double flops = 0;
@@ -356,7 +385,8 @@ class LevelSolver {
     const index_t nkept = static_cast<index_t>(level.kept.size());
     const index_t nblocks = static_cast<index_t>(level.blocks.size());
     std::vector<double> kept_flops(nkept, 0.0);
-    parallel_tasks(nkept, threads, [&](index_t t, int thread) {
+    const int team = nkept * n >= kParallelWork ? threads : 1;
+    parallel_tasks(nkept, team, [&](index_t t, int thread) {
       const index_t j = level.kept[t];
       Scalar a1{}, b1{}, a2{}, b2{};
       const Scalar* x1 = nullptr;

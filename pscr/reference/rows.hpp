@@ -6,12 +6,14 @@
 ///                the shifted systems are 2D problems solved by the 2D level driver with σ = s.
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <tuple>
 #include <vector>
 
 #include "common/error.hpp"
 #include "pscr/operator.hpp"
+#include "pscr/reference/lane_thomas.hpp"
 #include "pscr/reference/levels.hpp"
 #include "pscr/reference/solver.hpp"
 #include "tridiag/reference/solve.hpp"
@@ -49,13 +51,24 @@ void tridiag_apply(index_t n, const SymTridiag<Scalar>& T, const Scalar* x, Scal
   }
 }
 
-/// @brief 2D rows: tridiagonal shifted systems (A2 + s M2) y = x.
+/// @brief 2D rows: tridiagonal shifted systems (A2 + s M2) y = x, solved kLanes at a time by
+/// lane_thomas; lanes that fail its stability monitor are solved again with scaled partial
+/// pivoting (tridiag::reference::solve_shifted_pivoting).
 template <class Scalar>
 class TridiagRows {
  public:
+  static constexpr int kLanes = 8;
+  /// Largest fill ratio accepted from LU without pivoting (lane_thomas.hpp): the backward error
+  /// of a monitored solve stays below about (1 + 2·kGrowthLimit) eps per row.
+  static constexpr double kGrowthLimit = 100.0;
+
   struct Scratch {
-    std::vector<Scalar> work;  ///< tridiag::reference workspace (pivoting size, one thread)
-    std::vector<Scalar> tmp;   ///< n: a coupling row
+    std::vector<Scalar> work;       ///< tridiag::reference pivoting workspace (one thread)
+    std::vector<Scalar> tmp, tmp2;  ///< n each: a coupling row; one lane taken out
+    std::vector<Scalar> cp;         ///< n·kLanes: lane_thomas factors
+    /// Real shifts [lo, hi] for which A2 + s M2 is known to be diagonally dominant.
+    real_t<Scalar> dominant_lo = 1, dominant_hi = 0;
+    index_t pivoted = 0;  ///< systems solved with pivoting since the last take_pivoted()
   };
 
   TridiagRows(const Factor<Scalar>& factor2, Pivoting pivoting)
@@ -67,12 +80,20 @@ class TridiagRows {
   }
 
   index_t length() const { return n_; }
-  index_t lanes() const { return 8; }
+  index_t lanes() const { return kLanes; }
+  static_assert(kLanes <= 32, "lane masks are 32 bits");
   Scratch make_scratch() const {
     Scratch s;
     s.work.assign(3 * std::max<index_t>(n_, 1), Scalar(0));
     s.tmp.assign(n_, Scalar(0));
+    s.tmp2.assign(n_, Scalar(0));
+    s.cp.assign(n_ * kLanes, Scalar(0));
     return s;
+  }
+  static index_t take_pivoted(Scratch& s) {
+    const index_t p = s.pivoted;
+    s.pivoted = 0;
+    return p;
   }
   /// Flops of one couple(): two tridiagonal products and their combination.
   double couple_flops() const { return flop_scale<Scalar>() * 13.0 * n_; }
@@ -90,57 +111,105 @@ class TridiagRows {
     }
   }
 
-  /// (A2 + s_j M2) y_j = x_j, lane j at x + j·n. A lane flagged singular has s_j = 0 and A2
+  /// (A2 + s_j M2) y_j = x_j for lanes j < `lanes` (kLanes interleaved: x[q·kLanes + j]; the
+  /// padding lanes up to kLanes hold valid shifts). A lane flagged singular has s_j = 0 and A2
   /// singular: its particular solution solves the first n − 1 equations with y_{n−1} = 0 (the
   /// leading block of a singular irreducible tridiagonal matrix is non-singular).
   double solve(index_t lanes, const Scalar* shifts, const char* singular, Scalar* x, Scalar* y,
                Scratch& s) const {
+    // Real flops per row: Thomas with the matrix formed on the fly, and with pivoting.
+    constexpr double thomas = is_complex_v<Scalar> ? 58.0 : 12.0;
+    constexpr double pivoting = is_complex_v<Scalar> ? 100.0 : 25.0;
     double flops = 0;
-    const auto layout = tridiag::BatchLayout::contiguous(n_);
+    std::uint32_t redo = 0;
+    if (pivoting_ == Pivoting::always) {
+      redo = (1u << lanes) - 1;
+    } else {
+      const bool monitor = pivoting_ == Pivoting::automatic && !dominant(lanes, shifts, s);
+      const auto& A = factor_->A;
+      const auto& M = factor_->M;
+      redo = lane_thomas<kLanes>(n_, A.diag.data(), A.off.data(), M.diag.data(), M.off.data(),
+                                 static_cast<int>(lanes), shifts, x, y, s.cp.data(), monitor,
+                                 kGrowthLimit);
+      flops += thomas * n_ * lanes;
+    }
     const index_t work = static_cast<index_t>(s.work.size());
+    const auto one = tridiag::BatchLayout::contiguous(n_);
     for (index_t j = 0; j < lanes; ++j) {
-      Scalar* xj = x + j * n_;
-      Scalar* yj = y + j * n_;
+      if (!singular[j] && !(redo & (1u << j))) continue;
+      // This lane alone, through the reference solvers: copy it out, solve, copy back.
+      Scalar* xj = s.tmp.data();
+      Scalar* yj = s.tmp2.data();
+      for (index_t q = 0; q < n_; ++q) xj[q] = x[q * kLanes + j];
       if (singular[j]) {
         yj[n_ - 1] = Scalar(0);
-        if (n_ > 1)
-          tridiag::reference::solve_shifted(
-              lead_.A, lead_.M, shifts + j, 1, xj, tridiag::BatchLayout::contiguous(n_ - 1), yj,
-              tridiag::BatchLayout::contiguous(n_ - 1), s.work.data(), work);
-        flops += flop_scale<Scalar>() * 13.0 * n_;
-      } else if (needs_pivoting(shifts[j])) {
-        tridiag::reference::solve_shifted_pivoting(factor_->A, factor_->M, shifts + j, 1, xj,
-                                                   layout, yj, layout, s.work.data(), work);
-        flops += flop_scale<Scalar>() * 22.0 * n_;
+        if (n_ > 1) {
+          const auto lead = tridiag::BatchLayout::contiguous(n_ - 1);
+          tridiag::reference::solve_shifted(lead_.A, lead_.M, shifts + j, 1, xj, lead, yj, lead,
+                                            s.work.data(), work);
+        }
+        flops += thomas * n_;
       } else {
-        tridiag::reference::solve_shifted(factor_->A, factor_->M, shifts + j, 1, xj, layout, yj,
-                                          layout, s.work.data(), work);
-        flops += flop_scale<Scalar>() * 13.0 * n_;
+        tridiag::reference::solve_shifted_pivoting(factor_->A, factor_->M, shifts + j, 1, xj, one,
+                                                   yj, one, s.work.data(), work);
+        flops += pivoting * n_;
+        ++s.pivoted;
       }
+      for (index_t q = 0; q < n_; ++q) y[q * kLanes + j] = yj[q];
     }
     return flops;
   }
 
  private:
-  /// Thomas is stable on diagonally dominant matrices (|pivots| stay ≥ the dominance margin);
-  /// anything else is solved with pivoting.
-  bool needs_pivoting(Scalar s) const {
-    if (pivoting_ == Pivoting::never) return false;
-    if (pivoting_ == Pivoting::always) return true;
+  /// Is A2 + s_j M2 diagonally dominant with a positive diagonal for every lane? Only decided
+  /// for real shifts: each row's margin (a + s m) − |b + s mo| − |b' + s mo'| is concave in s,
+  /// so dominance at the two ends of a range holds on the whole range; verified ranges are
+  /// remembered in the scratch.
+  bool dominant(index_t lanes, const Scalar* shifts, Scratch& s) const {
+    real_t<Scalar> lo = 0, hi = 0;
+    for (index_t j = 0; j < lanes; ++j) {
+      if constexpr (is_complex_v<Scalar>) {
+        if (shifts[j].imag() != 0 || !real_factor_) return false;
+      }
+      const real_t<Scalar> v = std::real(shifts[j]);
+      lo = j == 0 ? v : std::min(lo, v);
+      hi = j == 0 ? v : std::max(hi, v);
+    }
+    if (s.dominant_lo <= lo && hi <= s.dominant_hi) return true;
+    const real_t<Scalar> new_lo = s.dominant_lo <= s.dominant_hi ? std::min(lo, s.dominant_lo) : lo;
+    const real_t<Scalar> new_hi = s.dominant_lo <= s.dominant_hi ? std::max(hi, s.dominant_hi) : hi;
+    if (dominant_at(new_lo) && dominant_at(new_hi)) {
+      s.dominant_lo = new_lo;
+      s.dominant_hi = new_hi;
+      return true;
+    }
+    return dominant_at(lo) && dominant_at(hi);
+  }
+
+  bool dominant_at(real_t<Scalar> sh) const {
     const auto& A = factor_->A;
     const auto& M = factor_->M;
     for (index_t k = 0; k < n_; ++k) {
-      real_t<Scalar> off = 0;
-      if (k > 0) off += std::abs(A.off[k - 1] + s * M.off[k - 1]);
-      if (k + 1 < n_) off += std::abs(A.off[k] + s * M.off[k]);
-      if (std::abs(A.diag[k] + s * M.diag[k]) < off) return true;
+      real_t<Scalar> margin = std::real(A.diag[k]) + sh * std::real(M.diag[k]);
+      if (k > 0) margin -= std::abs(std::real(A.off[k - 1]) + sh * std::real(M.off[k - 1]));
+      if (k + 1 < n_) margin -= std::abs(std::real(A.off[k]) + sh * std::real(M.off[k]));
+      if (!(margin >= 0)) return false;
     }
-    return false;
+    return true;
+  }
+
+  static bool is_real(const SymTridiag<Scalar>& t) {
+    for (const auto& v : t.diag)
+      if (std::imag(v) != 0) return false;
+    for (const auto& v : t.off)
+      if (std::imag(v) != 0) return false;
+    return true;
   }
 
   const Factor<Scalar>* factor_;
   index_t n_;
   Pivoting pivoting_;
+  bool real_factor_ = is_real(factor_->A) && is_real(factor_->M);
   Factor<Scalar> lead_;  ///< leading (n−1)×(n−1) blocks of A2, M2, for singular lanes
 };
 
@@ -160,7 +229,8 @@ class GridRows {
       : f2_(&factor2), f3_(&factor3), inner_(std::move(inner)) {}
 
   index_t length() const { return f2_->size() * f3_->size(); }
-  index_t lanes() const { return 1; }
+  static constexpr int kLanes = 1;
+  index_t lanes() const { return kLanes; }
   Scratch make_scratch() const {
     Scratch s;
     s.inner = inner_->make_workspace(1);
@@ -171,6 +241,7 @@ class GridRows {
     s.w.assign(n, Scalar(0));
     return s;
   }
+  static index_t take_pivoted(Scratch& s) { return Inner::take_pivoted(s.inner); }
   /// Flops of one couple(): five tridiagonal products along dimension 3 or 2 and combinations.
   double couple_flops() const { return flop_scale<Scalar>() * 32.0 * length(); }
 

@@ -88,6 +88,7 @@ LevelSchedule make_level(const Level& level, index_t lanes, index_t target_tasks
     if (open_systems >= per_task) close_task();
   }
   close_task();
+  s.systems = total;
   return s;
 }
 

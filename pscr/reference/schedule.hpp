@@ -58,6 +58,7 @@ struct LevelSchedule {
   std::vector<Task> tasks;
   std::vector<Split> splits;
   index_t slots = 0;                 ///< number of slots the split blocks use
+  index_t systems = 0;               ///< shifted systems of the level (lanes of all chunks)
   std::vector<char> block_has_work;  ///< per block: does it hold a row of J_{i−1}?
 };
 

@@ -1,0 +1,210 @@
+// Benchmark of the CPU backend of radix-4 PSCR against the CPU column of myllykoski2018
+// (Tables 1–4: one core of an Intel i5-6600, double precision, initialization excluded).
+//
+// For each case: build the problem (uniform mesh, random right-hand side), build the solver
+// (init time, reported apart), one warm-up solve, then `repeat` timed solves; report the median
+// and the minimum, GFLOP/s from the solver's own flop count, the relative residual, and the
+// speed-up of each thread count over 1 thread.
+//
+// Usage: pscr_cpu_bench [--cases LIST] [--threads LIST] [--repeat R] [--machine NAME]
+//                       [--csv FILE]
+//   LIST of cases: comma-separated names such as p2-512, p3-63, h2-511, h3-63, or the groups
+//   "paper" (every case of the paper's CPU tables that fits in memory) and "quick".
+// Output: a CSV table on stdout (and appended to --csv FILE when given).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "problems/generate.hpp"
+#include "pscr/reference/solver.hpp"
+
+namespace {
+
+struct Case {
+  std::string name;
+  bool helmholtz;
+  int dim;
+  pscr::index_t n;
+  double paper_seconds;  // CPU column of the paper's table, 0 if not listed
+};
+
+// Tables 1–4 of myllykoski2018, CPU column (Intel i5-6600, one core).
+const std::vector<Case>& all_cases() {
+  static const std::vector<Case> cases = {
+      {"p2-512", false, 2, 512, 0.0200},   {"p2-1024", false, 2, 1024, 0.0829},
+      {"p2-2048", false, 2, 2048, 0.4005}, {"p2-4096", false, 2, 4096, 1.6845},
+      {"h2-511", true, 2, 511, 0.0593},    {"h2-1023", true, 2, 1023, 0.2292},
+      {"h2-2047", true, 2, 2047, 1.2619},  {"h2-4095", true, 2, 4095, 5.7642},
+      {"p3-63", false, 3, 63, 0.0478},     {"p3-127", false, 3, 127, 0.7523},
+      {"p3-255", false, 3, 255, 6.5014},   {"h3-63", true, 3, 63, 0.1327},
+      {"h3-127", true, 3, 127, 2.1733},    {"h3-255", true, 3, 255, 20.007},
+      {"p2-8192", false, 2, 8192, 8.0182}, {"p3-31", false, 3, 31, 0.0058},
+      {"h3-31", true, 3, 31, 0.0150},
+  };
+  return cases;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+pscr::problems::ProblemSpec spec_of(const Case& c) {
+  using pscr::problems::Boundary;
+  pscr::problems::ProblemSpec spec;
+  spec.equation =
+      c.helmholtz ? pscr::problems::Equation::helmholtz : pscr::problems::Equation::poisson;
+  const Boundary side = c.helmholtz ? Boundary::absorbing : Boundary::dirichlet;
+  for (int d = 0; d < c.dim; ++d) spec.dims.push_back({c.n, {}, side, side});
+  // Helmholtz: 10 points per wavelength on the unit interval, ω = 2π (n + 1) / 10.
+  spec.omega = 2.0 * M_PI * static_cast<double>(c.n + 1) / 10.0;
+  spec.rhs = pscr::problems::RhsKind::random;
+  spec.seed = 7;
+  return spec;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+struct Row {
+  Case c;
+  int threads;
+  double init, med, min, gflops, residual;
+};
+
+template <class Scalar>
+std::vector<Row> run_case(const Case& c, const std::vector<int>& threads, int repeat) {
+  auto any = pscr::problems::generate(spec_of(c));
+  auto& p = std::get<pscr::Problem<Scalar>>(any);
+  std::vector<Row> rows;
+  std::vector<Scalar> u(p.f.size());
+  for (int t : threads) {
+    pscr::reference::SolverOptions opt;
+    opt.threads = t;
+    pscr::reference::Solver<Scalar> solver(p.op, opt);
+    solver.solve(p.f.data(), u.data());  // warm-up
+    std::vector<double> times;
+    double flops = 0;
+    for (int r = 0; r < repeat; ++r) {
+      solver.solve(p.f.data(), u.data());
+      times.push_back(solver.last_solve().seconds);
+      flops = solver.last_solve().flops;
+    }
+    Row row{
+        c, t, solver.init_seconds(), median(times), *std::min_element(times.begin(), times.end()),
+        0, 0};
+    row.gflops = flops / row.med * 1e-9;
+    row.residual = static_cast<double>(p.op.relative_residual(u.data(), p.f.data()));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string cases_arg = "quick";
+  std::string threads_arg = "1,2";
+  std::string machine = "unknown";
+  std::string csv;
+  int repeat = 5;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    auto value = [&]() -> std::string {
+      if (a + 1 >= argc) {
+        std::cerr << "pscr_cpu_bench: " << arg << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++a];
+    };
+    if (arg == "--cases") {
+      cases_arg = value();
+    } else if (arg == "--threads") {
+      threads_arg = value();
+    } else if (arg == "--repeat") {
+      repeat = std::max(1, std::atoi(value().c_str()));
+    } else if (arg == "--machine") {
+      machine = value();
+    } else if (arg == "--csv") {
+      csv = value();
+    } else {
+      std::cerr << "usage: pscr_cpu_bench [--cases LIST] [--threads LIST] [--repeat R] "
+                   "[--machine NAME] [--csv FILE]\n";
+      return arg == "--help" ? 0 : 2;
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& item : split(cases_arg)) {
+    if (item == "paper") {
+      for (const char* n :
+           {"p2-512", "p2-1024", "p2-2048", "p2-4096", "h2-511", "h2-1023", "h2-2047", "h2-4095",
+            "p3-63", "p3-127", "p3-255", "h3-63", "h3-127", "h3-255"})
+        names.push_back(n);
+    } else if (item == "quick") {
+      for (const char* n : {"p2-512", "p2-1024", "h2-511", "p3-63", "h3-63"}) names.push_back(n);
+    } else {
+      names.push_back(item);
+    }
+  }
+  std::vector<int> threads;
+  for (const auto& t : split(threads_arg)) threads.push_back(std::max(1, std::atoi(t.c_str())));
+
+  const std::string header =
+      "machine,case,equation,dim,n,unknowns,threads,init_s,solve_median_s,solve_min_s,gflops,"
+      "speedup_vs_1thread,paper_cpu_s,paper_over_ours,residual";
+  std::cout << header << "\n";
+  std::ofstream out;
+  if (!csv.empty()) {
+    const bool exists = std::ifstream(csv).good();
+    out.open(csv, std::ios::app);
+    if (!exists) out << header << "\n";
+  }
+  try {
+    for (const auto& name : names) {
+      const auto it = std::find_if(all_cases().begin(), all_cases().end(),
+                                   [&](const Case& c) { return c.name == name; });
+      if (it == all_cases().end()) {
+        std::cerr << "pscr_cpu_bench: unknown case " << name << "\n";
+        return 2;
+      }
+      const auto rows = it->helmholtz ? run_case<std::complex<double>>(*it, threads, repeat)
+                                      : run_case<double>(*it, threads, repeat);
+      double t1 = 0;
+      for (const auto& r : rows)
+        if (r.threads == 1) t1 = r.med;
+      for (const auto& r : rows) {
+        std::ostringstream line;
+        double unknowns = 1;
+        for (int d = 0; d < r.c.dim; ++d) unknowns *= static_cast<double>(r.c.n);
+        line << machine << "," << r.c.name << "," << (r.c.helmholtz ? "helmholtz" : "poisson")
+             << "," << r.c.dim << "," << r.c.n << "," << unknowns << "," << r.threads << ","
+             << r.init << "," << r.med << "," << r.min << "," << r.gflops << ","
+             << (t1 > 0 ? t1 / r.med : 0.0) << "," << r.c.paper_seconds << ","
+             << (r.c.paper_seconds > 0 ? r.c.paper_seconds / r.med : 0.0) << "," << r.residual;
+        std::cout << line.str() << std::endl;
+        if (out) out << line.str() << std::endl;
+      }
+    }
+  } catch (const pscr::Error& e) {
+    std::cerr << "pscr_cpu_bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
