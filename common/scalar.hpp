@@ -2,6 +2,7 @@
 /// @file Scalar traits shared by every module: the real type of a scalar, complex detection,
 /// the plain (bilinear) transpose helpers and the one list of instantiated scalar types.
 
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <limits>
@@ -47,6 +48,16 @@ inline real_t<Scalar> abs2(const Scalar& x) {
     return std::norm(x);
   } else {
     return x * x;
+  }
+}
+
+/// @brief True when the value (both parts, if complex) is finite.
+template <class Scalar>
+inline bool is_finite(const Scalar& x) {
+  if constexpr (is_complex_v<Scalar>) {
+    return std::isfinite(x.real()) && std::isfinite(x.imag());
+  } else {
+    return std::isfinite(x);
   }
 }
 

@@ -55,15 +55,6 @@ std::string dataset(const std::string& group, const char* name) {
   return "dataset `" + group + "/" + name + "`";
 }
 
-template <class Scalar>
-bool is_finite(const Scalar& x) {
-  if constexpr (is_complex_v<Scalar>) {
-    return std::isfinite(x.real()) && std::isfinite(x.imag());
-  } else {
-    return std::isfinite(x);
-  }
-}
-
 /// Checks that `data` matches its partition: a block_entry list per level with one valid entry
 /// index per block, and every used entry with the block's size, its relative component rows, a
 /// W of rows × size values, all finite. Calls fail(object, message) (which throws) otherwise.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "problems/random.hpp"
 
 namespace pscr::problems {
 
@@ -129,23 +130,6 @@ Factor<double> real_part(const Factor<std::complex<double>>& f) {
 void check_omega(double omega) {
   if (!(std::isfinite(omega) && omega > 0))
     PSCR_INPUT_ERROR("Helmholtz wave number omega must be positive and finite, got " << omega);
-}
-
-/// Fills `count` entries from U(−1, 1), both parts for complex, reproducibly from the seed.
-template <class Scalar>
-std::vector<Scalar> uniform_values(index_t count, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<Scalar> v(count);
-  for (auto& x : v) {
-    if constexpr (is_complex_v<Scalar>) {
-      const double re = u(gen);
-      x = Scalar(re, u(gen));
-    } else {
-      x = u(gen);
-    }
-  }
-  return v;
 }
 
 template <class Scalar>

@@ -9,15 +9,6 @@ namespace pscr {
 
 namespace {
 
-template <class Scalar>
-bool is_finite(const Scalar& x) {
-  if constexpr (is_complex_v<Scalar>) {
-    return std::isfinite(x.real()) && std::isfinite(x.imag());
-  } else {
-    return std::isfinite(x);
-  }
-}
-
 /// y = T x along dimension `dim` of a C-order grid: for every (outer, inner) pair,
 /// y[o, r, i] = off[r−1] x[o, r−1, i] + diag[r] x[o, r, i] + off[r] x[o, r+1, i],
 /// where `inner` is the product of the sizes after `dim` (stride of that dimension).

@@ -1,30 +1,18 @@
 #pragma once
 /// @file Seeded random inputs for tests, and the sizes every size sweep includes.
 
-#include <complex>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "common/scalar.hpp"
+#include "problems/random.hpp"
 
 namespace pscr::testing {
 
 /// @brief Uniform(−1, 1) entries (both parts for complex), reproducible from the seed.
 template <class Scalar>
 std::vector<Scalar> random_vector(index_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<Scalar> v(n);
-  for (auto& x : v) {
-    if constexpr (is_complex_v<Scalar>) {
-      const double re = u(gen);
-      x = Scalar(re, u(gen));
-    } else {
-      x = u(gen);
-    }
-  }
-  return v;
+  return problems::uniform_values<Scalar>(n, seed);
 }
 
 /// @brief The edge sizes of CONVENTIONS.md: 1, 2, 3, 4^k − 1, 4^k, 4^k + 1 for k = 1..3.
