@@ -1,0 +1,432 @@
+// `pscr`: generate, inspect and solve separable Poisson/Helmholtz problems stored in HDF5 files.
+// Every subcommand has --help; exit codes are in apps/exit_codes.hpp (and `pscr --help`).
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "apps/args.hpp"
+#include "apps/exit_codes.hpp"
+#include "common/error.hpp"
+#include "common/version.hpp"
+#include "io/file_info.hpp"
+#include "io/problem_file.hpp"
+#include "io/solution_file.hpp"
+#include "problems/generate.hpp"
+#include "pscr/reference/solver.hpp"
+
+namespace pscr::app {
+namespace {
+
+constexpr const char* main_help =
+    "pscr: a fast direct solver (radix-4 PSCR) for separable Poisson and Helmholtz problems\n"
+    "A = A1⊗M2 + M1⊗A2 + c·M1⊗M2 (and the 3D analogue) stored in HDF5 files.\n\n"
+    "Usage: pscr <command> [arguments] [options]\n\n"
+    "Commands:\n"
+    "  generate   write a Poisson or Helmholtz test problem to a file\n"
+    "  info       describe a problem or solution file\n"
+    "  solve      solve every right-hand side of a problem file\n"
+    "  residual   relative residual ‖Au − f‖/‖f‖ of a solution file for its problem\n\n"
+    "Run `pscr <command> --help` for a command's options. `pscr --version` prints the version.\n"
+    "The file format is documented in docs/file-format.md.\n\n";
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Per-dimension values: one item for every dimension, or one per dimension.
+std::vector<std::string> per_dimension(const ArgParser& args, const std::string& name, int dim) {
+  auto items = split_list(args.get(name), name);
+  if (items.size() == 1) items.assign(dim, items[0]);
+  if (static_cast<int>(items.size()) != dim)
+    throw UsageError("--" + name + ": expected 1 or " + std::to_string(dim) +
+                     " comma-separated values, found " + std::to_string(items.size()) + " in '" +
+                     args.get(name) + "'");
+  return items;
+}
+
+int cmd_generate(const std::vector<std::string>& argv) {
+  ArgParser args(
+      "generate",
+      "Writes a test problem of myllykoski2018 §5.1 (Poisson with lumped piecewise-linear FE,\n"
+      "Helmholtz with bilinear/trilinear FE and a second-order absorbing boundary condition)\n"
+      "on a uniform, graded or randomly perturbed mesh, reproducible from --seed.");
+  args.option("output", "FILE", "problem file to write (required)");
+  args.option("equation", "poisson|helmholtz", "the equation", "poisson");
+  args.option("dim", "2|3", "number of dimensions", "2");
+  args.option("n", "N[,N2[,N3]]",
+              "unknowns per dimension (one value for all, or one per dimension)", "63");
+  args.option("mesh", "KIND[,...]", "uniform, graded or random, for all or per dimension",
+              "uniform");
+  args.option("ratio", "R", "graded mesh: largest step / smallest step", "10");
+  args.option("perturbation", "P", "random mesh: steps h·(1 + P·U(-1,1)), 0 <= P < 1", "0.3");
+  args.option("length", "L", "length of the domain in every dimension", "1");
+  args.option(
+      "bc", "SPEC",
+      "boundary conditions: dirichlet, neumann or absorbing (Helmholtz only); one for every\n"
+      "      side, or per dimension as LEFT:RIGHT items separated by commas, e.g.\n"
+      "      'dirichlet:neumann,absorbing' (default: dirichlet for Poisson, absorbing for "
+      "Helmholtz)");
+  args.option("omega", "W", "Helmholtz wave number ω (c = -ω²)", "10");
+  args.option("ppw", "P",
+              "Helmholtz: choose ω for P mesh points per wavelength on the coarsest step\n"
+              "      (ω = 2π/(P·h_max)); overrides --omega");
+  args.option("screening", "C", "Poisson: screening coefficient c >= 0 in -Δu + c·u = f", "0");
+  args.option("rhs", "random|manufactured",
+              "right-hand side: random, or f = A·u* for a random u* kept as u_exact",
+              "manufactured");
+  args.option("nrhs", "K", "number of right-hand sides", "1");
+  args.flag("batched", "store f as (nrhs, n1, n2[, n3]) even when nrhs = 1");
+  args.option("seed", "S", "seed of the random mesh, right-hand sides and u*", "1");
+  args.flag("force", "overwrite the output file if it exists");
+  if (!args.parse(argv)) {
+    std::cout << args.help();
+    return exit_ok;
+  }
+
+  problems::ProblemSpec spec;
+  spec.equation = problems::parse_equation(args.get("equation"));
+  const long dim = args.get_int("dim", 2);
+  if (dim > 3) throw UsageError("--dim expects 2 or 3, found " + std::to_string(dim));
+  const auto sizes = per_dimension(args, "n", dim);
+  const auto meshes = per_dimension(args, "mesh", dim);
+  const bool helmholtz = spec.equation == problems::Equation::helmholtz;
+  const std::string bc_text =
+      args.has("bc") ? args.get("bc") : (helmholtz ? "absorbing" : "dirichlet");
+  auto bcs = split_list(bc_text, "bc");
+  if (bcs.size() == 1) bcs.assign(dim, bcs[0]);
+  if (static_cast<long>(bcs.size()) != dim)
+    throw UsageError("--bc: expected 1 or " + std::to_string(dim) +
+                     " comma-separated items, found '" + bc_text + "'");
+  for (long d = 0; d < dim; ++d) {
+    problems::DimensionSpec ds;
+    std::size_t used = 0;
+    long n = 0;
+    try {
+      n = std::stol(sizes[d], &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != sizes[d].size() || n < 1)
+      throw UsageError("--n expects positive integers, found '" + sizes[d] + "'");
+    ds.n = n;
+    ds.mesh.kind = problems::parse_mesh_kind(meshes[d]);
+    ds.mesh.ratio = args.get_double("ratio");
+    ds.mesh.perturbation = args.get_double("perturbation");
+    ds.mesh.length = args.get_double("length");
+    const auto colon = bcs[d].find(':');
+    ds.left = problems::parse_boundary(bcs[d].substr(0, colon));
+    ds.right =
+        problems::parse_boundary(colon == std::string::npos ? bcs[d] : bcs[d].substr(colon + 1));
+    spec.dims.push_back(ds);
+  }
+  spec.seed = static_cast<std::uint64_t>(args.get_int("seed", 0));
+  spec.omega = args.get_double("omega");
+  if (args.has("ppw")) {
+    const double ppw = args.get_double("ppw");
+    if (!(ppw > 0)) throw UsageError("--ppw expects a positive number, found " + args.get("ppw"));
+    double h_max = 0;
+    for (std::size_t d = 0; d < spec.dims.size(); ++d)
+      for (double h : problems::mesh_steps(spec.dims[d], problems::stream_seed(spec.seed, 1 + d)))
+        h_max = std::max(h_max, h);
+    spec.omega = 2 * M_PI / (ppw * h_max);
+  }
+  spec.screening = args.get_double("screening");
+  spec.rhs = problems::parse_rhs_kind(args.get("rhs"));
+  spec.nrhs = args.get_int("nrhs", 1);
+  spec.batched = args.flag_set("batched");
+
+  const AnyProblem problem = problems::generate(spec);
+  const std::string output = args.get("output");
+  io::write_problem(output, problem, args.flag_set("force"));
+  std::cout << "wrote " << output << ": " << problems::describe(spec) << "\n";
+  return exit_ok;
+}
+
+template <class Scalar>
+void print_operator(const SeparableOperator<Scalar>& op) {
+  std::cout << "  scalar:      " << scalar_traits<Scalar>::name << " (float64"
+            << (is_complex_v<Scalar> ? " complex" : "") << ")\n  dimensions:  " << op.dimension()
+            << "\n  grid:        ";
+  for (int d = 0; d < op.dimension(); ++d) std::cout << (d ? " x " : "") << op.factor(d).size();
+  std::cout << "  (" << op.grid_size() << " unknowns)\n  c:           " << op.c() << "\n";
+  for (int d = 0; d < op.dimension(); ++d) {
+    const auto& m = op.factor(d).M;
+    bool diagonal = true;
+    for (const auto& x : m.off) diagonal = diagonal && x == Scalar(0);
+    std::cout << "  dimension " << d + 1 << ": n = " << op.factor(d).size() << ", M "
+              << (diagonal ? "diagonal" : "tridiagonal") << "\n";
+  }
+}
+
+int cmd_info(const std::vector<std::string>& argv) {
+  ArgParser args("info",
+                 "Describes a pscr problem or solution file (schema: docs/file-format.md).");
+  args.positional("FILE", "a problem or solution file");
+  if (!args.parse(argv)) {
+    std::cout << args.help();
+    return exit_ok;
+  }
+  const std::string path = args.positional_value("FILE");
+  if (io::file_format(path) == io::FileFormat::solution) {
+    const io::AnySolution solution = io::read_solution(path);
+    std::visit(
+        [&](const auto& s) {
+          using Scalar = typename std::decay_t<decltype(s.u)>::value_type;
+          std::cout << path << ": pscr solution file (format version "
+                    << io::solution_format_version << ")\n"
+                    << "  scalar:      " << scalar_traits<Scalar>::name << "\n  u shape:     (";
+          for (std::size_t k = 0; k < s.shape.size(); ++k)
+            std::cout << (k ? ", " : "") << s.shape[k];
+          const auto& r = s.record;
+          std::cout << ")\n  problem:     " << r.problem_file << "\n  backend:     " << r.backend
+                    << " (" << r.threads << " threads), pscr " << r.pscr_version
+                    << "\n  times:       init " << r.init_seconds << " s, solve " << r.solve_seconds
+                    << " s, transfers " << r.transfer_seconds << " s\n  residuals:  ";
+          for (double x : r.residuals) std::cout << " " << x;
+          std::cout << "\n";
+        },
+        solution);
+    return exit_ok;
+  }
+  const AnyProblem problem = io::read_problem(path);
+  std::visit(
+      [&](const auto& p) {
+        std::cout << path << ": pscr problem file (format version " << io::problem_format_version
+                  << ")\n";
+        print_operator(p.op);
+        std::cout << "  right-hand sides: " << p.nrhs
+                  << (p.batched ? " (stored with a leading nrhs axis)" : "")
+                  << "\n  exact solution:   " << (p.u_exact.empty() ? "no" : "yes (u_exact)")
+                  << "\n";
+        if (p.generator) std::cout << "  generator:   " << p.generator->description << "\n";
+      },
+      problem);
+  return exit_ok;
+}
+
+/// ‖u − u*‖/‖u*‖ for right-hand side k, or a negative value when there is no exact solution.
+template <class Scalar>
+double relative_error(const Problem<Scalar>& p, const Scalar* u, index_t k) {
+  if (p.u_exact.empty()) return -1;
+  const index_t n = p.op.grid_size();
+  const Scalar* ue = p.u_exact.data() + k * n;
+  std::vector<Scalar> diff(u, u + n);
+  for (index_t i = 0; i < n; ++i) diff[i] -= ue[i];
+  const double ne = norm2(ue, n);
+  return ne > 0 ? norm2(diff.data(), n) / ne : norm2(diff.data(), n);
+}
+
+int check_tolerance(const ArgParser& args, double worst) {
+  if (!args.has("tolerance")) return exit_ok;
+  const double tol = args.get_double("tolerance");
+  if (worst > tol) {
+    std::cerr << "pscr: largest relative residual " << worst << " exceeds --tolerance " << tol
+              << "\n";
+    return exit_solver;
+  }
+  return exit_ok;
+}
+
+int cmd_residual(const std::vector<std::string>& argv) {
+  ArgParser args(
+      "residual",
+      "Computes the relative residual ‖Au − f‖/‖f‖ of every right-hand side of a solution\n"
+      "for its problem (and the error against u_exact when the problem has one).");
+  args.positional("PROBLEM", "the problem file");
+  args.positional("SOLUTION", "a solution file for it");
+  args.option("tolerance", "T", "exit with code 5 if a relative residual exceeds T");
+  if (!args.parse(argv)) {
+    std::cout << args.help();
+    return exit_ok;
+  }
+  const AnyProblem problem = io::read_problem(args.positional_value("PROBLEM"));
+  const io::AnySolution solution = io::read_solution(args.positional_value("SOLUTION"));
+  double worst = 0;
+  std::visit(
+      [&](const auto& p) {
+        using Scalar = typename std::decay_t<decltype(p.f)>::value_type;
+        const auto* s = std::get_if<io::Solution<Scalar>>(&solution);
+        if (s == nullptr)
+          PSCR_INPUT_ERROR(args.positional_value("SOLUTION")
+                           << ": expected a " << scalar_traits<Scalar>::name
+                           << " solution for this " << scalar_traits<Scalar>::name
+                           << " problem, found the other scalar type");
+        const index_t n = p.op.grid_size();
+        if (static_cast<index_t>(s->u.size()) != p.nrhs * n)
+          PSCR_INPUT_ERROR(args.positional_value("SOLUTION")
+                           << ": expected u with " << p.nrhs * n << " entries (" << p.nrhs
+                           << " grids of " << n << "), found " << s->u.size());
+        std::cout << "rhs  relative_residual" << (p.u_exact.empty() ? "" : "  relative_error")
+                  << "\n";
+        for (index_t k = 0; k < p.nrhs; ++k) {
+          const double r = p.op.relative_residual(s->u.data() + k * n, p.rhs(k));
+          worst = std::max(worst, r);
+          std::cout << std::setw(3) << k << "  " << std::scientific << std::setprecision(3) << r;
+          if (!p.u_exact.empty())
+            std::cout << "        " << relative_error(p, s->u.data() + k * n, k);
+          std::cout << "\n";
+        }
+      },
+      problem);
+  return check_tolerance(args, worst);
+}
+
+template <class Scalar>
+int solve_problem(const ArgParser& args, const std::string& problem_path, const Problem<Scalar>& p,
+                  int threads, bool quiet) {
+  const index_t n = p.op.grid_size();
+  reference::SolverOptions options;
+  options.threads = threads;
+  const auto t_init = Clock::now();
+  reference::Solver<Scalar> solver(p.op, options);
+  const double init_seconds = seconds_since(t_init);
+
+  io::Solution<Scalar> solution;
+  solution.shape = p.op.shape();
+  if (p.batched) solution.shape.insert(solution.shape.begin(), p.nrhs);
+  solution.u.resize(p.nrhs * n);
+  const bool progress = !quiet && p.nrhs > 1;
+  const auto t_solve = Clock::now();
+  auto last_report = t_solve;
+  for (index_t k = 0; k < p.nrhs; ++k) {
+    solver.solve(p.rhs(k), solution.u.data() + k * n);
+    if (progress && (seconds_since(last_report) > 0.5 || k + 1 == p.nrhs)) {
+      last_report = Clock::now();
+      std::cerr << "\rsolved " << k + 1 << " of " << p.nrhs << " right-hand sides (" << std::fixed
+                << std::setprecision(1) << seconds_since(t_solve) << " s)" << std::flush;
+    }
+  }
+  if (progress) std::cerr << "\n";
+  const double solve_seconds = seconds_since(t_solve);
+
+  auto& r = solution.record;
+  r.backend = "cpu";
+  r.pscr_version = version;
+  r.problem_file = problem_path;
+  r.threads = threads > 0 ? threads : omp_get_max_threads();
+  r.init_seconds = init_seconds;
+  r.solve_seconds = solve_seconds;
+  r.transfer_seconds = 0;
+  double worst_error = -1;
+  for (index_t k = 0; k < p.nrhs; ++k) {
+    r.residuals.push_back(p.op.relative_residual(solution.u.data() + k * n, p.rhs(k)));
+    worst_error = std::max(worst_error, relative_error(p, solution.u.data() + k * n, k));
+  }
+  const std::string output = args.get("output");
+  io::write_solution(output, io::AnySolution(solution), args.flag_set("force"));
+
+  const double worst = *std::max_element(r.residuals.begin(), r.residuals.end());
+  if (!quiet) {
+    std::cout << "pscr " << version << ": solved " << problem_path << " -> " << output
+              << "\n  grid:      ";
+    for (int d = 0; d < p.op.dimension(); ++d)
+      std::cout << (d ? " x " : "") << p.op.factor(d).size();
+    std::cout << " (" << scalar_traits<Scalar>::name << "), " << p.nrhs << " right-hand side(s)\n"
+              << "  backend:   cpu, " << r.threads << " thread(s)\n"
+              << std::scientific << std::setprecision(3) << "  init:      " << init_seconds
+              << " s\n  solve:     " << solve_seconds << " s (" << solve_seconds / p.nrhs
+              << " s per right-hand side)\n  residual:  " << worst
+              << " (largest relative ‖Au − f‖/‖f‖)\n";
+    if (worst_error >= 0)
+      std::cout << "  error:     " << worst_error << " (largest ‖u − u*‖/‖u*‖)\n";
+  }
+  return check_tolerance(args, worst);
+}
+
+int cmd_solve(const std::vector<std::string>& argv) {
+  ArgParser args("solve",
+                 "Solves every right-hand side of a problem file with radix-4 PSCR and writes the\n"
+                 "solution file (u, residual per right-hand side, backend, times, version).");
+  args.positional("PROBLEM", "the problem file");
+  args.option("output", "FILE", "solution file to write (required)");
+  args.option(
+      "backend", "cpu|gpu|auto",
+      "cpu; gpu (not available yet: the GPU PSCR stages are issue 6); auto picks the GPU when\n"
+      "      it is built and present, else the CPU",
+      "auto");
+  args.option("threads", "N", "CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all cores)",
+              "0");
+  args.option("tolerance", "T", "exit with code 5 if a relative residual exceeds T");
+  args.flag("force", "overwrite the output file if it exists");
+  args.flag("quiet", "print nothing but errors");
+  if (!args.parse(argv)) {
+    std::cout << args.help();
+    return exit_ok;
+  }
+  const std::string backend = args.get("backend");
+  if (backend != "cpu" && backend != "gpu" && backend != "auto")
+    throw UsageError("--backend expects cpu, gpu or auto, found '" + backend + "'");
+  if (backend == "gpu") {
+    std::cerr << "pscr solve: the GPU backend is not available in this version (pscr " << version
+              << "); use --backend cpu or auto\n";
+    return exit_library;
+  }
+  const int threads = static_cast<int>(args.get_int("threads", 0));
+  const std::string output = args.get("output");  // checked before the (possibly long) solve
+  const std::string path = args.positional_value("PROBLEM");
+  io::check_writable(output, args.flag_set("force"));
+  const AnyProblem problem = io::read_problem(path);
+  return std::visit(
+      [&](const auto& p) { return solve_problem(args, path, p, threads, args.flag_set("quiet")); },
+      problem);
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << main_help << exit_code_help;
+    return exit_usage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> rest(argv + 2, argv + argc);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::cout << main_help << exit_code_help;
+    return exit_ok;
+  }
+  if (command == "--version") {
+    std::cout << "pscr " << version << (built_with_cuda ? " (with CUDA)" : " (CPU only)") << "\n";
+    return exit_ok;
+  }
+  if (command == "generate") return cmd_generate(rest);
+  if (command == "info") return cmd_info(rest);
+  if (command == "residual") return cmd_residual(rest);
+  if (command == "solve") return cmd_solve(rest);
+  throw UsageError("unknown command '" + command +
+                   "' (expected generate, info, solve or residual; see pscr --help)");
+}
+
+}  // namespace
+}  // namespace pscr::app
+
+int main(int argc, char** argv) {
+  using namespace pscr::app;
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "pscr: " << e.what() << "\n";
+    return exit_usage;
+  } catch (const pscr::InputError& e) {
+    std::cerr << "pscr: bad input: " << e.what() << "\n";
+    return exit_bad_input;
+  } catch (const pscr::OutputError& e) {
+    std::cerr << "pscr: output not written: " << e.what() << "\n";
+    return exit_output;
+  } catch (const pscr::SolverError& e) {
+    std::cerr << "pscr: solver failed: " << e.what() << "\n";
+    return exit_solver;
+  } catch (const pscr::LibraryError& e) {
+    std::cerr << "pscr: library failure: " << e.what() << "\n";
+    return exit_library;
+  } catch (const std::exception& e) {
+    std::cerr << "pscr: internal error: " << e.what() << "\n";
+    return exit_internal;
+  }
+}
