@@ -1,0 +1,173 @@
+#include "bench/peers/fd_reference.hpp"
+
+#include <complex>
+// LAPACKE speaks std::complex (the override documented in lapack.h).
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "bench/peers/thomas.hpp"
+#include "common/error.hpp"
+#include "eigen_init/eigen_init.hpp"
+
+namespace pscr::peers {
+
+namespace {
+
+bool is_diagonal(const SymTridiag<double>& t) {
+  return std::all_of(t.off.begin(), t.off.end(), [](double x) { return x == 0.0; });
+}
+
+/// Real pencil with a diagonal, positive M: T = M^{-1/2} A M^{-1/2} is symmetric tridiagonal with
+/// the same eigenvalues; T Z = Z Λ, Zᵀ Z = I gives W = M^{-1/2} Z with Wᵀ M W = I.
+FullEigen<double> mrrr_eigen(const Factor<double>& factor) {
+  const index_t n = factor.size();
+  std::vector<double> s(n);  // M^{-1/2}
+  for (index_t i = 0; i < n; ++i) {
+    if (!(factor.M.diag[i] > 0)) {
+      std::ostringstream msg;
+      msg << "fd peer: expected a positive definite diagonal M, found M(" << i << ", " << i
+          << ") = " << factor.M.diag[i];
+      throw SolverError(msg.str());
+    }
+    s[i] = 1.0 / std::sqrt(factor.M.diag[i]);
+  }
+  std::vector<double> d(n), e(n, 0.0);  // dstemr uses e[n−1] as workspace
+  for (index_t i = 0; i < n; ++i) d[i] = factor.A.diag[i] * s[i] * s[i];
+  for (index_t i = 0; i + 1 < n; ++i) e[i] = factor.A.off[i] * s[i] * s[i + 1];
+
+  FullEigen<double> out;
+  out.method = "dstemr";
+  out.lambda.assign(n, 0.0);
+  std::vector<double> z(n * n);  // column-major: z[i + l·n] = Z(i, l)
+  std::vector<lapack_int> isuppz(2 * n);
+  lapack_int found = 0;
+  lapack_logical tryrac = 1;
+  const lapack_int ln = static_cast<lapack_int>(n);
+  PSCR_LAPACK_CHECK(LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', 'A', ln, d.data(), e.data(), 0.0, 0.0, 0,
+                                   0, &found, out.lambda.data(), z.data(), ln, ln, isuppz.data(),
+                                   &tryrac));
+  if (found != ln) {
+    std::ostringstream msg;
+    msg << "fd peer: dstemr found " << found << " eigenpairs of " << n;
+    throw SolverError(msg.str());
+  }
+  out.W.resize(n * n);
+  const index_t tile = 64;  // transpose in tiles: both arrays are up to n² = 2^28 doubles
+  for (index_t i0 = 0; i0 < n; i0 += tile)
+    for (index_t l0 = 0; l0 < n; l0 += tile)
+      for (index_t i = i0; i < std::min(i0 + tile, n); ++i)
+        for (index_t l = l0; l < std::min(l0 + tile, n); ++l)
+          out.W[i * n + l] = s[i] * z[i + l * n];
+  return out;
+}
+
+template <class Scalar>
+FullEigen<Scalar> dense_eigen(const Factor<Scalar>& factor) {
+  const index_t n = factor.size();
+  std::vector<index_t> rows(n);
+  std::iota(rows.begin(), rows.end(), index_t{0});
+  BlockEigen<Scalar> block = solve_block_pencil(factor.A, factor.M, rows);
+  // rows = 0..n−1, so block.W[k·n + l] = w_l(k) is already the full row-major W.
+  return {std::move(block.lambda), std::move(block.W), "dense"};
+}
+
+/// Forward (transpose = true): out[o][l][q] = Σ_i W(i, l) in[o][i][q] (Wᵀ along the middle
+/// index). Inverse: out[o][i][q] = Σ_l W(i, l) in[o][l][q]. Arrays C order (outer, n, inner).
+template <class Scalar>
+void transform_along(const FullEigen<Scalar>& eig, bool transpose, index_t outer, index_t inner,
+                     const Scalar* in, Scalar* out) {
+  const index_t n = eig.size();
+  std::fill(out, out + outer * n * inner, Scalar(0));
+  for (index_t o = 0; o < outer; ++o) {
+    const Scalar* x = in + o * n * inner;
+    Scalar* y = out + o * n * inner;
+    for (index_t i = 0; i < n; ++i)
+      for (index_t l = 0; l < n; ++l) {
+        const Scalar w = eig.W[i * n + l];
+        const Scalar* src = x + (transpose ? i : l) * inner;
+        Scalar* dst = y + (transpose ? l : i) * inner;
+        for (index_t q = 0; q < inner; ++q) dst[q] += w * src[q];
+      }
+  }
+}
+
+}  // namespace
+
+template <class Scalar>
+FullEigen<Scalar> full_eigen(const Factor<Scalar>& factor) {
+  if constexpr (is_complex_v<Scalar>) {
+    return dense_eigen(factor);
+  } else {
+    return is_diagonal(factor.M) ? mrrr_eigen(factor) : dense_eigen(factor);
+  }
+}
+
+template <class Scalar>
+index_t FdSetup<Scalar>::grid_size() const {
+  index_t n = 1;
+  for (index_t s : shape) n *= s;
+  return n;
+}
+
+template <class Scalar>
+FdSetup<Scalar> fd_setup(const SeparableOperator<Scalar>& op) {
+  FdSetup<Scalar> setup;
+  setup.shape = op.shape();
+  const int dim = op.dimension();
+  for (int d = 0; d + 1 < dim; ++d) setup.eig.push_back(full_eigen(op.factor(d)));
+  setup.last = op.factor(dim - 1);
+  const auto& lam = setup.eig[0].lambda;
+  if (dim == 2) {
+    for (const Scalar& l : lam) setup.shifts.push_back(l + op.c());
+  } else {
+    for (const Scalar& l : lam)
+      for (const Scalar& m : setup.eig[1].lambda) setup.shifts.push_back(l + m + op.c());
+  }
+  return setup;
+}
+
+template <class Scalar>
+void fd_solve(const FdSetup<Scalar>& setup, const Scalar* f, Scalar* u) {
+  const index_t size = setup.grid_size();
+  const index_t n_last = setup.shape.back();
+  std::vector<Scalar> g(size), h(size);
+  // G = (Wᵀ [⊗ Vᵀ] ⊗ I) F: along dimension 1, then (3D) along dimension 2.
+  if (setup.dimension() == 2) {
+    transform_along(setup.eig[0], true, 1, n_last, f, g.data());
+  } else {
+    const index_t n1 = setup.shape[0], n2 = setup.shape[1];
+    transform_along(setup.eig[0], true, 1, n2 * n_last, f, h.data());
+    transform_along(setup.eig[1], true, n1, n_last, h.data(), g.data());
+  }
+  // One shifted system along the last dimension per row of G (system index l or l·n2 + m).
+  std::vector<Scalar> cp(n_last);
+  const Factor<Scalar>& t = setup.last;
+  for (index_t s = 0; s < setup.systems(); ++s)
+    thomas_shifted<Scalar, index_t>(n_last, t.A.diag.data(), t.A.off.data(), t.M.diag.data(),
+                                    t.M.off.data(), setup.shifts[s], g.data() + s * n_last,
+                                    cp.data(), 1);
+  // U = (W [⊗ V] ⊗ I) Y.
+  if (setup.dimension() == 2) {
+    transform_along(setup.eig[0], false, 1, n_last, g.data(), u);
+  } else {
+    const index_t n1 = setup.shape[0], n2 = setup.shape[1];
+    transform_along(setup.eig[1], false, n1, n_last, g.data(), h.data());
+    transform_along(setup.eig[0], false, 1, n2 * n_last, h.data(), u);
+  }
+}
+
+#define PSCR_PEERS_INSTANTIATE(Scalar)                                 \
+  template FullEigen<Scalar> full_eigen(const Factor<Scalar>&);        \
+  template struct FdSetup<Scalar>;                                     \
+  template FdSetup<Scalar> fd_setup(const SeparableOperator<Scalar>&); \
+  template void fd_solve(const FdSetup<Scalar>&, const Scalar*, Scalar*);
+PSCR_FOR_EACH_SCALAR(PSCR_PEERS_INSTANTIATE)
+#undef PSCR_PEERS_INSTANTIATE
+
+}  // namespace pscr::peers
