@@ -576,8 +576,9 @@ int run(const Options& opt) {
   }
 
   const index_t max2 = opt.quick ? 256 : 16384, max3 = opt.quick ? 64 : 512;
-  // CPU setup cost: dstemr is O(n²) per dimension, the dense eigensolvers O(n³).
-  auto power_real = [](index_t) { return 2.0; };
+  // CPU setup cost: dstemr does O(n²) work per dimension but measures about n^2.3–2.5 at these
+  // sizes (its n² outputs outgrow the caches); the dense eigensolvers are O(n³).
+  auto power_real = [](index_t) { return 2.5; };
   auto power_dense = [](index_t) { return 3.0; };
   std::uint64_t seed = 100;
   bench.sweep(
