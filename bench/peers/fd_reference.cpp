@@ -13,11 +13,49 @@
 
 #include "bench/peers/thomas.hpp"
 #include "common/error.hpp"
-#include "eigen_init/eigen_init.hpp"
 
 namespace pscr::peers {
 
 namespace {
+
+/// out[i·n + l] = scale_i · v[i + l·n]: a column-major n × n matrix (column l = eigenvector l)
+/// to the row-major W of FullEigen, in tiles (n² reaches 2^28 elements).
+template <class Scalar>
+std::vector<Scalar> to_row_major(const std::vector<Scalar>& v, index_t n,
+                                 const std::vector<double>* scale = nullptr) {
+  std::vector<Scalar> out(n * n);
+  const index_t tile = 64;
+  for (index_t i0 = 0; i0 < n; i0 += tile)
+    for (index_t l0 = 0; l0 < n; l0 += tile)
+      for (index_t i = i0; i < std::min(i0 + tile, n); ++i)
+        for (index_t l = l0; l < std::min(l0 + tile, n); ++l)
+          out[i * n + l] = (scale != nullptr ? (*scale)[i] : 1.0) * v[i + l * n];
+  return out;
+}
+
+/// Column-major dense copy of a symmetric tridiagonal matrix.
+template <class Scalar>
+std::vector<Scalar> dense(const SymTridiag<Scalar>& t) {
+  const index_t n = t.size();
+  std::vector<Scalar> a(n * n, Scalar(0));
+  for (index_t k = 0; k < n; ++k) {
+    a[k * n + k] = t.diag[k];
+    if (k + 1 < n) a[k * n + k + 1] = a[(k + 1) * n + k] = t.off[k];
+  }
+  return a;
+}
+
+/// y = T x for a symmetric tridiagonal T.
+template <class Scalar>
+void tridiag_apply(const SymTridiag<Scalar>& t, const Scalar* x, Scalar* y) {
+  const index_t n = t.size();
+  for (index_t k = 0; k < n; ++k) {
+    Scalar v = t.diag[k] * x[k];
+    if (k > 0) v += t.off[k - 1] * x[k - 1];
+    if (k + 1 < n) v += t.off[k] * x[k + 1];
+    y[k] = v;
+  }
+}
 
 bool is_diagonal(const SymTridiag<double>& t) {
   return std::all_of(t.off.begin(), t.off.end(), [](double x) { return x == 0.0; });
@@ -57,24 +95,88 @@ FullEigen<double> mrrr_eigen(const Factor<double>& factor) {
     msg << "fd peer: dstemr found " << found << " eigenpairs of " << n;
     throw SolverError(msg.str());
   }
-  out.W.resize(n * n);
-  const index_t tile = 64;  // transpose in tiles: both arrays are up to n² = 2^28 doubles
-  for (index_t i0 = 0; i0 < n; i0 += tile)
-    for (index_t l0 = 0; l0 < n; l0 += tile)
-      for (index_t i = i0; i < std::min(i0 + tile, n); ++i)
-        for (index_t l = l0; l < std::min(l0 + tile, n); ++l)
-          out.W[i * n + l] = s[i] * z[i + l * n];
+  out.W = to_row_major(z, n, &s);
   return out;
 }
 
-template <class Scalar>
-FullEigen<Scalar> dense_eigen(const Factor<Scalar>& factor) {
+/// Real pencil with a tridiagonal M: LAPACK dsygvd on the assembled pencil (O(n³)); its vectors
+/// satisfy Zᵀ M Z = I.
+FullEigen<double> dense_eigen(const Factor<double>& factor) {
   const index_t n = factor.size();
-  std::vector<index_t> rows(n);
-  std::iota(rows.begin(), rows.end(), index_t{0});
-  BlockEigen<Scalar> block = solve_block_pencil(factor.A, factor.M, rows);
-  // rows = 0..n−1, so block.W[k·n + l] = w_l(k) is already the full row-major W.
-  return {std::move(block.lambda), std::move(block.W), "dense"};
+  std::vector<double> a = dense(factor.A), b = dense(factor.M);
+  FullEigen<double> out;
+  out.method = "dsygvd";
+  out.lambda.assign(n, 0.0);
+  const lapack_int ln = static_cast<lapack_int>(n);
+  const lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', ln, a.data(), ln, b.data(),
+                                         ln, out.lambda.data());
+  if (info > ln) {
+    std::ostringstream msg;
+    msg << "fd peer: expected a positive definite M, found a non-positive leading minor of order "
+        << info - ln;
+    throw SolverError(msg.str());
+  }
+  PSCR_LAPACK_CHECK(info);
+  out.W = to_row_major(a, n);
+  return out;
+}
+
+/// Complex symmetric pencil: LAPACK zggev (O(n³)), eigenvalues sorted by real then imaginary
+/// part, then bilinear modified Gram–Schmidt against the earlier vectors (the vectors of distinct
+/// eigenvalues of a complex symmetric pencil are M-orthogonal in the plain bilinear form; zggev
+/// leaves them so only to about eps·‖M⁻¹A‖/gap) and the normalization wᵀ M w = 1, no conjugation.
+FullEigen<std::complex<double>> dense_eigen(const Factor<std::complex<double>>& factor) {
+  using C = std::complex<double>;
+  const index_t n = factor.size();
+  std::vector<C> a = dense(factor.A), b = dense(factor.M);
+  std::vector<C> alpha(n), beta(n), vr(n * n);
+  const lapack_int ln = static_cast<lapack_int>(n);
+  PSCR_LAPACK_CHECK(LAPACKE_zggev(LAPACK_COL_MAJOR, 'N', 'V', ln, a.data(), ln, b.data(), ln,
+                                  alpha.data(), beta.data(), nullptr, 1, vr.data(), ln));
+  double norm_m = 0;
+  for (const C& x : factor.M.diag) norm_m = std::max(norm_m, std::abs(x));
+  for (const C& x : factor.M.off) norm_m = std::max(norm_m, std::abs(x));
+  std::vector<C> ev(n);
+  for (index_t l = 0; l < n; ++l) {
+    if (std::abs(beta[l]) <= 64 * eps<double>() * norm_m * static_cast<double>(n))
+      throw SolverError("fd peer: expected a non-singular M, found an infinite eigenvalue");
+    ev[l] = alpha[l] / beta[l];
+  }
+  std::vector<index_t> order(n);
+  std::iota(order.begin(), order.end(), index_t{0});
+  std::sort(order.begin(), order.end(), [&](index_t x, index_t y) {
+    return ev[x].real() != ev[y].real() ? ev[x].real() < ev[y].real() : ev[x].imag() < ev[y].imag();
+  });
+  FullEigen<C> out;
+  out.method = "zggev";
+  std::vector<C> v(n * n), mv(n * n);  // column-major: the vectors and M times them
+  for (index_t l = 0; l < n; ++l) {
+    out.lambda.push_back(ev[order[l]]);
+    C* w = v.data() + l * n;
+    std::copy_n(vr.data() + order[l] * n, n, w);
+    for (index_t j = 0; j < l; ++j) {
+      const C c = dot_t(mv.data() + j * n, w, n);  // w_jᵀ M w, with w_jᵀ M w_j = 1
+      const C* u = v.data() + j * n;
+      for (index_t k = 0; k < n; ++k) w[k] -= c * u[k];
+    }
+    C* mw = mv.data() + l * n;
+    tridiag_apply(factor.M, w, mw);
+    const C s = dot_t(w, mw, n);
+    const double wnorm2 = std::real(dot_h(w, w, n));
+    if (std::abs(s) <= 1e-10 * norm_m * wnorm2) {
+      std::ostringstream msg;
+      msg << "fd peer: near-defective complex symmetric pencil: eigenvector " << l
+          << " has |wᵀMw| / (‖M‖ ‖w‖²) = " << std::abs(s) / (norm_m * wnorm2);
+      throw SolverError(msg.str());
+    }
+    const C scale = 1.0 / std::sqrt(s);
+    for (index_t k = 0; k < n; ++k) {
+      w[k] *= scale;
+      mw[k] *= scale;
+    }
+  }
+  out.W = to_row_major(v, n);
+  return out;
 }
 
 /// Forward (transpose = true): out[o][l][q] = Σ_i W(i, l) in[o][i][q] (Wᵀ along the middle

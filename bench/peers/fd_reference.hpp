@@ -30,17 +30,20 @@ struct FullEigen {
   std::vector<Scalar> lambda;  ///< the n eigenvalues
   /// n × n, row-major: W[i·n + l] = w_l(i), component i of eigenvector l.
   std::vector<Scalar> W;
-  /// How they were computed: "dstemr" (real, diagonal M: MRRR on M^{-1/2} A M^{-1/2}, O(n²)) or
-  /// "dense" (pscr::solve_block_pencil: LAPACK dsygv / zggev on the assembled pencil, O(n³)).
+  /// How they were computed: "dstemr" (real, diagonal M: MRRR on M^{-1/2} A M^{-1/2}, O(n²)),
+  /// "dsygvd" (real, tridiagonal M) or "zggev" (complex), the last two on the assembled pencil,
+  /// O(n³).
   std::string method;
 
   index_t size() const { return static_cast<index_t>(lambda.size()); }
 };
 
-/// @brief The eigenpairs of (factor.A, factor.M). Real with a diagonal M: dstemr on the scaled
-/// symmetric tridiagonal matrix M^{-1/2} A M^{-1/2}, then W = M^{-1/2} Z. Otherwise (real with a
-/// tridiagonal M, or complex symmetric): pscr::solve_block_pencil asking for every row.
-/// Throws SolverError when M is not positive definite (real) or the eigensolver fails.
+/// @brief The eigenpairs of (factor.A, factor.M), with LAPACK only (independent of eigen_init,
+/// whose solver PSCR uses). Real with a diagonal M: dstemr on the scaled symmetric tridiagonal
+/// matrix M^{-1/2} A M^{-1/2}, then W = M^{-1/2} Z. Real with a tridiagonal M: dsygvd. Complex
+/// symmetric: zggev, then bilinear Gram–Schmidt and wᵀ M w = 1. Eigenvalues ascending (real) or
+/// by real, then imaginary part (complex). Throws SolverError when M is not positive definite
+/// (real) or singular, the pencil is near-defective (complex), or LAPACK fails.
 template <class Scalar>
 FullEigen<Scalar> full_eigen(const Factor<Scalar>& factor);
 
