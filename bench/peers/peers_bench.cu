@@ -322,7 +322,7 @@ real_t<Scalar> max_rel_diff(const std::vector<Scalar>& x, const std::vector<Scal
   }
   // NaN anywhere makes the comparison fail.
   for (const Scalar& v : x)
-    if (!std::isfinite(std::abs(v))) return std::numeric_limits<real_t<Scalar>>::infinity();
+    if (!is_finite(v)) return std::numeric_limits<real_t<Scalar>>::infinity();
   return scale > 0 ? diff / scale : diff;
 }
 
