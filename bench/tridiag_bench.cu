@@ -1,0 +1,430 @@
+// Benchmark of the GPU tridiagonal solvers (issue 5): every method on the shapes of the issue,
+// real and complex, shifted and general form, contiguous and interleaved layouts, against the
+// device-to-device copy bandwidth measured in the same run and, for the general form, cuSPARSE
+// gtsv2StridedBatch and gtsvInterleavedBatch (algorithms 0, 1, 2) on the same data.
+//
+// Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...]
+// Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs after 2 warm-up
+// runs. GB/s on the floor: 2·n·batch·sizeof(scalar) bytes (read d, write x) per solve; the copy
+// moves n·batch scalars (read + write). max_residual: largest ‖T x − d‖/‖d‖ over 8 sample systems.
+// flops: nominal counts per row (see nominal_flops), for GFLOP/s only. The copy itself is a row
+// with method "copy".
+#include <cuComplex.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda/check.hpp"
+#include "common/cuda/device_buffer.hpp"
+#include "common/error.hpp"
+#include "common/scalar.hpp"
+#include "tridiag/cuda/solve.hpp"
+
+#define PSCR_CUSPARSE_CHECK(call)                                                                \
+  do {                                                                                           \
+    const cusparseStatus_t pscr_st_ = (call);                                                    \
+    if (pscr_st_ != CUSPARSE_STATUS_SUCCESS)                                                     \
+      ::pscr::detail::throw_library_error("cuSPARSE", #call, static_cast<long>(pscr_st_),        \
+                                          cusparseGetErrorString(pscr_st_), __FILE__, __LINE__); \
+  } while (0)
+
+namespace {
+
+using pscr::index_t;
+using pscr::cuda::DeviceBuffer;
+using pscr::cuda::Event;
+using pscr::cuda::Stream;
+namespace tc = pscr::tridiag::cuda;
+using pscr::tridiag::BatchLayout;
+
+struct Shape {
+  index_t n, batch;
+};
+
+/// The shapes of issue 5: 2^24 rows each.
+std::vector<Shape> default_shapes() {
+  return {{64, 1 << 18},   {512, 1 << 15}, {1024, 1 << 14},
+          {8192, 1 << 11}, {65536, 256},   {1 << 20, 16}};
+}
+
+struct Timing {
+  double median_ms = 0, min_ms = 0;
+};
+
+/// Median and minimum of `reps` timed runs of `run` after 2 warm-ups; `prepare` runs before each
+/// (untimed, e.g. restoring inputs that the solver overwrites).
+Timing time_runs(
+    cudaStream_t stream, int reps, const std::function<void()>& run,
+    const std::function<void()>& prepare = [] {}) {
+  Event start, stop;
+  for (int w = 0; w < 2; ++w) {
+    prepare();
+    run();
+  }
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    prepare();
+    start.record(stream);
+    run();
+    stop.record(stream);
+    stop.synchronize();
+    ms.push_back(stop.elapsed_ms_since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front()};
+}
+
+template <class Scalar>
+Scalar random_scalar(std::mt19937_64& gen, double lo, double hi) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  if constexpr (pscr::is_complex_v<Scalar>) {
+    const double re = u(gen);
+    return Scalar(re, 0.25 * u(gen));
+  } else {
+    return u(gen);
+  }
+}
+
+/// Nominal flops per row (real arithmetic; ×4 for complex, roughly): Thomas 8 (+4 to form the
+/// shifted row), partition ≈ 3 sweeps of Thomas, pivoting ≈ 2 Thomas. Only for GFLOP/s.
+double nominal_flops(const std::string& method, bool shifted, bool complex) {
+  double f = 8;
+  if (method.rfind("partition", 0) == 0 || method == "automatic") f = 24;
+  if (method == "pivoting") f = 16;
+  if (shifted) f += 4;
+  return complex ? 4 * f : f;
+}
+
+/// Host copy of the problem (contiguous, system k at k·n) and its device copies in both layouts.
+template <class Scalar>
+struct Problem {
+  index_t n, batch;
+  std::vector<Scalar> a, b, c, d;  // contiguous; a(k,0) = c(k,n−1) = 0
+  pscr::SymTridiag<Scalar> A, M;
+  std::vector<Scalar> shifts;
+};
+
+template <class Scalar>
+Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  Problem<Scalar> p{n, batch, {}, {}, {}, {}, {}, {}, {}};
+  p.A.diag.resize(n);
+  p.M.diag.resize(n);
+  p.A.off.resize(n - 1);
+  p.M.off.resize(n - 1);
+  for (index_t r = 0; r < n; ++r) {
+    p.A.diag[r] = random_scalar<Scalar>(gen, 3.5, 4.5);
+    p.M.diag[r] = random_scalar<Scalar>(gen, 1.75, 2.25);
+  }
+  for (index_t r = 0; r + 1 < n; ++r) {
+    p.A.off[r] = random_scalar<Scalar>(gen, -0.5, 0.5);
+    p.M.off[r] = random_scalar<Scalar>(gen, -0.25, 0.25);
+  }
+  p.shifts.resize(batch);
+  for (auto& s : p.shifts) s = random_scalar<Scalar>(gen, 0.0, 2.0);
+  const index_t rows = n * batch;
+  p.a.resize(rows);
+  p.b.resize(rows);
+  p.c.resize(rows);
+  p.d.resize(rows);
+  for (index_t k = 0; k < batch; ++k)
+    for (index_t r = 0; r < n; ++r) {
+      const index_t i = k * n + r;
+      p.b[i] = p.A.diag[r] + p.shifts[k] * p.M.diag[r];
+      p.a[i] = r > 0 ? p.A.off[r - 1] + p.shifts[k] * p.M.off[r - 1] : Scalar(0);
+      p.c[i] = r + 1 < n ? p.A.off[r] + p.shifts[k] * p.M.off[r] : Scalar(0);
+      p.d[i] = random_scalar<Scalar>(gen, -1.0, 1.0);
+    }
+  return p;
+}
+
+template <class Scalar>
+std::vector<Scalar> to_interleaved(const std::vector<Scalar>& v, index_t n, index_t batch) {
+  std::vector<Scalar> out(v.size());
+  for (index_t k = 0; k < batch; ++k)
+    for (index_t r = 0; r < n; ++r) out[r * batch + k] = v[k * n + r];
+  return out;
+}
+
+template <class Scalar>
+DeviceBuffer<Scalar> upload(const std::vector<Scalar>& v) {
+  DeviceBuffer<Scalar> b(v.size());
+  b.copy_from_host(v.data());
+  return b;
+}
+
+/// Largest relative residual ‖T x_k − d_k‖/‖d_k‖ over 8 systems spread over the batch.
+template <class Scalar>
+double max_residual(const Problem<Scalar>& p, const DeviceBuffer<Scalar>& d_x, bool interleaved) {
+  std::vector<Scalar> x(d_x.size());
+  d_x.copy_to_host(x.data());
+  const index_t n = p.n, batch = p.batch;
+  auto at = [&](index_t k, index_t r) { return interleaved ? r * batch + k : k * n + r; };
+  double worst = 0;
+  for (int s = 0; s < 8; ++s) {
+    const index_t k = std::min<index_t>(batch - 1, s * (batch / 8 + 1));
+    double num = 0, den = 0;
+    for (index_t r = 0; r < n; ++r) {
+      const index_t i = k * n + r;
+      Scalar y = p.b[i] * x[at(k, r)];
+      if (r > 0) y += p.a[i] * x[at(k, r - 1)];
+      if (r + 1 < n) y += p.c[i] * x[at(k, r + 1)];
+      num += std::norm(std::complex<double>(y - p.d[i]));
+      den += std::norm(std::complex<double>(p.d[i]));
+    }
+    worst = std::max(worst, std::sqrt(num / den));
+  }
+  return worst;
+}
+
+struct Row {
+  std::string scalar, form, layout, method;
+  index_t n, batch;
+  int rows_per_thread;
+  Timing t;
+  double gbs, copy_gbs, gflops, residual;
+  int reps;
+};
+
+void write_header(std::ostream& out) {
+  out << "device,scalar,n,batch,form,layout,method,rows_per_thread,median_ms,min_ms,gbs_floor,"
+         "copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps\n";
+}
+
+void write_row(std::ostream& out, const std::string& device, const Row& r) {
+  out << '"' << device << "\"," << r.scalar << ',' << r.n << ',' << r.batch << ',' << r.form << ','
+      << r.layout << ',' << r.method << ',' << r.rows_per_thread << ',' << r.t.median_ms << ','
+      << r.t.min_ms << ',' << r.gbs << ',' << r.copy_gbs << ',' << r.gbs / r.copy_gbs << ','
+      << r.gflops << ',' << r.residual << ',' << r.reps << '\n';
+  out.flush();
+}
+
+template <class Scalar>
+void bench_shape(const Shape& shape, int reps, const std::string& device, std::ostream& csv) {
+  constexpr bool kComplex = pscr::is_complex_v<Scalar>;
+  const char* scalar = kComplex ? "complex" : "real";
+  const index_t n = shape.n, batch = shape.batch, rows = n * batch;
+  const double floor_bytes = 2.0 * static_cast<double>(rows) * sizeof(Scalar);
+  const Problem<Scalar> p = make_problem<Scalar>(n, batch, 12345 + n);
+  Stream stream;
+
+  // Device data: contiguous and interleaved copies of d and a, b, c; A, M, shifts; x.
+  DeviceBuffer<Scalar> d_dc = upload(p.d), d_di = upload(to_interleaved(p.d, n, batch));
+  DeviceBuffer<Scalar> d_ac = upload(p.a), d_bc = upload(p.b), d_cc = upload(p.c);
+  DeviceBuffer<Scalar> d_ai = upload(to_interleaved(p.a, n, batch));
+  DeviceBuffer<Scalar> d_bi = upload(to_interleaved(p.b, n, batch));
+  DeviceBuffer<Scalar> d_ci = upload(to_interleaved(p.c, n, batch));
+  const tc::DeviceSymTridiagBuffer<Scalar> A(p.A), M(p.M);
+  DeviceBuffer<Scalar> d_shifts = upload(p.shifts);
+  DeviceBuffer<Scalar> d_x(rows);
+
+  // Copy bandwidth in the same run: n·batch scalars device to device.
+  const Timing copy = time_runs(stream.get(), reps, [&] {
+    PSCR_CUDA_CHECK(cudaMemcpyAsync(d_x.data(), d_dc.data(), d_dc.bytes(), cudaMemcpyDeviceToDevice,
+                                    stream.get()));
+  });
+  const double copy_gbs = floor_bytes / (copy.median_ms * 1e6);
+  write_row(csv, device,
+            {scalar, "-", "-", "copy", n, batch, 0, copy, copy_gbs, copy_gbs, 0, 0, reps});
+  std::cout << scalar << " n=" << n << " batch=" << batch << ": copy " << copy_gbs << " GB/s\n";
+
+  struct Config {
+    std::string name;
+    bool pivoting;
+    tc::Options options;
+  };
+  const std::vector<Config> configs = {{"thomas", false, {tc::Method::thomas, 0}},
+                                       {"partition", false, {tc::Method::partition, 4}},
+                                       {"partition", false, {tc::Method::partition, 8}},
+                                       {"partition", false, {tc::Method::partition, 16}},
+                                       {"automatic", false, {}},
+                                       {"pivoting", true, {}}};
+  index_t ws_count = tc::pivoting_workspace_size(n, batch);
+  for (const Config& c : configs)
+    if (!c.pivoting) ws_count = std::max(ws_count, tc::workspace_size<Scalar>(n, batch, c.options));
+  DeviceBuffer<Scalar> d_ws(ws_count);
+
+  auto record = [&](const std::string& form, const std::string& layout, const std::string& method,
+                    int m, const Timing& t, double residual, int used_reps) {
+    Row r{scalar,   form, layout,   method,   n, batch, m, t, floor_bytes / (t.median_ms * 1e6),
+          copy_gbs, 0,    residual, used_reps};
+    r.gflops = nominal_flops(method, form == "shifted", kComplex) * static_cast<double>(rows) /
+               (t.median_ms * 1e6);
+    write_row(csv, device, r);
+    std::cout << "  " << form << ' ' << layout << ' ' << method << (m ? " M=" : "")
+              << (m ? std::to_string(m) : "") << ": " << t.median_ms << " ms, " << r.gbs
+              << " GB/s (" << 100 * r.gbs / copy_gbs << "% of copy), residual " << residual << '\n';
+  };
+
+  for (bool interleaved : {false, true}) {
+    const BatchLayout l =
+        interleaved ? BatchLayout::interleaved(batch) : BatchLayout::contiguous(n);
+    const char* layout = interleaved ? "interleaved" : "contiguous";
+    const Scalar* d = interleaved ? d_di.data() : d_dc.data();
+    const Scalar* a = interleaved ? d_ai.data() : d_ac.data();
+    const Scalar* b = interleaved ? d_bi.data() : d_bc.data();
+    const Scalar* c = interleaved ? d_ci.data() : d_cc.data();
+    for (const Config& cfg : configs) {
+      // One thread per system: few systems of 2^20 rows take long; fewer repetitions there.
+      const bool slow = (cfg.pivoting || cfg.options.method == tc::Method::thomas) && batch < 1024;
+      const int r = slow ? 10 : reps;
+      for (const char* form : {"shifted", "general"}) {
+        const bool shifted = std::string(form) == "shifted";
+        auto run = [&] {
+          if (shifted && cfg.pivoting)
+            tc::solve_shifted_pivoting(stream.get(), A.view(), M.view(), d_shifts.data(), batch, d,
+                                       l, d_x.data(), l, d_ws.data(), ws_count);
+          else if (shifted)
+            tc::solve_shifted(stream.get(), A.view(), M.view(), d_shifts.data(), batch, d, l,
+                              d_x.data(), l, d_ws.data(), ws_count, cfg.options);
+          else if (cfg.pivoting)
+            tc::solve_general_pivoting(stream.get(), n, batch, a, b, c, d, l, d_x.data(), l,
+                                       d_ws.data(), ws_count);
+          else
+            tc::solve_general(stream.get(), n, batch, a, b, c, d, l, d_x.data(), l, d_ws.data(),
+                              ws_count, cfg.options);
+        };
+        const Timing t = time_runs(stream.get(), r, run);
+        record(form, layout, cfg.name, cfg.options.rows_per_thread, t,
+               max_residual(p, d_x, interleaved), r);
+      }
+    }
+  }
+
+  // cuSPARSE on the same general systems.
+  cusparseHandle_t handle = nullptr;
+  PSCR_CUSPARSE_CHECK(cusparseCreate(&handle));
+  try {
+    PSCR_CUSPARSE_CHECK(cusparseSetStream(handle, stream.get()));
+    using C = std::conditional_t<kComplex, cuDoubleComplex, double>;
+    auto cs = [](const Scalar* v) { return reinterpret_cast<const C*>(v); };
+    auto ms = [](Scalar* v) { return reinterpret_cast<C*>(v); };
+    const int m = static_cast<int>(n), bc = static_cast<int>(batch);
+    {
+      std::size_t bytes = 0;
+      if constexpr (kComplex)
+        PSCR_CUSPARSE_CHECK(cusparseZgtsv2StridedBatch_bufferSizeExt(
+            handle, m, cs(d_ac.data()), cs(d_bc.data()), cs(d_cc.data()), cs(d_x.data()), bc, m,
+            &bytes));
+      else
+        PSCR_CUSPARSE_CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(
+            handle, m, cs(d_ac.data()), cs(d_bc.data()), cs(d_cc.data()), cs(d_x.data()), bc, m,
+            &bytes));
+      DeviceBuffer<unsigned char> buffer(std::max<std::size_t>(bytes, 1));
+      auto restore = [&] {
+        PSCR_CUDA_CHECK(cudaMemcpyAsync(d_x.data(), d_dc.data(), d_dc.bytes(),
+                                        cudaMemcpyDeviceToDevice, stream.get()));
+      };
+      auto run = [&] {
+        if constexpr (kComplex)
+          PSCR_CUSPARSE_CHECK(cusparseZgtsv2StridedBatch(handle, m, cs(d_ac.data()),
+                                                         cs(d_bc.data()), cs(d_cc.data()),
+                                                         ms(d_x.data()), bc, m, buffer.data()));
+        else
+          PSCR_CUSPARSE_CHECK(cusparseDgtsv2StridedBatch(handle, m, cs(d_ac.data()),
+                                                         cs(d_bc.data()), cs(d_cc.data()),
+                                                         ms(d_x.data()), bc, m, buffer.data()));
+      };
+      const Timing t = time_runs(stream.get(), reps, run, restore);
+      record("general", "contiguous", "cusparse_gtsv2StridedBatch", 0, t,
+             max_residual(p, d_x, false), reps);
+    }
+    // gtsvInterleavedBatch may overwrite dl, d, du: restore them (untimed) before each run.
+    DeviceBuffer<Scalar> d_aw(rows), d_bw(rows), d_cw(rows);
+    for (int algo = 0; algo <= 2; ++algo) {
+      std::size_t bytes = 0;
+      if constexpr (kComplex)
+        PSCR_CUSPARSE_CHECK(cusparseZgtsvInterleavedBatch_bufferSizeExt(
+            handle, algo, m, cs(d_ai.data()), cs(d_bi.data()), cs(d_ci.data()), cs(d_x.data()), bc,
+            &bytes));
+      else
+        PSCR_CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(
+            handle, algo, m, cs(d_ai.data()), cs(d_bi.data()), cs(d_ci.data()), cs(d_x.data()), bc,
+            &bytes));
+      DeviceBuffer<unsigned char> buffer(std::max<std::size_t>(bytes, 1));
+      auto restore = [&] {
+        for (auto [dst, src] : {std::pair{&d_aw, &d_ai}, std::pair{&d_bw, &d_bi},
+                                std::pair{&d_cw, &d_ci}, std::pair{&d_x, &d_di}})
+          PSCR_CUDA_CHECK(cudaMemcpyAsync(dst->data(), src->data(), src->bytes(),
+                                          cudaMemcpyDeviceToDevice, stream.get()));
+      };
+      auto run = [&] {
+        if constexpr (kComplex)
+          PSCR_CUSPARSE_CHECK(cusparseZgtsvInterleavedBatch(handle, algo, m, ms(d_aw.data()),
+                                                            ms(d_bw.data()), ms(d_cw.data()),
+                                                            ms(d_x.data()), bc, buffer.data()));
+        else
+          PSCR_CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch(handle, algo, m, ms(d_aw.data()),
+                                                            ms(d_bw.data()), ms(d_cw.data()),
+                                                            ms(d_x.data()), bc, buffer.data()));
+      };
+      const Timing t = time_runs(stream.get(), reps, run, restore);
+      record("general", "interleaved", "cusparse_gtsvInterleavedBatch_algo" + std::to_string(algo),
+             0, t, max_residual(p, d_x, true), reps);
+    }
+  } catch (...) {
+    cusparseDestroy(handle);
+    throw;
+  }
+  cusparseDestroy(handle);
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos)
+      PSCR_INPUT_ERROR("--shapes: expected n:batch, found '" << item << "'");
+    shapes.push_back({std::stoll(item.substr(0, colon)), std::stoll(item.substr(colon + 1))});
+  }
+  return shapes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2 || std::string(argv[1]) == "--help") {
+      std::cerr << "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...]\n";
+      return 2;
+    }
+    const std::string output = argv[1];
+    int reps = 20;
+    std::vector<Shape> shapes = default_shapes();
+    for (int i = 2; i + 1 < argc; i += 2) {
+      const std::string arg = argv[i];
+      if (arg == "--reps")
+        reps = std::max(10, std::stoi(argv[i + 1]));
+      else if (arg == "--shapes")
+        shapes = parse_shapes(argv[i + 1]);
+      else
+        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+    }
+    if (pscr::cuda::device_count() == 0) throw pscr::LibraryError("no CUDA device");
+    cudaDeviceProp prop{};
+    PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::ofstream csv(output);
+    if (!csv) throw pscr::OutputError("cannot write " + output);
+    write_header(csv);
+    for (const Shape& s : shapes) {
+      bench_shape<double>(s, reps, prop.name, csv);
+      bench_shape<std::complex<double>>(s, reps, prop.name, csv);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "tridiag_bench: " << e.what() << '\n';
+    return 1;
+  }
+}

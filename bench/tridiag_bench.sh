@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the GPU tridiagonal benchmark and derives a selection table from it.
+# Usage: bench/tridiag_bench.sh OUTDIR [extra tridiag_bench arguments]
+#   (scripts/gpu-check.sh --bench tridiag_bench calls it with OUTDIR = $OUT)
+# Writes OUTDIR/tridiag_bench.csv and OUTDIR/selection_table.inc (the candidate for
+# tridiag/cuda/selection_table.inc; copy it there and commit it with the CSV in bench/results/).
+# Environment: PSCR_BUILD_DIR (default build-gpu), the build with -DPSCR_ENABLE_CUDA=ON.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: tridiag_bench.sh OUTDIR [args]}
+shift
+build=${PSCR_BUILD_DIR:-$root/build-gpu}
+mkdir -p "$out"
+"$build/bench/tridiag_bench" "$out/tridiag_bench.csv" "$@"
+python3 "$root/bench/tridiag_select.py" "$out/tridiag_bench.csv" "$out/selection_table.inc"

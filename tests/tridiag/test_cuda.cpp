@@ -1,0 +1,283 @@
+// Every GPU tridiagonal method against its CPU reference twin on the same data: sizes above and
+// around the warp size and the shared-memory limits, batches from 1 to 10^5, contiguous and
+// interleaved layouts with padding, mixed layouts, in place, real and complex, dominant and
+// indefinite systems. Outputs are poisoned with NaN before each run; padding must stay NaN.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/cuda/check.hpp"
+#include "common/cuda/device_buffer.hpp"
+#include "common/error.hpp"
+#include "tests/support/tolerance.hpp"
+#include "tests/support/typed.hpp"
+#include "tests/tridiag/systems.hpp"
+#include "tridiag/cuda/solve.hpp"
+#include "tridiag/reference/solve.hpp"
+
+namespace pscr::tridiag {
+namespace {
+
+using pscr::cuda::DeviceBuffer;
+using testing::Batch;
+using testing::Kind;
+
+enum class Form { shifted, general };
+
+/// One GPU configuration: a non-pivoting method with its options, or the pivoting solver.
+struct Config {
+  std::string name;
+  bool pivoting = false;
+  cuda::Options options;
+};
+
+std::vector<Config> non_pivoting_configs() {
+  return {{"thomas", false, {cuda::Method::thomas, 0}},
+          {"partition M=4", false, {cuda::Method::partition, 4}},
+          {"partition M=8", false, {cuda::Method::partition, 8}},
+          {"partition M=16", false, {cuda::Method::partition, 16}},
+          {"automatic", false, {}}};
+}
+const Config kPivoting{"pivoting", true, {}};
+
+/// The issue 5 sizes, and the batches run for each (n·batch stays small enough for the CPU
+/// reference; the 10^5 batches are in LargeBatch).
+const std::vector<index_t> kSizes = {1, 2, 3, 31, 32, 33, 63, 255, 1000, 1023, 4097, 8191, 65537};
+std::vector<index_t> batches_for(index_t n) {
+  if (n <= 63) return {1, 7, 300};
+  if (n <= 1023) return {1, 7, 130};
+  if (n <= 8191) return {1, 5};
+  return {1, 3};
+}
+
+template <class Scalar>
+DeviceBuffer<Scalar> upload(const std::vector<Scalar>& v) {
+  DeviceBuffer<Scalar> b(v.size());
+  b.copy_from_host(v.data());
+  return b;
+}
+
+/// Runs one GPU configuration on `t` (x poisoned with NaN, or x = d when in_place) and returns x
+/// in canonical order; `padding_ok` says whether every element outside x's layout kept its NaN.
+template <class Scalar>
+std::vector<Scalar> run_gpu(const Batch<Scalar>& t, Form form, const Config& cfg, BatchLayout dl,
+                            BatchLayout xl, bool in_place, bool& padding_ok) {
+  const index_t n = t.n, batch = t.batch;
+  auto d_d = upload(testing::scatter(t.d, n, batch, dl));
+  auto d_a = upload(testing::scatter(t.a, n, batch, dl));
+  auto d_b = upload(testing::scatter(t.b, n, batch, dl));
+  auto d_c = upload(testing::scatter(t.c, n, batch, dl));
+  DeviceBuffer<Scalar> d_xbuf;
+  if (!in_place) {
+    d_xbuf =
+        upload(std::vector<Scalar>(testing::extent(xl, n, batch), testing::nan_scalar<Scalar>()));
+  }
+  Scalar* d_x = in_place ? d_d.data() : d_xbuf.data();
+  const cuda::DeviceSymTridiagBuffer<Scalar> A(t.A.diag.empty() ? SymTridiag<Scalar>{} : t.A);
+  const cuda::DeviceSymTridiagBuffer<Scalar> M(t.M.diag.empty() ? SymTridiag<Scalar>{} : t.M);
+  auto d_shifts = upload(t.shifts.empty() ? std::vector<Scalar>(1) : t.shifts);
+  const index_t wc = cfg.pivoting ? cuda::pivoting_workspace_size(n, batch)
+                                  : cuda::workspace_size<Scalar>(n, batch, cfg.options);
+  DeviceBuffer<Scalar> d_ws(std::max<index_t>(wc, 1));
+  const pscr::cuda::Stream stream;
+  if (form == Form::shifted && !cfg.pivoting)
+    cuda::solve_shifted(stream.get(), A.view(), M.view(), d_shifts.data(), batch, d_d.data(), dl,
+                        d_x, xl, d_ws.data(), wc, cfg.options);
+  else if (form == Form::shifted)
+    cuda::solve_shifted_pivoting(stream.get(), A.view(), M.view(), d_shifts.data(), batch,
+                                 d_d.data(), dl, d_x, xl, d_ws.data(), wc);
+  else if (!cfg.pivoting)
+    cuda::solve_general(stream.get(), n, batch, d_a.data(), d_b.data(), d_c.data(), d_d.data(), dl,
+                        d_x, xl, d_ws.data(), wc, cfg.options);
+  else
+    cuda::solve_general_pivoting(stream.get(), n, batch, d_a.data(), d_b.data(), d_c.data(),
+                                 d_d.data(), dl, d_x, xl, d_ws.data(), wc);
+  stream.synchronize();
+  PSCR_CUDA_CHECK(cudaGetLastError());
+  std::vector<Scalar> x(in_place ? d_d.size() : d_xbuf.size());
+  (in_place ? d_d : d_xbuf).copy_to_host(x.data());
+  return testing::gather(x, n, batch, xl, padding_ok);
+}
+
+/// The reference twin's solution (Thomas, or the pivoting LU for the pivoting config).
+template <class Scalar>
+std::vector<Scalar> reference_solution(const Batch<Scalar>& t, bool pivoting) {
+  const index_t n = t.n, batch = t.batch;
+  const BatchLayout l = BatchLayout::contiguous(n);
+  std::vector<Scalar> x(n * batch);
+  std::vector<Scalar> work(reference::pivoting_workspace_size(n, batch));
+  const index_t wc = static_cast<index_t>(work.size());
+  if (pivoting)
+    reference::solve_general_pivoting(n, batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l,
+                                      x.data(), l, work.data(), wc);
+  else
+    reference::solve_general(n, batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l, x.data(),
+                             l, work.data(), wc);
+  return x;
+}
+
+/// Runs every config on every layout case and compares with the reference twin.
+template <class Scalar>
+void check_configs(const Batch<Scalar>& t, Form form, const std::vector<Config>& configs) {
+  const index_t n = t.n, batch = t.batch;
+  const auto cond = testing::condition_numbers(t);
+  const auto ref_thomas = reference_solution(t, false);
+  const auto ref_pivoting = reference_solution(t, true);
+  const BatchLayout cont = testing::padded_layout(false, n, batch, 3);
+  const BatchLayout inter = testing::padded_layout(true, n, batch, 5);
+  struct Case {
+    BatchLayout dl, xl;
+    bool in_place;
+    const char* name;
+  };
+  const Case cases[] = {
+      {cont, cont, false, "contiguous"},
+      {inter, inter, false, "interleaved"},
+      {cont, inter, false, "contiguous -> interleaved"},
+      {BatchLayout::contiguous(n), BatchLayout::contiguous(n), true, "contiguous in place"},
+      {inter, inter, true, "interleaved in place"}};
+  for (const Config& cfg : configs) {
+    for (const Case& c : cases) {
+      bool padding_ok = false;
+      const auto x = run_gpu(t, form, cfg, c.dl, c.xl, c.in_place, padding_ok);
+      EXPECT_TRUE(padding_ok) << cfg.name << ", " << c.name << ": a write outside x's layout";
+      const auto& ref = cfg.pivoting ? ref_pivoting : ref_thomas;
+      for (index_t k = 0; k < batch; ++k) {
+        // Both solves are backward stable on these systems, so they agree to a small multiple
+        // of κ₁ · eps (as in test_reference.cpp).
+        const double err = testing::forward_error(x, ref, n, k);
+        ASSERT_LE(err, pscr::testing::tolerance<Scalar>(200, cond[k]))
+            << cfg.name << ", " << c.name << ", n " << n << ", batch " << batch << ", system " << k
+            << ", cond " << cond[k];
+      }
+    }
+  }
+}
+
+template <class Scalar>
+class CudaTridiagTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (pscr::cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+TYPED_TEST_SUITE(CudaTridiagTest, pscr::testing::ScalarTypes);
+
+TYPED_TEST(CudaTridiagTest, ShiftedDominant) {
+  auto configs = non_pivoting_configs();
+  configs.push_back(kPivoting);
+  std::uint64_t seed = 100;
+  for (index_t n : kSizes)
+    for (index_t batch : batches_for(n))
+      check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++),
+                    Form::shifted, configs);
+}
+
+TYPED_TEST(CudaTridiagTest, GeneralDominant) {
+  auto configs = non_pivoting_configs();
+  configs.push_back(kPivoting);
+  std::uint64_t seed = 200;
+  for (index_t n : kSizes)
+    for (index_t batch : batches_for(n))
+      check_configs(testing::make_general<TypeParam>(n, batch, Kind::dominant, seed++),
+                    Form::general, configs);
+}
+
+// Complex Helmholtz-like shifts with a damping imaginary part: no pivoting needed (see
+// test_reference.cpp), so every method must solve them.
+TYPED_TEST(CudaTridiagTest, ShiftedComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  auto configs = non_pivoting_configs();
+  configs.push_back(kPivoting);
+  std::uint64_t seed = 300;
+  for (index_t n : kSizes)
+    for (index_t batch : batches_for(n))
+      check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::indefinite, seed++),
+                    Form::shifted, configs);
+}
+
+// Indefinite systems through the pivoting solver. Random general systems only up to n = 1023:
+// their condition number grows exponentially with n, and x overflows long before n = 65537.
+TYPED_TEST(CudaTridiagTest, PivotingIndefinite) {
+  std::uint64_t seed = 400;
+  for (index_t n : kSizes)
+    for (index_t batch : batches_for(n)) {
+      check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::indefinite, seed++),
+                    Form::shifted, {kPivoting});
+      if (n <= 1023)
+        check_configs(testing::make_general<TypeParam>(n, batch, Kind::indefinite, seed++),
+                      Form::general, {kPivoting});
+    }
+}
+
+// The batches of 10^5 systems of issue 5, small n.
+TYPED_TEST(CudaTridiagTest, LargeBatch) {
+  for (index_t n : {index_t{1}, index_t{3}, index_t{33}}) {
+    const auto t = testing::make_shifted<TypeParam>(n, 100000, Kind::dominant, 500 + n);
+    const auto ref = reference_solution(t, false);
+    for (const Config& cfg : non_pivoting_configs()) {
+      for (bool interleaved : {false, true}) {
+        const BatchLayout l = testing::padded_layout(interleaved, n, t.batch, 1);
+        bool padding_ok = false;
+        const auto x = run_gpu(t, Form::shifted, cfg, l, l, false, padding_ok);
+        EXPECT_TRUE(padding_ok) << cfg.name;
+        double worst = 0;
+        for (index_t k = 0; k < t.batch; ++k)
+          worst = std::max(worst, testing::forward_error(x, ref, n, k));
+        // Dominant systems, κ₁ ≤ 10: a few hundred eps.
+        EXPECT_LE(worst, pscr::testing::tolerance<TypeParam>(2000))
+            << cfg.name << ", n " << n << ", interleaved " << interleaved;
+      }
+    }
+  }
+}
+
+// The case of test_reference.cpp where Thomas fails (tiny diagonal, well-conditioned): the GPU
+// Thomas fails the same way, the GPU pivoting solver meets a 1e-10 relative residual.
+TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {
+  using Scalar = TypeParam;
+  const index_t n = 64, batch = 2;
+  Batch<Scalar> t;
+  t.n = n;
+  t.batch = batch;
+  t.A.diag.assign(n, Scalar(1e-13));
+  t.A.off.assign(n - 1, Scalar(1));
+  t.M.diag.assign(n, Scalar(1));
+  t.M.off.assign(n - 1, Scalar(0));
+  t.shifts = {Scalar(0), Scalar(1e-14)};
+  testing::fill_explicit_from_shifted(t);
+  t.d = pscr::testing::random_vector<Scalar>(n * batch, 77);
+  const BatchLayout l = BatchLayout::contiguous(n);
+  for (Form form : {Form::shifted, Form::general}) {
+    bool padding_ok = false;
+    const auto x_thomas = run_gpu(t, form, non_pivoting_configs()[0], l, l, false, padding_ok);
+    const auto x_pivot = run_gpu(t, form, kPivoting, l, l, false, padding_ok);
+    for (index_t k = 0; k < batch; ++k) {
+      EXPECT_GT(testing::relative_residual(t, x_thomas, k), 1e-6) << "Thomas did not fail";
+      EXPECT_LE(testing::relative_residual(t, x_pivot, k), 1e-10);
+    }
+  }
+}
+
+TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
+  using Scalar = TypeParam;
+  EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::partition, 3}), InputError);
+  const index_t n = 100, batch = 4;
+  const auto t = testing::make_shifted<Scalar>(n, batch, Kind::dominant, 9);
+  const cuda::DeviceSymTridiagBuffer<Scalar> A(t.A), M(t.M);
+  auto d_shifts = upload(t.shifts);
+  auto d_d = upload(t.d);
+  const BatchLayout l = BatchLayout::contiguous(n);
+  const cuda::Options thomas{cuda::Method::thomas, 0};
+  DeviceBuffer<Scalar> d_ws(n * batch);
+  EXPECT_THROW(cuda::solve_shifted(nullptr, A.view(), M.view(), d_shifts.data(), batch, d_d.data(),
+                                   l, d_d.data(), l, d_ws.data(), n * batch - 1, thomas),
+               InputError);  // workspace too small
+  EXPECT_THROW(cuda::solve_shifted(nullptr, A.view(), M.view(), d_shifts.data(), 0, d_d.data(), l,
+                                   d_d.data(), l, d_ws.data(), n * batch, thomas),
+               InputError);  // empty batch
+}
+
+}  // namespace
+}  // namespace pscr::tridiag

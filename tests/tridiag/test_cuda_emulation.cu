@@ -1,0 +1,194 @@
+// The algebra of the GPU partition method, run on the CPU: the kernels' own per-partition and
+// per-row functions (partition_reduce, partition_substitute, pcr_row; tridiag/cuda/partition.cuh)
+// driven by plain loops in place of threads, on the same tile index maps, chunk offsets and
+// coarse-row numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the
+// method's mathematics against the CPU reference; the gpu tests check the kernels themselves.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/cuda/scalar.cuh"
+#include "tests/support/tolerance.hpp"
+#include "tests/support/typed.hpp"
+#include "tests/tridiag/systems.hpp"
+#include "tridiag/cuda/partition.cuh"
+#include "tridiag/reference/solve.hpp"
+
+namespace pscr::tridiag {
+namespace {
+
+using cuda::detail::CoarseRows;
+using cuda::detail::PaddedIndex;
+using cuda::detail::TileVector;
+
+/// PCR on one system of nc rows until decoupled, as pcr_shared does (double-buffered here).
+template <class T>
+void emulate_pcr(std::vector<T>& a, std::vector<T>& b, std::vector<T>& c, std::vector<T>& d) {
+  const int nc = static_cast<int>(d.size());
+  for (int s = 1; s < nc; s <<= 1) {
+    std::vector<T> na(nc), nb(nc), nn(nc), nd(nc);
+    for (int i = 0; i < nc; ++i)
+      cuda::detail::pcr_row(a.data(), b.data(), c.data(), d.data(), i, i, s, nc, na[i], nb[i],
+                            nn[i], nd[i]);
+    a.swap(na);
+    b.swap(nb);
+    c.swap(nn);
+    d.swap(nd);
+  }
+  for (int i = 0; i < nc; ++i) d[i] = d[i] / b[i];
+}
+
+/// A padded tile (PaddedIndex<M>) of rows [r0, r0 + lv) of a canonical vector.
+template <int M, class T>
+std::vector<T> make_tile(const std::vector<T>& v, index_t r0, int lv) {
+  std::vector<T> tile(PaddedIndex<M>::system_stride(lv));
+  const PaddedIndex<M> idx{PaddedIndex<M>::system_stride(lv)};
+  for (int i = 0; i < lv; ++i) tile[idx(0, i)] = v[r0 + i];
+  return tile;
+}
+
+/// Rows accessor of the general form over one chunk tile (what GeneralForm::rows returns).
+template <int M, class T>
+struct ChunkRows {
+  std::vector<T> a, b, c;
+  cuda::detail::TileRows<T, PaddedIndex<M>> view(index_t r0, index_t n) const {
+    return {a.data(), b.data(), c.data(), PaddedIndex<M>{static_cast<int>(a.size())}, 0, r0, n};
+  }
+};
+
+/// Holder maker of the general form: chunk tiles of a, b, c (vectors of the whole system).
+template <int M, class T>
+struct GeneralChunks {
+  const std::vector<T>* a;
+  const std::vector<T>* b;
+  const std::vector<T>* c;
+  ChunkRows<M, T> operator()(index_t r0, int lv) const {
+    return {make_tile<M>(*a, r0, lv), make_tile<M>(*b, r0, lv), make_tile<M>(*c, r0, lv)};
+  }
+};
+
+/// The partition method on one system of n rows: blocks of `chunk` rows (a multiple of M; n or
+/// more = one block), coarse system by PCR when it came from one block, else solved recursively
+/// in the general form (as solve_device does). `rows_of(r0, lv)` gives a holder whose
+/// view(r0, n) is the rows accessor of the block starting at row r0.
+template <int M, class T, class RowsOf>
+std::vector<T> emulate_partition(const RowsOf& rows_of, const std::vector<T>& d, index_t chunk) {
+  const index_t n = static_cast<index_t>(d.size());
+  const index_t nc = cuda::detail::coarse_size(n, M);
+  std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
+  for (index_t r0 = 0; r0 < n; r0 += chunk) {
+    const int lv = static_cast<int>(std::min(chunk, n - r0));
+    auto tile = make_tile<M>(d, r0, lv);
+    const TileVector<T, PaddedIndex<M>> v{tile.data(), {PaddedIndex<M>::system_stride(lv)}, 0, r0};
+    const auto holder = rows_of(r0, lv);
+    const auto rows = holder.view(r0, n);
+    for (int j = 0; j * M < lv; ++j) {
+      const index_t p = r0 + j * M;
+      const int m = std::min(M, lv - j * M);
+      CoarseRows<T> cr;
+      cuda::detail::partition_reduce(rows, v, p, m, cr);
+      cuda::detail::store_coarse(cr, m, ca.data(), cb.data(), cc.data(), cd.data(), 2 * (p / M));
+    }
+  }
+  if (chunk >= n) {
+    emulate_pcr(ca, cb, cc, cd);
+  } else {
+    // Coarse system in the general form, contiguous, split the same way.
+    cd = emulate_partition<M>(GeneralChunks<M, T>{&ca, &cb, &cc}, cd, chunk);
+  }
+  std::vector<T> x(n);
+  for (index_t r0 = 0; r0 < n; r0 += chunk) {
+    const int lv = static_cast<int>(std::min(chunk, n - r0));
+    auto tile = make_tile<M>(d, r0, lv);
+    const PaddedIndex<M> idx{PaddedIndex<M>::system_stride(lv)};
+    const TileVector<T, PaddedIndex<M>> v{tile.data(), idx, 0, r0};
+    const auto holder = rows_of(r0, lv);
+    const auto rows = holder.view(r0, n);
+    for (int j = 0; j * M < lv; ++j) {
+      const index_t p = r0 + j * M;
+      const int m = std::min(M, lv - j * M);
+      const index_t e = 2 * (p / M);
+      cuda::detail::partition_substitute<M>(rows, v, p, m, cd[e], m >= 2 ? cd[e + 1] : T(0));
+    }
+    for (int i = 0; i < lv; ++i) x[r0 + i] = tile[idx(0, i)];
+  }
+  return x;
+}
+
+/// Shifted rows over the global A, M (what ShiftedForm::rows returns), in the holder interface.
+template <class T>
+struct ShiftedHolder {
+  cuda::detail::ShiftedRows<T> r;
+  cuda::detail::ShiftedRows<T> view(index_t, index_t) const { return r; }
+};
+
+template <class Scalar>
+class EmulationTest : public ::testing::Test {};
+TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
+
+template <int M, class Scalar>
+void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions,
+                const std::string& what) {
+  using T = pscr::cuda::device_scalar_t<Scalar>;
+  const index_t n = t.n;
+  std::vector<Scalar> ref(n * t.batch), work(n);
+  const BatchLayout l = BatchLayout::contiguous(n);
+  reference::solve_general(n, t.batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l,
+                           ref.data(), l, work.data(), n);
+  const auto cond = testing::condition_numbers(t);
+  const index_t chunk = chunk_partitions > 0 ? chunk_partitions * M : n;
+  for (index_t k = 0; k < t.batch; ++k) {
+    std::vector<T> d(n), a(n), b(n), c(n);
+    for (index_t r = 0; r < n; ++r) {
+      d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
+      a[r] = reinterpret_cast<const T&>(t.a[k * n + r]);
+      b[r] = reinterpret_cast<const T&>(t.b[k * n + r]);
+      c[r] = reinterpret_cast<const T&>(t.c[k * n + r]);
+    }
+    std::vector<T> x;
+    if (what == "shifted") {
+      const cuda::detail::ShiftedMatrix<T> m{
+          pscr::cuda::as_device(t.A.diag.data()), pscr::cuda::as_device(t.A.off.data()),
+          pscr::cuda::as_device(t.M.diag.data()), pscr::cuda::as_device(t.M.off.data()), n};
+      const ShiftedHolder<T> holder{{m, reinterpret_cast<const T&>(t.shifts[k])}};
+      x = emulate_partition<M>([&](index_t, int) { return holder; }, d, chunk);
+    } else {
+      x = emulate_partition<M>(GeneralChunks<M, T>{&a, &b, &c}, d, chunk);
+    }
+    std::vector<Scalar> xs(n * t.batch);
+    for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const Scalar&>(x[r]);
+    // Both solves are backward stable on these systems: as in test_reference.cpp.
+    EXPECT_LE(testing::forward_error(xs, ref, n, k), pscr::testing::tolerance<Scalar>(200, cond[k]))
+        << what << ", M " << M << ", n " << n << ", system " << k << ", chunk " << chunk;
+  }
+}
+
+template <class Scalar, int M>
+void sweep(testing::Kind kind, std::uint64_t seed) {
+  const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 255, 1000, 1023};
+  for (index_t n : sizes) {
+    const auto ts = testing::make_shifted<Scalar>(n, 2, kind, seed++);
+    const auto tg = testing::make_general<Scalar>(n, 2, testing::Kind::dominant, seed++);
+    for (index_t chunk : {index_t{0}, index_t{3}, index_t{16}}) {
+      check_case<M>(ts, chunk, "shifted");
+      if (kind == testing::Kind::dominant) check_case<M>(tg, chunk, "general");
+    }
+  }
+}
+
+TYPED_TEST(EmulationTest, PartitionDominant) {
+  sweep<TypeParam, 4>(testing::Kind::dominant, 1000);
+  sweep<TypeParam, 8>(testing::Kind::dominant, 2000);
+  sweep<TypeParam, 16>(testing::Kind::dominant, 3000);
+}
+
+// Complex Helmholtz-like shifts with a damping imaginary part (see test_reference.cpp): the
+// Schur complements keep a positive definite imaginary part, so no pivoting is needed.
+TYPED_TEST(EmulationTest, PartitionComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  sweep<TypeParam, 8>(testing::Kind::indefinite, 4000);
+}
+
+}  // namespace
+}  // namespace pscr::tridiag

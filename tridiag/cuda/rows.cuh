@@ -1,0 +1,192 @@
+#pragma once
+/// @file Device building blocks shared by the tridiagonal kernels: strided batch addressing,
+/// shared-memory tiles loaded and stored in the coalesced order of a layout, and the row
+/// accessors of the shifted and general forms. Include only from .cu files.
+
+#include <cuda/std/complex>
+
+#include "common/scalar.hpp"
+
+/// Host and device: the per-row arithmetic is also run on the CPU by the emulation test
+/// (tests/tridiag/test_cuda_emulation.cu), which checks the partition method's algebra without a
+/// GPU.
+#define PSCR_HD __host__ __device__ __forceinline__
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Element (system k, row r) of a batch array is at k·system + r·row (tridiag/layout.hpp).
+struct Strides {
+  index_t system;
+  index_t row;
+  PSCR_HD index_t at(index_t k, index_t r) const { return k * system + r * row; }
+};
+
+/// |re| + |im|: the pivot-size measure of the reference (LAPACK's cabs1).
+__device__ __forceinline__ double abs1(double v) {
+  return fabs(v);
+}
+__device__ __forceinline__ double abs1(const ::cuda::std::complex<double>& z) {
+  return fabs(z.real()) + fabs(z.imag());
+}
+
+/// Index of (system g, row i) in a shared-memory tile of systems of `stride` elements, with one
+/// padding element after every `Period` rows so that threads walking partitions of Period rows
+/// hit distinct banks.
+template <int Period>
+struct PaddedIndex {
+  int stride;
+  PSCR_HD int operator()(int g, int i) const { return g * stride + i + i / Period; }
+  /// Elements of one system of `rows` rows.
+  __host__ __device__ static int system_stride(int rows) { return rows + rows / Period + 1; }
+};
+
+/// Index of (system g, row i) in a tile of systems `stride` elements apart (an odd stride keeps
+/// threads that walk their own system on distinct banks).
+struct StrideIndex {
+  int stride;
+  PSCR_HD int operator()(int g, int i) const { return g * stride + i; }
+};
+
+/// The right-hand side / solution of tile system g (tile starting at global row r0), addressed
+/// by global row: get(r) reads d before the solve, set(r, v) writes x in its place.
+template <class T, class Index>
+struct TileVector {
+  T* data;
+  Index idx;
+  int g;
+  index_t r0;
+  PSCR_HD T get(index_t r) const { return data[idx(g, static_cast<int>(r - r0))]; }
+  PSCR_HD void set(index_t r, const T& v) const { data[idx(g, static_cast<int>(r - r0))] = v; }
+  PSCR_HD T operator()(index_t r) const { return get(r); }
+};
+
+/// Copies rows [r0, r0 + lv) of systems [k0, k0 + gv) between a strided global array and a tile.
+/// Consecutive threads take consecutive rows of a system when `row_fastest` (contiguous layouts)
+/// and consecutive systems of a row otherwise (interleaved layouts): coalesced either way.
+template <class T, class Index>
+__device__ void load_tile(const T* __restrict__ src, Strides s, index_t k0, int gv, index_t r0,
+                          int lv, bool row_fastest, T* tile, Index idx) {
+  const int total = gv * lv;
+  for (int e = threadIdx.x; e < total; e += blockDim.x) {
+    int g, i;
+    if (row_fastest) {
+      g = e / lv;
+      i = e - g * lv;
+    } else {
+      i = e / gv;
+      g = e - i * gv;
+    }
+    tile[idx(g, i)] = src[s.at(k0 + g, r0 + i)];
+  }
+}
+
+template <class T, class Index>
+__device__ void store_tile(T* __restrict__ dst, Strides s, index_t k0, int gv, index_t r0, int lv,
+                           bool row_fastest, const T* tile, Index idx) {
+  const int total = gv * lv;
+  for (int e = threadIdx.x; e < total; e += blockDim.x) {
+    int g, i;
+    if (row_fastest) {
+      g = e / lv;
+      i = e - g * lv;
+    } else {
+      i = e / gv;
+      g = e - i * gv;
+    }
+    dst[s.at(k0 + g, r0 + i)] = tile[idx(g, i)];
+  }
+}
+
+/// The shared matrices of the shifted form in device memory (A, M: diag n, off n−1).
+template <class T>
+struct ShiftedMatrix {
+  const T* a_diag;
+  const T* a_off;
+  const T* m_diag;
+  const T* m_off;
+  index_t n;
+};
+
+/// Rows of A + s M, formed on the fly: row r is sub(r) x_{r−1} + diag(r) x_r + sup(r) x_{r+1},
+/// with sub(0) = sup(n−1) = 0. Global row indices.
+template <class T>
+struct ShiftedRows {
+  ShiftedMatrix<T> m;
+  T s;
+  PSCR_HD T sub(index_t r) const { return r > 0 ? m.a_off[r - 1] + s * m.m_off[r - 1] : T(0); }
+  PSCR_HD T diag(index_t r) const { return m.a_diag[r] + s * m.m_diag[r]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < m.n ? m.a_off[r] + s * m.m_off[r] : T(0); }
+};
+
+/// Rows of one explicit system held in shared-memory tiles a, b, c covering rows [r0, r0 + L) of
+/// system g; global row indices, sub(0) = sup(n−1) = 0 (those entries are never read).
+template <class T, class Index>
+struct TileRows {
+  const T* a;
+  const T* b;
+  const T* c;
+  Index idx;
+  int g;
+  index_t r0;
+  index_t n;
+  PSCR_HD T sub(index_t r) const { return r > 0 ? a[idx(g, static_cast<int>(r - r0))] : T(0); }
+  PSCR_HD T diag(index_t r) const { return b[idx(g, static_cast<int>(r - r0))]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[idx(g, static_cast<int>(r - r0))] : T(0); }
+};
+
+/// Rows of explicit system k read straight from global memory (pivoting kernel).
+template <class T>
+struct GlobalRows {
+  const T* a;
+  const T* b;
+  const T* c;
+  Strides s;
+  index_t k;
+  index_t n;
+  PSCR_HD T sub(index_t r) const { return r > 0 ? a[s.at(k, r)] : T(0); }
+  PSCR_HD T diag(index_t r) const { return b[s.at(k, r)]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
+};
+
+/// The shifted form as seen by the tiled kernels: nothing to stage, rows formed from A, M, s_k.
+template <class T>
+struct ShiftedForm {
+  ShiftedMatrix<T> m;
+  const T* shifts;
+
+  static constexpr int tiles = 0;  ///< coefficient tiles staged in shared memory
+  template <class Index>
+  __device__ void load(Strides, index_t, int, index_t, int, bool, T*, Index, int) const {}
+  template <class Index>
+  __device__ ShiftedRows<T> rows(index_t k, int, index_t, const T*, Index, int) const {
+    return {m, shifts[k]};
+  }
+};
+
+/// The general form as seen by the tiled kernels: a, b, c (layout of d) staged in three
+/// shared-memory tiles of `tile_size` elements each, next to d's tile.
+template <class T>
+struct GeneralForm {
+  const T* a;
+  const T* b;
+  const T* c;
+  index_t n;
+
+  static constexpr int tiles = 3;
+  /// Loads rows [r0, r0 + lv) of systems [k0, k0 + gv) of a, b, c into coef[0, 3·tile_size).
+  template <class Index>
+  __device__ void load(Strides s, index_t k0, int gv, index_t r0, int lv, bool row_fastest, T* coef,
+                       Index idx, int tile_size) const {
+    load_tile(a, s, k0, gv, r0, lv, row_fastest, coef, idx);
+    load_tile(b, s, k0, gv, r0, lv, row_fastest, coef + tile_size, idx);
+    load_tile(c, s, k0, gv, r0, lv, row_fastest, coef + 2 * tile_size, idx);
+  }
+  /// Rows of tile system g (whose tile starts at global row r0).
+  template <class Index>
+  __device__ TileRows<T, Index> rows(index_t, int g, index_t r0, const T* coef, Index idx,
+                                     int tile_size) const {
+    return {coef, coef + tile_size, coef + 2 * tile_size, idx, g, r0, n};
+  }
+};
+
+}  // namespace pscr::tridiag::cuda::detail

@@ -1,0 +1,390 @@
+// Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
+// of the partition method (one block per system group, or several blocks per system with a
+// recursive coarse solve), and the instantiations. Kernels: thomas.cuh, partition.cuh.
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "common/cuda/check.hpp"
+#include "common/cuda/scalar.cuh"
+#include "common/error.hpp"
+#include "tridiag/cuda/partition.cuh"
+#include "tridiag/cuda/selection.hpp"
+#include "tridiag/cuda/solve.hpp"
+#include "tridiag/cuda/thomas.cuh"
+
+namespace pscr::tridiag::cuda {
+namespace {
+
+using detail::Strides;
+using pscr::cuda::as_device;
+using pscr::cuda::device_scalar_t;
+
+constexpr int kThomasThreads = 128;
+constexpr int kPivotingThreads = 128;
+constexpr int kPartitionThreads = 256;  // target block size of the partition kernels
+constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
+
+/// p-Thomas chunk: 16 rows of 8-byte scalars, 8 of 16-byte ones (128 bytes per system).
+template <class T>
+constexpr int thomas_chunk() {
+  return sizeof(T) <= 8 ? 16 : 8;
+}
+
+Strides strides(const BatchLayout& l) {
+  return {l.system_stride, l.row_stride};
+}
+/// Rows of a system are closer together than systems of a row: walk rows fastest.
+bool row_fastest(const BatchLayout& l) {
+  return l.row_stride <= l.system_stride;
+}
+
+int round_up_warp(index_t t) {
+  return static_cast<int>((t + 31) / 32 * 32);
+}
+
+/// Largest dynamic shared memory a block may use on the current device.
+std::size_t shared_budget() {
+  int device = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  int bytes = 0;
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(bytes);
+}
+
+template <class Kernel>
+void allow_shared(Kernel* kernel, std::size_t bytes) {
+  if (bytes > kDefaultSharedBytes)
+    PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes)));
+}
+
+/// Launch plan of the partition method for one problem.
+struct PartitionPlan {
+  int M = 8;           ///< rows per partition
+  bool single = true;  ///< whole systems in one block
+  index_t G = 1;       ///< systems per block
+  index_t P = 1;       ///< partitions per system and block
+  int threads = 32;
+  std::size_t smem = 0;
+  index_t chunks = 1;  ///< blocks per system (several blocks only)
+  index_t nc = 1;      ///< coarse rows per system
+};
+
+/// Elements of a padded tile system of `rows` rows (detail::PaddedIndex<M>::system_stride).
+index_t padded_rows(index_t rows, int M) {
+  return rows + rows / M + 1;
+}
+
+PartitionPlan plan_partition(index_t n, index_t batch, int M, bool interleaved,
+                             std::size_t scalar_bytes, int tiles, std::size_t budget) {
+  PartitionPlan pl;
+  pl.M = M;
+  pl.nc = detail::coarse_size(n, M);
+  const index_t P = (n + M - 1) / M;
+  if (P <= detail::kMaxPartitionThreads) {
+    // d tile, coefficient tiles, coarse a, b, c, d (2P rows each) per system.
+    auto smem_for = [&](index_t G) {
+      return scalar_bytes * static_cast<std::size_t>(G * ((1 + tiles) * padded_rows(n, M) + 8 * P));
+    };
+    index_t G = std::clamp<index_t>(kPartitionThreads / P, 1, batch);
+    while (G > 1 && smem_for(G) > budget) G /= 2;
+    if (smem_for(G) <= budget) {
+      pl.G = G;
+      pl.P = P;
+      pl.threads = round_up_warp(G * P);
+      pl.smem = smem_for(G);
+      return pl;
+    }
+  }
+  // Several blocks per system; interleaved layouts take several systems per block to coalesce.
+  pl.single = false;
+  index_t G = interleaved ? std::min<index_t>(batch, 8) : 1;
+  index_t Pc = std::max<index_t>(1, kPartitionThreads / G);
+  auto smem_for = [&](index_t g, index_t pc) {
+    return scalar_bytes * static_cast<std::size_t>((1 + tiles) * g * padded_rows(pc * M, M));
+  };
+  while (Pc > 1 && smem_for(G, Pc) > budget) Pc /= 2;
+  while (G > 1 && smem_for(G, Pc) > budget) G /= 2;
+  pl.G = G;
+  pl.P = Pc;
+  pl.threads = round_up_warp(G * Pc);
+  pl.smem = smem_for(G, Pc);
+  pl.chunks = (n + Pc * M - 1) / (Pc * M);
+  return pl;
+}
+
+/// Fills in an automatic method / rows_per_thread from the selection table; checks the rest.
+Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex) {
+  if (opt.rows_per_thread != 0 && opt.rows_per_thread != 4 && opt.rows_per_thread != 8 &&
+      opt.rows_per_thread != 16)
+    PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16, got "
+                     << opt.rows_per_thread);
+  const Options table = select_method(n, batch, interleaved, complex);
+  if (opt.method == Method::automatic) opt.method = table.method;
+  if (opt.method == Method::partition && opt.rows_per_thread == 0)
+    opt.rows_per_thread = table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+  return opt;
+}
+
+/// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
+template <class T>
+index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
+                           std::size_t budget) {
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  if (opt.method == Method::thomas) return n * batch;
+  const PartitionPlan pl =
+      plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, budget);
+  if (pl.single) return 0;
+  return 4 * pl.nc * batch + required_workspace<T>(pl.nc, batch, false,
+                                                   detail::GeneralForm<T>::tiles, Options{},
+                                                   budget);
+}
+
+/// Calls f(std::integral_constant<int, M>) for the runtime M.
+template <class F>
+void with_rows_per_thread(int M, F&& f) {
+  switch (M) {
+    case 4:
+      f(std::integral_constant<int, 4>{});
+      break;
+    case 8:
+      f(std::integral_constant<int, 8>{});
+      break;
+    case 16:
+      f(std::integral_constant<int, 16>{});
+      break;
+    default:
+      PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread must be 4, 8 or 16, got " << M);
+  }
+}
+
+template <class T, class Form>
+void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
+                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
+  constexpr int C = thomas_chunk<T>();
+  const std::size_t smem = sizeof(T) * (1 + Form::tiles) * kThomasThreads * (C + 1);
+  auto* kernel = detail::thomas_kernel<C, T, Form>;
+  allow_shared(kernel, smem);
+  const index_t blocks = (batch + kThomasThreads - 1) / kThomasThreads;
+  kernel<<<static_cast<unsigned>(blocks), kThomasThreads, smem, stream>>>(
+      form, n, batch, d, strides(dl), row_fastest(dl), x, strides(xl), row_fastest(xl), ws);
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
+/// Non-pivoting solve of any form on device scalars T (recursive for long systems).
+template <class T, class Form>
+void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
+                  const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
+                  Options opt, std::size_t budget) {
+  const bool interleaved = !row_fastest(dl);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  if (opt.method == Method::thomas) {
+    launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
+    return;
+  }
+  const PartitionPlan pl =
+      plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), Form::tiles, budget);
+  const bool drf = row_fastest(dl), xrf = row_fastest(xl);
+  if (pl.single) {
+    with_rows_per_thread(pl.M, [&](auto m) {
+      auto* kernel = detail::partition_block_kernel<decltype(m)::value, T, Form>;
+      allow_shared(kernel, pl.smem);
+      const index_t blocks = (batch + pl.G - 1) / pl.G;
+      kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
+          form, n, batch, static_cast<int>(pl.G), static_cast<int>(pl.P), d, strides(dl), drf, x,
+          strides(xl), xrf);
+      PSCR_CUDA_CHECK_LAUNCH();
+    });
+    return;
+  }
+  // Coarse system in the workspace: a, b, c, d, system k at k·nc; solved in place in cd.
+  const index_t cn = pl.nc * batch;
+  T* ca = ws;
+  T* cb = ca + cn;
+  T* cc = cb + cn;
+  T* cd = cc + cn;
+  const index_t blocks = (batch + pl.G - 1) / pl.G * pl.chunks;
+  with_rows_per_thread(pl.M, [&](auto m) {
+    auto* kernel = detail::partition_reduce_kernel<decltype(m)::value, T, Form>;
+    allow_shared(kernel, pl.smem);
+    kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
+        form, n, batch, static_cast<int>(pl.G), static_cast<int>(pl.P), pl.chunks, d, strides(dl),
+        drf, ca, cb, cc, cd, pl.nc);
+    PSCR_CUDA_CHECK_LAUNCH();
+  });
+  const BatchLayout cl = BatchLayout::contiguous(pl.nc);
+  solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, pl.nc}, pl.nc, batch, cd, cl, cd, cl,
+               ws + 4 * cn, wc - 4 * cn, Options{}, budget);
+  with_rows_per_thread(pl.M, [&](auto m) {
+    auto* kernel = detail::partition_substitute_kernel<decltype(m)::value, T, Form>;
+    allow_shared(kernel, pl.smem);
+    kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
+        form, n, batch, static_cast<int>(pl.G), static_cast<int>(pl.P), pl.chunks, d, strides(dl),
+        drf, x, strides(xl), xrf, cd, pl.nc);
+    PSCR_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void check_layout(const BatchLayout& layout, index_t n, index_t batch, const char* what) {
+  if ((n > 1 && layout.row_stride < 1) || (batch > 1 && layout.system_stride < 1) ||
+      layout.row_stride < 0 || layout.system_stride < 0)
+    PSCR_INPUT_ERROR("tridiag::cuda: "
+                     << what << " layout needs positive strides, found system_stride "
+                     << layout.system_stride << ", row_stride " << layout.row_stride);
+}
+
+void check_sizes(index_t n, index_t batch) {
+  if (n < 1) PSCR_INPUT_ERROR("tridiag::cuda: system size must be >= 1, got " << n);
+  if (batch < 1) PSCR_INPUT_ERROR("tridiag::cuda: batch must be >= 1, got " << batch);
+}
+
+/// Checks pointers, layouts and the workspace (after check_sizes).
+void check_common(index_t n, index_t batch, const void* d, const BatchLayout& dl, const void* x,
+                  const BatchLayout& xl, const void* ws, index_t wc, index_t required) {
+  if (d == nullptr || x == nullptr) PSCR_INPUT_ERROR("tridiag::cuda: d and x must not be null");
+  check_layout(dl, n, batch, "d");
+  check_layout(xl, n, batch, "x");
+  if (wc < required || (required > 0 && ws == nullptr))
+    PSCR_INPUT_ERROR("tridiag::cuda: workspace must hold at least "
+                     << required << " scalars (workspace_size), got " << wc);
+}
+
+template <class Scalar>
+void check_shifted(const DeviceSymTridiag<Scalar>& A, const DeviceSymTridiag<Scalar>& M,
+                   const Scalar* shifts) {
+  if (M.n != A.n)
+    PSCR_INPUT_ERROR("tridiag::cuda: A and M must have the same size, got " << A.n << " and "
+                                                                            << M.n);
+  if (A.diag == nullptr || M.diag == nullptr || shifts == nullptr ||
+      (A.n > 1 && (A.off == nullptr || M.off == nullptr)))
+    PSCR_INPUT_ERROR("tridiag::cuda: A, M and the shifts must not be null");
+}
+
+template <class Scalar>
+detail::ShiftedMatrix<device_scalar_t<Scalar>> shifted_matrix(const DeviceSymTridiag<Scalar>& A,
+                                                              const DeviceSymTridiag<Scalar>& M) {
+  return {as_device(A.diag), as_device(A.off), as_device(M.diag), as_device(M.off), A.n};
+}
+
+}  // namespace
+
+template <class Scalar>
+DeviceSymTridiagBuffer<Scalar>::DeviceSymTridiagBuffer(const SymTridiag<Scalar>& t)
+    : diag_(t.diag.size()), off_(std::max<std::size_t>(t.off.size(), 1)), n_(t.size()) {
+  diag_.copy_from_host(t.diag.data());
+  if (!t.off.empty())
+    PSCR_CUDA_CHECK(cudaMemcpy(off_.data(), t.off.data(), t.off.size() * sizeof(Scalar),
+                               cudaMemcpyHostToDevice));
+}
+
+template <class Scalar>
+index_t workspace_size(index_t n, index_t batch, const Options& options) {
+  if (n < 1 || batch < 1) return 0;
+  using T = device_scalar_t<Scalar>;
+  const std::size_t budget = shared_budget();
+  index_t most = 0;
+  for (bool interleaved : {false, true})
+    for (int tiles : {detail::ShiftedForm<T>::tiles, detail::GeneralForm<T>::tiles})
+      most = std::max(most, required_workspace<T>(n, batch, interleaved, tiles, options, budget));
+  return most;
+}
+
+index_t pivoting_workspace_size(index_t n, index_t batch) {
+  return 3 * std::max<index_t>(n, 1) * std::max<index_t>(batch, 1);
+}
+
+template <class Scalar>
+void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
+                   const Scalar* d_shifts, index_t batch, const Scalar* d_rhs, BatchLayout d_layout,
+                   Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
+                   const Options& options) {
+  using T = device_scalar_t<Scalar>;
+  const index_t n = A.n;
+  check_shifted(A, M, d_shifts);
+  check_sizes(n, batch);
+  const std::size_t budget = shared_budget();
+  check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
+               required_workspace<T>(n, batch, !row_fastest(d_layout),
+                                     detail::ShiftedForm<T>::tiles, options, budget));
+  const detail::ShiftedForm<T> form{shifted_matrix(A, M), as_device(d_shifts)};
+  solve_device(stream, form, n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
+               as_device(d_workspace), workspace_count, options, budget);
+}
+
+template <class Scalar>
+void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* d_a,
+                   const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs, BatchLayout d_layout,
+                   Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
+                   const Options& options) {
+  using T = device_scalar_t<Scalar>;
+  if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
+    PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
+  check_sizes(n, batch);
+  const std::size_t budget = shared_budget();
+  check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
+               required_workspace<T>(n, batch, !row_fastest(d_layout),
+                                     detail::GeneralForm<T>::tiles, options, budget));
+  const detail::GeneralForm<T> form{as_device(d_a), as_device(d_b), as_device(d_c), n};
+  solve_device(stream, form, n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
+               as_device(d_workspace), workspace_count, options, budget);
+}
+
+template <class Scalar>
+void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
+                            DeviceSymTridiag<Scalar> M, const Scalar* d_shifts, index_t batch,
+                            const Scalar* d_rhs, BatchLayout d_layout, Scalar* d_x,
+                            BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count) {
+  using T = device_scalar_t<Scalar>;
+  const index_t n = A.n;
+  check_shifted(A, M, d_shifts);
+  check_sizes(n, batch);
+  check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
+               pivoting_workspace_size(n, batch));
+  const detail::ShiftedRowsMaker<T> make{shifted_matrix(A, M), as_device(d_shifts)};
+  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
+  detail::pivoting_kernel<T><<<static_cast<unsigned>(blocks), kPivotingThreads, 0, stream>>>(
+      make, n, batch, as_device(d_rhs), strides(d_layout), as_device(d_x), strides(x_layout),
+      as_device(d_workspace));
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
+template <class Scalar>
+void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const Scalar* d_a,
+                            const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs,
+                            BatchLayout d_layout, Scalar* d_x, BatchLayout x_layout,
+                            Scalar* d_workspace, index_t workspace_count) {
+  using T = device_scalar_t<Scalar>;
+  if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
+    PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
+  check_sizes(n, batch);
+  check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
+               pivoting_workspace_size(n, batch));
+  const detail::GeneralRowsMaker<T> make{as_device(d_a), as_device(d_b), as_device(d_c),
+                                         strides(d_layout), n};
+  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
+  detail::pivoting_kernel<T><<<static_cast<unsigned>(blocks), kPivotingThreads, 0, stream>>>(
+      make, n, batch, as_device(d_rhs), strides(d_layout), as_device(d_x), strides(x_layout),
+      as_device(d_workspace));
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
+#define PSCR_INSTANTIATE(Scalar)                                                                  \
+  template class DeviceSymTridiagBuffer<Scalar>;                                                  \
+  template index_t workspace_size<Scalar>(index_t, index_t, const Options&);                      \
+  template void solve_shifted<Scalar>(                                                            \
+      cudaStream_t, DeviceSymTridiag<Scalar>, DeviceSymTridiag<Scalar>, const Scalar*, index_t,   \
+      const Scalar*, BatchLayout, Scalar*, BatchLayout, Scalar*, index_t, const Options&);        \
+  template void solve_general<Scalar>(cudaStream_t, index_t, index_t, const Scalar*,              \
+                                      const Scalar*, const Scalar*, const Scalar*, BatchLayout,   \
+                                      Scalar*, BatchLayout, Scalar*, index_t, const Options&);    \
+  template void solve_shifted_pivoting<Scalar>(                                                   \
+      cudaStream_t, DeviceSymTridiag<Scalar>, DeviceSymTridiag<Scalar>, const Scalar*, index_t,   \
+      const Scalar*, BatchLayout, Scalar*, BatchLayout, Scalar*, index_t);                        \
+  template void solve_general_pivoting<Scalar>(                                                   \
+      cudaStream_t, index_t, index_t, const Scalar*, const Scalar*, const Scalar*, const Scalar*, \
+      BatchLayout, Scalar*, BatchLayout, Scalar*, index_t);
+PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE)
+#undef PSCR_INSTANTIATE
+
+}  // namespace pscr::tridiag::cuda

@@ -1,0 +1,114 @@
+#pragma once
+/// @file GPU solvers for batches of tridiagonal systems (level 3 of PSCR, DESIGN.md §3): the
+/// twins of tridiag/reference/solve.hpp, same names and arguments plus a stream first, with every
+/// array in device memory. Host C++ (no CUDA syntax).
+///
+/// Forms, layouts, in-place use and errors are those of the references (see
+/// tridiag/reference/solve.hpp): element (system k, row r) at `layout.offset(k, r)`, x may alias
+/// d when both layouts are equal, a at row 0 and c at row n−1 are never read.
+///
+/// Methods (non-pivoting, `solve_shifted` / `solve_general`):
+///   thomas:    p-Thomas, one thread per system (sakharnykh2010). Rows go through shared memory
+///              in chunks, read and written in the order the layout makes coalesced (rows of a
+///              system for contiguous layouts, systems of a row for interleaved ones); the Thomas
+///              factors c' go to the workspace. Six passes over the rows.
+///   partition: Thomas–PCR hybrid (the partitioned, Schur-complement scheme of RPTS, klein2021):
+///              each thread eliminates the interior of a partition of M rows (downward and upward
+///              sweeps), the 2 interface rows per partition form a coarse tridiagonal system,
+///              solved by PCR in shared memory (kim2011 eqs. 5–6), and each thread recomputes its
+///              partition's interior from the interface values. When the whole system fits one
+///              block, d is read once and x written once (the floor); larger systems are split
+///              over blocks, the coarse system goes through the workspace and is solved
+///              recursively, and d is read twice.
+///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
+///              (n, batch, layout, scalar type).
+/// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
+/// pivoting of the reference, one thread per system, U in the workspace: stable where the
+/// non-pivoting methods lose accuracy, but neither coalesced nor parallel within a system.
+///
+/// Workspace: device memory owned by the caller, `workspace_size` / `pivoting_workspace_size`
+/// scalars. Every call is asynchronous on `stream`; zero pivots are not detected on the GPU
+/// (they give Inf/NaN in x).
+
+#include <cuda_runtime_api.h>
+
+#include "common/cuda/device_buffer.hpp"
+#include "common/scalar.hpp"
+#include "pscr/operator.hpp"
+#include "tridiag/layout.hpp"
+
+namespace pscr::tridiag::cuda {
+
+/// @brief A symmetric tridiagonal matrix in device memory (the device twin of SymTridiag):
+/// `diag` has n entries, `off` n−1 (off[k] = T(k, k+1) = T(k+1, k); may be null when n = 1).
+template <class Scalar>
+struct DeviceSymTridiag {
+  const Scalar* diag = nullptr;
+  const Scalar* off = nullptr;
+  index_t n = 0;
+
+  index_t size() const { return n; }
+};
+
+/// @brief Owns a copy of a host SymTridiag in device memory.
+template <class Scalar>
+class DeviceSymTridiagBuffer {
+ public:
+  /// Uploads `t` (synchronous).
+  explicit DeviceSymTridiagBuffer(const SymTridiag<Scalar>& t);
+  DeviceSymTridiag<Scalar> view() const { return {diag_.data(), off_.data(), n_}; }
+
+ private:
+  pscr::cuda::DeviceBuffer<Scalar> diag_;
+  pscr::cuda::DeviceBuffer<Scalar> off_;
+  index_t n_ = 0;
+};
+
+/// @brief Non-pivoting method of solve_shifted / solve_general.
+enum class Method { automatic, thomas, partition };
+
+/// @brief Method and parameters; the defaults take everything from the selection table.
+struct Options {
+  Method method = Method::automatic;
+  /// partition: rows per partition (4, 8 or 16); 0 = from the selection table.
+  int rows_per_thread = 0;
+};
+
+/// @brief Scalars of device workspace that solve_shifted / solve_general need for systems of size
+/// n in a batch of `batch` with these options, for any layouts (0 is possible: pass any pointer).
+template <class Scalar>
+index_t workspace_size(index_t n, index_t batch, const Options& options = {});
+
+/// @brief Scalars of device workspace that the pivoting solvers need: 3 n batch.
+index_t pivoting_workspace_size(index_t n, index_t batch);
+
+/// @brief (A + s_k M) x_k = d_k for k = 0..batch−1 on `stream`; A, M, d_shifts (batch shifts),
+/// d_rhs, d_x and d_workspace are device memory.
+template <class Scalar>
+void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
+                   const Scalar* d_shifts, index_t batch, const Scalar* d_rhs, BatchLayout d_layout,
+                   Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
+                   const Options& options = {});
+
+/// @brief General systems a (sub), b (diagonal), c (super), d, all with d_layout, on `stream`.
+template <class Scalar>
+void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* d_a,
+                   const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs, BatchLayout d_layout,
+                   Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
+                   const Options& options = {});
+
+/// @brief Scaled partial pivoting for (A + s_k M) x_k = d_k (arguments as solve_shifted).
+template <class Scalar>
+void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
+                            DeviceSymTridiag<Scalar> M, const Scalar* d_shifts, index_t batch,
+                            const Scalar* d_rhs, BatchLayout d_layout, Scalar* d_x,
+                            BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count);
+
+/// @brief Scaled partial pivoting for general systems (arguments as solve_general).
+template <class Scalar>
+void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const Scalar* d_a,
+                            const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs,
+                            BatchLayout d_layout, Scalar* d_x, BatchLayout x_layout,
+                            Scalar* d_workspace, index_t workspace_count);
+
+}  // namespace pscr::tridiag::cuda
