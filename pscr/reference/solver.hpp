@@ -39,7 +39,8 @@ struct SolverOptions {
   int threads = 0;  ///< OpenMP threads; 0: omp_get_max_threads()
   Pivoting pivoting = Pivoting::automatic;
   /// Iterative refinement: after the PSCR solve, while the relative residual ‖f − A u‖/‖f‖
-  /// exceeds `refine_tolerance`, at most `max_refinements` times, u += PSCR(f − A u).
+  /// exceeds `refine_tolerance` and the rounding floor of a residual (~eps·‖A‖‖u‖/‖f‖), at most
+  /// `max_refinements` times and while each step at least halves it, u += PSCR(f − A u).
   /// PSCR is not backward stable when a block of the partition is close to resonance (indefinite
   /// Helmholtz: the projected block systems P A P of myllykoski2018 §3.2 are near-singular while
   /// A is not); one step then restores a residual near eps. Each solve computes its residual
