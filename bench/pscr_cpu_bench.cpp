@@ -17,6 +17,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -86,8 +87,26 @@ double median(std::vector<double> v) {
 struct Row {
   Case c;
   int threads;
-  double init, med, min, gflops, residual;
+  double init = 0, med = 0, min = 0, cpu = 0, gflops = 0, residual = 0;
+  long pivoted = 0, refinements = 0;
+  double load = 0;
 };
+
+/// CPU time of the process (all threads), seconds.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// The 1-minute load average: how busy the machine was (the timings are only meaningful when it
+/// is below the number of cores minus the threads used).
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
+}
 
 template <class Scalar>
 std::vector<Row> run_case(const Case& c, const std::vector<int>& threads, int repeat) {
@@ -99,17 +118,27 @@ std::vector<Row> run_case(const Case& c, const std::vector<int>& threads, int re
     pscr::reference::SolverOptions opt;
     opt.threads = t;
     pscr::reference::Solver<Scalar> solver(p.op, opt);
+    const double load = load_average();
     solver.solve(p.f.data(), u.data());  // warm-up
-    std::vector<double> times;
+    std::vector<double> times, cpu;
     double flops = 0;
     for (int r = 0; r < repeat; ++r) {
+      const double c0 = cpu_seconds();
       solver.solve(p.f.data(), u.data());
+      cpu.push_back(cpu_seconds() - c0);
       times.push_back(solver.last_solve().seconds);
       flops = solver.last_solve().flops;
     }
-    Row row{
-        c, t, solver.init_seconds(), median(times), *std::min_element(times.begin(), times.end()),
-        0, 0};
+    Row row;
+    row.c = c;
+    row.threads = t;
+    row.init = solver.init_seconds();
+    row.med = median(times);
+    row.min = *std::min_element(times.begin(), times.end());
+    row.cpu = median(cpu);
+    row.pivoted = static_cast<long>(solver.last_solve().pivoted);
+    row.refinements = static_cast<long>(solver.last_solve().refinements);
+    row.load = load;
     row.gflops = flops / row.med * 1e-9;
     row.residual = static_cast<double>(p.op.relative_residual(u.data(), p.f.data()));
     rows.push_back(row);
@@ -167,8 +196,8 @@ int main(int argc, char** argv) {
   for (const auto& t : split(threads_arg)) threads.push_back(std::max(1, std::atoi(t.c_str())));
 
   const std::string header =
-      "machine,case,equation,dim,n,unknowns,threads,init_s,solve_median_s,solve_min_s,gflops,"
-      "speedup_vs_1thread,paper_cpu_s,paper_over_ours,residual";
+      "machine,case,equation,dim,n,unknowns,threads,init_s,solve_median_s,solve_min_s,cpu_median_s,"
+      "gflops,speedup_vs_1thread,paper_cpu_s,paper_over_ours,residual,pivoted,refinements,load";
   std::cout << header << "\n";
   std::ofstream out;
   if (!csv.empty()) {
@@ -195,9 +224,10 @@ int main(int argc, char** argv) {
         for (int d = 0; d < r.c.dim; ++d) unknowns *= static_cast<double>(r.c.n);
         line << machine << "," << r.c.name << "," << (r.c.helmholtz ? "helmholtz" : "poisson")
              << "," << r.c.dim << "," << r.c.n << "," << unknowns << "," << r.threads << ","
-             << r.init << "," << r.med << "," << r.min << "," << r.gflops << ","
+             << r.init << "," << r.med << "," << r.min << "," << r.cpu << "," << r.gflops << ","
              << (t1 > 0 ? t1 / r.med : 0.0) << "," << r.c.paper_seconds << ","
-             << (r.c.paper_seconds > 0 ? r.c.paper_seconds / r.med : 0.0) << "," << r.residual;
+             << (r.c.paper_seconds > 0 ? r.c.paper_seconds / r.med : 0.0) << "," << r.residual
+             << "," << r.pivoted << "," << r.refinements << "," << r.load;
         std::cout << line.str() << std::endl;
         if (out) out << line.str() << std::endl;
       }

@@ -23,7 +23,12 @@
 
 #include "common/scalar.hpp"
 
-namespace pscr::reference::detail {
+// Compiled once per instruction set (kernels.cpp): the namespace tells the copies apart.
+#ifndef PSCR_LANE_KERNEL_NS
+#define PSCR_LANE_KERNEL_NS detail
+#endif
+
+namespace pscr::reference::PSCR_LANE_KERNEL_NS {
 
 /// @brief L lanes of real shifted Thomas; returns the mask of lanes that failed the monitor.
 template <int L>
@@ -214,4 +219,4 @@ std::uint32_t lane_thomas(index_t n, const std::complex<double>* a_c,
   return mask;
 }
 
-}  // namespace pscr::reference::detail
+}  // namespace pscr::reference::PSCR_LANE_KERNEL_NS

