@@ -69,8 +69,8 @@ void form_complex(index_t n, const std::complex<double>* const* v, const double 
   }
 }
 
-/// @brief x[q·L + j] = Σ_{e<ns} w[e][j] · v_e[q] for lanes j ∈ [j0, j1), q < n; the other
-/// lanes of x are left as they are.
+/// @brief x[q·L + j] = Σ_{e<ns} w[e][j] · v_e[q] for lanes j ∈ [j0, j1), q < n, 1 ≤ ns ≤ E;
+/// the other lanes of x are left as they are.
 template <class Scalar, int L, int E>
 void form_lanes(index_t n, int j0, int j1, int ns, const Scalar* const* v,
                 const LaneWeights<L, E>& w, Scalar* x) {

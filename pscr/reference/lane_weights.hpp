@@ -5,11 +5,11 @@
 
 namespace pscr::reference::detail {
 
-/// The most outputs of a block: the rows of J_{i−1} ∩ B (back substitution), or its first and
-/// last rows (reduction); at most q − 1 = 3 for radix 4, q + 1 for safety with any radix ≤ 4.
-inline constexpr int kMaxOutputs = 5;
-/// The most sources of a block: the rows of J_{i−1} ∩ B plus two coupling rows.
-inline constexpr int kMaxSources = 7;
+/// The most outputs of a block (radix 4): the rows of J_{i−1} ∩ B in back substitution, at most
+/// q − 1 = 3, or its first and last rows in the reduction.
+inline constexpr int kMaxOutputs = 3;
+/// The most sources of a block (radix 4): the rows of J_{i−1} ∩ B plus two coupling rows.
+inline constexpr int kMaxSources = 5;
 
 /// @brief Weights of one chunk, split into real and imaginary parts: w[e][j] for source or
 /// output e and lane j (imaginary parts zero for real scalars).

@@ -64,13 +64,7 @@ bool all_finite(const Scalar* x, index_t n, int threads) {
   bool ok = true;
 #pragma omp parallel for reduction(&& : ok) schedule(static) num_threads(threads) \
     if (threads > 1 && n > 65536)
-  for (index_t k = 0; k < n; ++k) {
-    if constexpr (is_complex_v<Scalar>) {
-      ok = ok && std::isfinite(x[k].real()) && std::isfinite(x[k].imag());
-    } else {
-      ok = ok && std::isfinite(x[k]);
-    }
-  }
+  for (index_t k = 0; k < n; ++k) ok = ok && is_finite(x[k]);
   return ok;
 }
 
@@ -131,8 +125,9 @@ struct Solver<Scalar>::Impl {
   typename Plan2::Workspace ws2;
   std::unique_ptr<Plan3> plan3;
   typename Plan3::Workspace ws3;
-  std::vector<Scalar> F;     ///< right-hand side of a PSCR solve, reduced in place
-  std::vector<Scalar> R, D;  ///< with refinement: the right-hand side and a correction
+  std::vector<Scalar> F;  ///< right-hand side of a PSCR solve, reduced in place
+  std::vector<Scalar> R;  ///< f̂ (singular case) or f kept while u overwrites it (refinement)
+  std::vector<Scalar> D;  ///< with refinement: a correction
   std::unique_ptr<detail::ResidualOperator<Scalar>> resop;  ///< with refinement
 
   // Singular (pure Neumann, c = 0): null vectors z_d and M_d z_d per dimension.
@@ -172,7 +167,6 @@ struct Solver<Scalar>::Impl {
     anorm = infinity_norm_bound(op);
     F.assign(op.grid_size(), Scalar(0));
     if (options.max_refinements > 0) {
-      R.assign(op.grid_size(), Scalar(0));
       D.assign(op.grid_size(), Scalar(0));
       resop = std::make_unique<detail::ResidualOperator<Scalar>>(op, threads);
     }
@@ -277,16 +271,21 @@ struct Solver<Scalar>::Impl {
   double solve_one(const Scalar* f_in, Scalar* u, SolveStats& st) {
     const index_t n = op.grid_size();
     const bool refine = options.max_refinements > 0;
-    // The right-hand side the solution must satisfy: f, or f̂ = f − μ M e (singular case).
-    Scalar* f = refine ? R.data() : F.data();
-    std::copy_n(f_in, n, f);
     double flops = 0;
-    if (singular) {
-      // f̂ = f − μ M e with μ = eᵀ f / eᵀ M e: f projected onto range(A).
-      kron_axpy(kron_dot(z, f) / e_m_e, mz, f);
-      flops += flop_scale() * 4.0 * n;
+    // The right-hand side the solution must satisfy: f, or f̂ = f − μ M e (singular case). It
+    // is copied to R when it must be changed, or kept for the refinement while u overwrites f.
+    const Scalar* f = f_in;
+    if (singular || (refine && f_in == u)) {
+      if (R.empty()) R.assign(n, Scalar(0));
+      std::copy_n(f_in, n, R.data());
+      if (singular) {
+        // f̂ = f − μ M e with μ = eᵀ f / eᵀ M e: f projected onto range(A).
+        kron_axpy(kron_dot(z, R.data()) / e_m_e, mz, R.data());
+        flops += flop_scale() * 4.0 * n;
+      }
+      f = R.data();
     }
-    if (refine) std::copy_n(f, n, F.data());
+    std::copy_n(f, n, F.data());
     flops += pscr(u);
     if (refine) {
       const double nf = static_cast<double>(norm(f));
