@@ -5,9 +5,10 @@
 # machine mean nothing otherwise); it gives up waiting after WAIT_S seconds (the row records the
 # 1-minute load average it ran under either way).
 #
-# Usage: bench/pscr_cpu_bench.sh [CASES] [THREADS]
+# Usage: bench/pscr_cpu_bench.sh [CASES] [THREADS] [REFINE]
 #   CASES    comma-separated case names or groups of pscr_cpu_bench (default: paper)
 #   THREADS  comma-separated thread counts (default: 1,2)
+#   REFINE   on (default: the solver's default options) or off (PSCR alone, as the paper times)
 # Environment: BUILD_DIR (default build), MAX_BUSY (default 10), WAIT_S (default 1800),
 #   REPEAT (default 5), OUT (default bench/results/pscr-cpu.csv), MACHINE (default: CPU model
 #   and core count from lscpu).
@@ -16,6 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 cases=${1:-paper}
 threads=${2:-1,2}
+refine=${3:-on}
 max_busy=${MAX_BUSY:-10}
 wait_s=${WAIT_S:-1800}
 repeat=${REPEAT:-5}
@@ -52,5 +54,5 @@ for c in $(expand "$cases"); do
     waited=$((waited + 10))
   done
   "$build/bench/pscr_cpu_bench" --cases "$c" --threads "$threads" --repeat "$repeat" \
-    --machine "${MACHINE//,/;}" --csv "$out" | tail -n +2
+    --refine "$refine" --machine "${MACHINE//,/;}" --csv "$out" | tail -n +2
 done

@@ -7,20 +7,18 @@
 /// The operator is A1⊗Mrow + M1⊗Krow + σ M1⊗Mrow, with the shift σ an argument of solve(), so the
 /// 3D solver can call the 2D one with σ = c + λ_l.
 ///
-/// A `Rows` policy provides (N = length()):
-///   static constexpr int kLanes;  // systems per chunk (L); chunk arrays are interleaved
-///   index_t length() const;  index_t lanes() const;  struct Scratch;  Scratch make_scratch()
-///   const; void couple(S α, S β, const S* x, S* y, Scratch&) const;          // y = (α Mrow + β
-///   Krow) x void subtract_couplings(S α1, S β1, const S* x1, S α2, S β2, const S* x2, S* y,
-///   Scratch&)
-///       const;                    // y −= (α1 Mrow + β1 Krow) x1 + (α2 Mrow + β2 Krow) x2 (null:
-///       0)
-///   double solve(index_t lanes, const S* shifts, const char* singular, S* x, S* y,
-///       Scratch&) const;          // (Krow + s_j Mrow) y_j = x_j for the lanes (interleaved,
-///                                 // value q of lane j at q·L + j; x may be overwritten);
-///                                 // returns the flops done
-///   double couple_flops() const;  // flops of one couple()
-///   static index_t take_pivoted(Scratch&);  // systems pivoted since the last call (reset)
+/// A `Rows` policy provides (N = length(), L = kLanes):
+/// - `static constexpr int kLanes`: systems solved together in a chunk (chunk arrays hold the L
+///   lanes interleaved: value q of lane j at q·L + j);
+/// - `index_t length() const`, `index_t lanes() const`, `struct Scratch`,
+///   `Scratch make_scratch() const`, `static index_t take_pivoted(Scratch&)` (systems solved with
+///   pivoting since the last call, reset);
+/// - `void couple(S α, S β, const S* x, S* y, Scratch&) const`: y = (α Mrow + β Krow) x;
+/// - `void subtract_couplings(S α1, S β1, const S* x1, S α2, S β2, const S* x2, S* y,
+///   Scratch&) const`: y −= (α1 Mrow + β1 Krow) x1 + (α2 Mrow + β2 Krow) x2 (a null x adds 0);
+/// - `double solve(index_t lanes, const S* shifts, const char* singular, S* x, S* y, Scratch&)
+///   const`: (Krow + s_j Mrow) y_j = x_j for the lanes (x may be overwritten), returns its flops;
+/// - `double couple_flops() const`: the flops of one couple().
 
 #include <omp.h>
 

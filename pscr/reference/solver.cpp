@@ -389,6 +389,10 @@ int Solver<Scalar>::threads() const {
   return impl_->threads;
 }
 template <class Scalar>
+const char* Solver<Scalar>::kernels() const {
+  return detail::lane_kernels<Scalar>().isa;
+}
+template <class Scalar>
 const SeparableOperator<Scalar>& Solver<Scalar>::op() const {
   return impl_->op;
 }

@@ -94,6 +94,8 @@ class Solver {
   bool singular() const;
   /// @brief Number of threads the solver runs on.
   int threads() const;
+  /// @brief The instruction set of the hot loops chosen for this CPU: "avx2+fma" or "baseline".
+  const char* kernels() const;
   const SeparableOperator<Scalar>& op() const;
 
  private:
