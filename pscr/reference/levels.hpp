@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <sstream>
 #include <vector>
 
 #include "common/error.hpp"
@@ -318,7 +319,18 @@ class LevelSolver {
         ts.singular[j] = 0;
         for (index_t q = 0; q < n; ++q) x[q * L + j] = Scalar(0);
       }
-      flops += rows_.solve(chunk.lanes, ts.shifts.data(), ts.singular.data(), x, y, ts.rows);
+      try {
+        flops += rows_.solve(chunk.lanes, ts.shifts.data(), ts.singular.data(), x, y, ts.rows);
+      } catch (const SolverError& e) {
+        const Block& block = level.blocks[ls.groups[chunk.group_begin].block];
+        std::ostringstream msg;
+        msg << "PSCR: a shifted system Krow + (λ + σ) Mrow of level " << i << ", block ["
+            << block.first << ", " << block.last << "] (σ = " << sigma
+            << ") is singular: the shift hits an eigenvalue, or the projected problem of the "
+               "block is singular ("
+            << e.what() << ")";
+        throw SolverError(msg.str());
+      }
       // Outputs, eq. (24)/(27): v_r = Σ_l W_{r,l} y_l.
       lane = 0;
       for (index_t g = chunk.group_begin; g < chunk.group_end; ++g) {

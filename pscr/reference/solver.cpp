@@ -261,6 +261,20 @@ struct Solver<Scalar>::Impl {
     return std::sqrt(total);
   }
 
+  /// y = x for a grid, on the solver's threads.
+  void copy(const Scalar* x, Scalar* y) const {
+    const index_t n = op.grid_size();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n > 65536)
+    for (index_t k = 0; k < n; ++k) y[k] = x[k];
+  }
+
+  /// y += a x for a grid, on the solver's threads.
+  void axpy(Scalar a, const Scalar* x, Scalar* y) const {
+    const index_t n = op.grid_size();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n > 65536)
+    for (index_t k = 0; k < n; ++k) y[k] += a * x[k];
+  }
+
   /// r = f − A u.
   void residual(const Scalar* f, const Scalar* u, Scalar* r) {
     (*resop)(f, u, r);
@@ -277,7 +291,7 @@ struct Solver<Scalar>::Impl {
     const Scalar* f = f_in;
     if (singular || (refine && f_in == u)) {
       if (R.empty()) R.assign(n, Scalar(0));
-      std::copy_n(f_in, n, R.data());
+      copy(f_in, R.data());
       if (singular) {
         // f̂ = f − μ M e with μ = eᵀ f / eᵀ M e: f projected onto range(A).
         kron_axpy(kron_dot(z, R.data()) / e_m_e, mz, R.data());
@@ -285,7 +299,7 @@ struct Solver<Scalar>::Impl {
       }
       f = R.data();
     }
-    std::copy_n(f, n, F.data());
+    copy(f, F.data());
     flops += pscr(u);
     if (refine) {
       const double nf = static_cast<double>(norm(f));
@@ -306,13 +320,13 @@ struct Solver<Scalar>::Impl {
         if (!(rel > options.refine_tolerance) || !(rel > floor)) break;
         // u += PSCR(f − A u): one step of iterative refinement.
         flops += pscr(D.data());
-        for (index_t k = 0; k < n; ++k) u[k] += D[k];
+        axpy(Scalar(1), D.data(), u);
         flops += flop_scale() * 2.0 * n;
         ++st.refinements;
         const double next = relative_residual();
         if (!(next <= rel)) {
           // No gain: keep the previous iterate.
-          for (index_t k = 0; k < n; ++k) u[k] -= D[k];
+          axpy(Scalar(-1), D.data(), u);
           break;
         }
         const bool stalled = next > 0.5 * rel;

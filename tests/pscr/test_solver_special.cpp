@@ -192,6 +192,18 @@ TEST(SolverSingular, ShiftOnAnEigenvalueIsASolverError) {
   } catch (const SolverError& e) {
     EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
   }
+  // Complex: the monitored Thomas flags the zero pivot, the pivoting solver confirms it.
+  using C = std::complex<double>;
+  SymTridiag<C> ctwo{{2.0}, {}}, cone{{1.0}, {}}, a2c{{C(2.0, 1.0)}, {}};
+  SeparableOperator<C> cop({{ctwo, cone}, {a2c, cone}}, C(-4.0, -1.0));
+  reference::Solver<C> csolver(cop);
+  std::vector<C> cf = {1.0}, cu(1);
+  try {
+    csolver.solve(cf.data(), cu.data());
+    ADD_FAILURE() << "expected a SolverError";
+  } catch (const SolverError& e) {
+    EXPECT_NE(std::string(e.what()).find("level 1, block [0, 0]"), std::string::npos) << e.what();
+  }
 }
 
 template <class Scalar>
