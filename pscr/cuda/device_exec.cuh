@@ -1,0 +1,174 @@
+#pragma once
+/// @file The GPU executor of the engine (engine.cuh): element functors launched as kernels on one
+/// stream, level 3 through tridiag::cuda, optional CUDA-event timing per stage. Include only from
+/// .cu files.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "common/cuda/check.hpp"
+#include "common/cuda/device_buffer.hpp"
+#include "pscr/cuda/engine.cuh"
+#include "tridiag/cuda/solve.hpp"
+
+namespace pscr::cuda::detail {
+
+inline constexpr int kStageThreads = 256;
+
+/// Runs f(row, col) over rows × cols: threadIdx.x walks cols (coalesced), threadIdx.y rows;
+/// grid-stride in both directions, so any grid size is covered.
+template <class F>
+__global__ void __launch_bounds__(kStageThreads) stage_kernel(F f, index_t rows, index_t cols) {
+  const index_t col0 = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  const index_t col_step = static_cast<index_t>(gridDim.x) * blockDim.x;
+  const index_t row_step = static_cast<index_t>(gridDim.y) * blockDim.y;
+  for (index_t row = blockIdx.y * static_cast<index_t>(blockDim.y) + threadIdx.y; row < rows;
+       row += row_step)
+    for (index_t col = col0; col < cols; col += col_step) f(row, col);
+}
+
+/// @brief The GPU executor: everything runs on `stream()`.
+class DeviceExec {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+
+  explicit DeviceExec(cudaStream_t stream) : stream_(stream) {}
+  DeviceExec(const DeviceExec&) = delete;
+  DeviceExec& operator=(const DeviceExec&) = delete;
+  ~DeviceExec() {
+    for (cudaEvent_t e : pool_) cudaEventDestroy(e);
+  }
+
+  cudaStream_t stream() const { return stream_; }
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
+
+  template <class F>
+  void launch(Stage stage, index_t rows, index_t cols, const F& f) {
+    if (rows <= 0 || cols <= 0) return;
+    // Block: a power of two ≥ 32 of cols wide (up to 256), the rest of the 256 threads on rows.
+    int bx = 32;
+    while (bx < cols && bx < kStageThreads) bx *= 2;
+    const int by = kStageThreads / bx;
+    const index_t gx = std::min<index_t>((cols + bx - 1) / bx, INT_MAX);
+    const index_t gy = std::min<index_t>((rows + by - 1) / by, 65535);
+    begin(stage);
+    stage_kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), dim3(bx, by), 0,
+                   stream_>>>(f, rows, cols);
+    PSCR_CUDA_CHECK_LAUNCH();
+    end();
+  }
+
+  template <class T>
+  void upload(T* dst, const T* src, index_t count) {
+    if (count <= 0) return;
+    PSCR_CUDA_CHECK(cudaMemcpyAsync(dst, src, sizeof(T) * count, cudaMemcpyHostToDevice, stream_));
+    PSCR_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  template <class T>
+  void download(T* dst, const T* src, index_t count) {
+    if (count <= 0) return;
+    PSCR_CUDA_CHECK(cudaMemcpyAsync(dst, src, sizeof(T) * count, cudaMemcpyDeviceToHost, stream_));
+    PSCR_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  template <class T>
+  index_t tridiag_workspace(index_t n, index_t batch, bool pivoting) const {
+    using S = host_scalar_t<T>;
+    return pivoting ? tridiag::cuda::pivoting_workspace_size(n, batch)
+                    : tridiag::cuda::workspace_size<S>(n, batch);
+  }
+
+  template <class T>
+  void tridiag(const TridiagRowOp<T>& am, index_t n, const T* shifts, index_t batch, T* x,
+               tridiag::BatchLayout layout, bool pivoting, T* ws, index_t wc) {
+    using S = host_scalar_t<T>;
+    const tridiag::cuda::DeviceSymTridiag<S> A{reinterpret_cast<const S*>(am.a_diag),
+                                               reinterpret_cast<const S*>(am.a_off), n};
+    const tridiag::cuda::DeviceSymTridiag<S> M{reinterpret_cast<const S*>(am.m_diag),
+                                               reinterpret_cast<const S*>(am.m_off), n};
+    const S* s = reinterpret_cast<const S*>(shifts);
+    S* xs = reinterpret_cast<S*>(x);
+    S* w = reinterpret_cast<S*>(ws);
+    begin(Stage::tridiag);
+    if (pivoting) {
+      tridiag::cuda::solve_shifted_pivoting(stream_, A, M, s, batch, xs, layout, xs, layout, w, wc);
+    } else {
+      tridiag::cuda::solve_shifted(stream_, A, M, s, batch, xs, layout, xs, layout, w, wc);
+    }
+    end();
+  }
+
+  std::size_t free_bytes() const {
+    std::size_t free = 0, total = 0;
+    PSCR_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return free;
+  }
+
+  /// @brief Starts recording one event pair per stage (until collect()).
+  void start_profile() {
+    profiling_ = true;
+    marks_.clear();
+  }
+  /// @brief Waits for the stream and adds the recorded stage times to `times`.
+  void collect(StageTimes& times) {
+    if (!profiling_) return;
+    PSCR_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (const Mark& m : marks_) {
+      float ms = 0;
+      PSCR_CUDA_CHECK(cudaEventElapsedTime(&ms, pool_[m.start], pool_[m.start + 1]));
+      switch (m.stage) {
+        case Stage::rhs:
+          times.rhs_ms += ms;
+          break;
+        case Stage::tridiag:
+          times.tridiag_ms += ms;
+          break;
+        case Stage::sum:
+          times.sum_ms += ms;
+          break;
+        case Stage::update:
+          times.update_ms += ms;
+          break;
+        case Stage::other:
+          times.other_ms += ms;
+          break;
+      }
+    }
+    marks_.clear();
+    profiling_ = false;
+  }
+
+ private:
+  struct Mark {
+    Stage stage;
+    std::size_t start;  ///< index of the start event in pool_ (the end event follows it)
+  };
+
+  void begin(Stage stage) {
+    if (!profiling_ || depth_++ > 0) return;
+    const std::size_t start = 2 * marks_.size();
+    while (pool_.size() < start + 2) {
+      cudaEvent_t e = nullptr;
+      PSCR_CUDA_CHECK(cudaEventCreate(&e));
+      pool_.push_back(e);
+    }
+    marks_.push_back({stage, start});
+    PSCR_CUDA_CHECK(cudaEventRecord(pool_[start], stream_));
+  }
+  void end() {
+    if (!profiling_ || --depth_ > 0) return;
+    PSCR_CUDA_CHECK(cudaEventRecord(pool_[marks_.back().start + 1], stream_));
+  }
+
+  cudaStream_t stream_;
+  bool profiling_ = false;
+  int depth_ = 0;  ///< nesting (a tridiag call is one stage)
+  std::vector<Mark> marks_;
+  std::vector<cudaEvent_t> pool_;
+};
+
+}  // namespace pscr::cuda::detail

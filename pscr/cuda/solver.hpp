@@ -1,0 +1,132 @@
+#pragma once
+/// @file The GPU backend of radix-4 PSCR (DESIGN.md §2–3, myllykoski2018 §4): the twin of
+/// pscr::reference::Solver, same algorithm and the same names in namespace pscr::cuda, for the 2D
+/// and 3D separable operators of pscr/operator.hpp, real and complex. Host C++ (no CUDA syntax).
+///
+/// A Solver is a plan built once from a SeparableOperator: the eigen-data are computed on the CPU
+/// (eigen_init) and uploaded, and ALL device memory the solves need is allocated in the
+/// constructor and reused by every solve; a solve allocates nothing.
+///
+/// Layout of f and u (host or device): C order, shape (n1, n2[, n3]), the last index fastest;
+/// several right-hand sides one grid after another, shape (nrhs, n1, n2[, n3]).
+///
+/// Right-hand sides are solved in rounds of up to rhs_per_round() grids at once (all blocks,
+/// eigenvalues and, in 3D, inner 2D problems of a stage of all grids of a round go into one
+/// batched launch). The constructor checks the free device memory first: it throws SolverError
+/// naming the bytes needed and the bytes free when not even one right-hand side fits, and
+/// otherwise lowers the round size until the plan fits.
+///
+/// Singular problems (pure Neumann with c = 0) are solved in the mean-zero sense of
+/// pscr::reference::Solver (see its file comment): f is projected onto range(A) and the solution
+/// of zero mean (eᵀ M u = 0) is returned.
+///
+/// Shifted tridiagonal systems are solved by tridiag::cuda: without pivoting where that is stable,
+/// with scaled partial pivoting elsewhere (SolverOptions::pivoting). Zero pivots are not detected
+/// on the GPU: a singular shifted system gives non-finite values in u; the host solves check
+/// the result and throw SolverError then, the device solves leave that check to the caller.
+///
+/// One solve at a time per plan: a solve on one stream waits (on the device, not the host) for
+/// the previous solve of the same plan on any stream.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "common/scalar.hpp"
+#include "pscr/operator.hpp"
+
+namespace pscr::cuda {
+
+/// @brief How the shifted tridiagonal systems (A + s M) x = d are solved.
+enum class Pivoting {
+  /// Without pivoting, except the systems whose LU factorization without pivoting grows by more
+  /// than the CPU backend's limit (checked for every shift once, when the plan is built): those
+  /// are solved again with scaled partial pivoting.
+  automatic,
+  never,   ///< always without pivoting (tridiag::cuda::solve_shifted)
+  always,  ///< always scaled partial pivoting (tridiag::cuda::solve_shifted_pivoting)
+};
+
+/// @brief Options of the GPU solver.
+struct SolverOptions {
+  Pivoting pivoting = Pivoting::automatic;
+  /// Right-hand sides solved together in one round; 0: automatic (as many as fit in about 2^24
+  /// grid values, at most 16). Lowered when device memory does not suffice.
+  index_t rhs_per_round = 0;
+  /// Time every stage with CUDA events (SolveStats::stages); host solves only. Costs a little.
+  bool profile = false;
+};
+
+/// @brief Device time (milliseconds, CUDA events) spent in each kind of stage, over all levels.
+struct StageTimes {
+  double rhs_ms = 0;      ///< right-hand sides of the shifted systems (lx_stage_11/21)
+  double tridiag_ms = 0;  ///< batched shifted tridiagonal solves (level 3, tridiag::cuda)
+  double sum_ms = 0;      ///< weighted sums of the solutions and their combination (12a/22a/y2b)
+  double update_ms = 0;   ///< updates of the reduced right-hand sides (12c)
+  double other_ms = 0;    ///< everything else (mean-zero projection, pivoting fixes, checks)
+};
+
+/// @brief What the last host solve did.
+struct SolveStats {
+  double seconds = 0;      ///< wall time of the call, transfers included
+  double solve_ms = 0;     ///< device time of the solves, transfers excluded (CUDA events)
+  double upload_ms = 0;    ///< host → device transfer of f
+  double download_ms = 0;  ///< device → host transfer of u
+  double flops = 0;        ///< real flops of the solves (a complex operation counts as 4)
+  double bytes = 0;        ///< device memory traffic of the solves, counted at its floor
+  index_t pivoted = 0;     ///< shifted tridiagonal systems solved with pivoting
+  index_t right_hand_sides = 0;
+  StageTimes stages;  ///< filled when SolverOptions::profile is set
+};
+
+/// @brief Radix-4 PSCR on the GPU for a SeparableOperator (2D or 3D), Scalar = double or
+/// std::complex<double>.
+template <class Scalar>
+class Solver {
+ public:
+  /// @brief Builds the plan on the current CUDA device: partitions, eigen-data of dimension 1 (and
+  /// 2 in 3D) computed on the CPU and uploaded, every work array allocated.
+  /// Throws InputError for options out of range, SolverError when the eigen-data cannot be
+  /// computed or the plan does not fit in the free device memory (the message says how much it
+  /// needs and how much is free), LibraryError when a CUDA call fails.
+  explicit Solver(const SeparableOperator<Scalar>& op, SolverOptions options = {});
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  /// @brief u = A⁻¹ f for one grid in host memory; u may alias f. Blocks until u is written.
+  /// Throws SolverError when the solution is not finite (a singular shifted system).
+  void solve(const Scalar* f, Scalar* u);
+
+  /// @brief solve() for nrhs grids stored one after another in host memory.
+  void solve_many(index_t nrhs, const Scalar* f, Scalar* u);
+
+  /// @brief u = A⁻¹ f for nrhs grids in device memory, asynchronous on `stream` (the caller's;
+  /// nullptr is the legacy default stream): no host synchronization, no allocation, no transfer.
+  /// d_f is only read; d_u must not overlap d_f. last_solve() is not updated.
+  void solve_device(cudaStream_t stream, index_t nrhs, const Scalar* d_f, Scalar* d_u);
+
+  /// @brief Seconds spent building the plan (eigen-data, uploads and allocations included).
+  double init_seconds() const;
+  /// @brief Statistics of the last solve() or solve_many().
+  const SolveStats& last_solve() const;
+  /// @brief True when the operator is singular and the solves return the mean-zero solution.
+  bool singular() const;
+  /// @brief Right-hand sides solved together in one round.
+  index_t rhs_per_round() const;
+  /// @brief Device memory the plan holds, in bytes.
+  std::size_t device_bytes() const;
+  /// @brief Real flops and device memory traffic (floor, bytes) of solving one right-hand side.
+  double flops_per_rhs() const;
+  double bytes_per_rhs() const;
+  const SeparableOperator<Scalar>& op() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pscr::cuda

@@ -1,0 +1,360 @@
+#pragma once
+/// @file The plan of the GPU solver, generic in the executor (engine.cuh): eigen-data, engines,
+/// the pivoting monitor, memory sizing and the mean-zero handling of singular problems. The
+/// Solver of solver.hpp runs it on the GPU (DeviceExec); the emulation test runs the very same
+/// code on the CPU. Include only from .cu files.
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "common/error.hpp"
+#include "eigen_init/eigen_init.hpp"
+#include "pscr/cuda/engine.cuh"
+#include "pscr/partition.hpp"
+
+namespace pscr::cuda::detail {
+
+/// The null vector z of a symmetric tridiagonal A when A is singular (the CPU backend's test,
+/// pscr/reference/solver.cpp): z_0 = 1 and rows 0..n−2 of A z = 0 give the rest (non-zero
+/// off-diagonals needed); A is singular when the last row then holds to rounding. Max-norm 1.
+template <class Scalar>
+bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
+  const index_t n = A.size();
+  z.assign(n, Scalar(0));
+  z[0] = Scalar(1);
+  if (n == 1) return A.diag[0] == Scalar(0);
+  for (index_t k = 0; k + 1 < n; ++k) {
+    if (A.off[k] == Scalar(0)) return false;
+    Scalar v = A.diag[k] * z[k];
+    if (k > 0) v += A.off[k - 1] * z[k - 1];
+    z[k + 1] = -v / A.off[k];
+  }
+  const Scalar last = A.off[n - 2] * z[n - 2] + A.diag[n - 1] * z[n - 1];
+  const real_t<Scalar> scale =
+      std::abs(A.off[n - 2] * z[n - 2]) + std::abs(A.diag[n - 1] * z[n - 1]);
+  const real_t<Scalar> tol = 1e3 * static_cast<real_t<Scalar>>(n) * eps<Scalar>();
+  if (!(std::abs(last) <= tol * scale)) return false;
+  real_t<Scalar> norm = 0;
+  for (const auto& v : z) norm = std::max(norm, std::abs(v));
+  for (auto& v : z) v /= norm;
+  return true;
+}
+
+/// |λ_zero| ≤ 1e-8 · max |λ| over the top-level block (the CPU backend's test).
+template <class Scalar>
+bool has_zero_eigenvalue(const Tables<Scalar>& t) {
+  const BlockInfo& top = t.blocks[t.at(t.levels).block_begin];
+  real_t<Scalar> largest = 0;
+  for (index_t l = 0; l < top.m; ++l)
+    largest = std::max(largest, std::abs(t.lambda[top.lambda + l]));
+  return std::abs(t.lambda[top.lambda + t.zero_lane]) <= 1e-8 * largest;
+}
+
+/// y = T x for one symmetric tridiagonal T (host).
+template <class Scalar>
+std::vector<Scalar> tridiag_times(const SymTridiag<Scalar>& T, const std::vector<Scalar>& x) {
+  const index_t n = T.size();
+  std::vector<Scalar> y(n);
+  for (index_t k = 0; k < n; ++k) {
+    Scalar v = T.diag[k] * x[k];
+    if (k > 0) v += T.off[k - 1] * x[k - 1];
+    if (k + 1 < n) v += T.off[k] * x[k + 1];
+    y[k] = v;
+  }
+  return y;
+}
+
+/// @brief The plan (see the file comment). `host_grids`: grid-sized staging buffers per right-hand
+/// side that the caller will allocate besides the plan (counted in the memory check).
+template <class Scalar, class Exec>
+class SolverCore {
+ public:
+  using T = device_scalar_t<Scalar>;
+  using Tri = TridiagSolve<Scalar, Exec>;
+  using Engine2 = Engine<Scalar, Exec, TridiagRowOp<T>, Tri>;
+  using Inner = InnerSolve<Scalar, Exec, Engine2>;
+  using Engine3 = Engine<Scalar, Exec, GridRowOp<T>, Inner>;
+
+  SolverCore(Exec& exec, const SeparableOperator<Scalar>& op, const SolverOptions& options,
+             index_t host_grids)
+      : op_(op), options_(options) {
+    if (options.rhs_per_round < 0)
+      PSCR_INPUT_ERROR("GPU solver: rhs_per_round must be >= 0 (0: automatic), got "
+                       << options.rhs_per_round);
+    if (host_grids < 0) PSCR_INPUT_ERROR("GPU solver: host_grids must be >= 0");
+    const int d = op.dimension();
+    if (d != 2 && d != 3)
+      PSCR_INPUT_ERROR("GPU solver: expected a 2D or 3D operator, found dimension " << d);
+    shape_ = op.shape();
+    grid_ = op.grid_size();
+    N_ = grid_ / shape_[0];
+    const auto& f = op.factors();
+    auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
+    if (d == 2) {
+      tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting);
+      eng2_ = std::make_unique<Engine2>(exec, f[0], eigen1, tri_->row_op(), shape_[1], tri_.get());
+    } else {
+      auto eigen2 = compute_eigen_data(f[1], Partition(shape_[1], 4));
+      tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting);
+      eng2_ = std::make_unique<Engine2>(exec, f[1], eigen2, tri_->row_op(), shape_[2], tri_.get());
+      inner_ = std::make_unique<Inner>(eng2_.get());
+      factor2_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[1]);
+      eng3_ = std::make_unique<Engine3>(
+          exec, f[0], eigen1, GridRowOp<T>{factor2_->op(), tri_->row_op()}, N_, inner_.get());
+    }
+    detect_singular(exec);
+    run_monitor(exec);
+    choose_round(exec, host_grids);
+    allocate(exec);
+    Problems<T> one = top_problems(1, nullptr, nullptr);
+    cost_ = d == 2 ? eng2_->cost(one, pivoted_) : eng3_->cost(one, pivoted_);
+  }
+
+  const SeparableOperator<Scalar>& op() const { return op_; }
+  index_t rhs_per_round() const { return round_; }
+  std::size_t bytes() const { return bytes_; }
+  bool singular() const { return singular_; }
+  index_t grid_size() const { return grid_; }
+  /// Flops and traffic of one right-hand side, and its systems solved with pivoting.
+  const Cost& cost_per_rhs() const { return cost_; }
+  index_t pivoted_per_rhs() const { return pivoted_; }
+
+  /// @brief Solves P ≤ rhs_per_round() grids: u_p = A⁻¹ f_p (u must not overlap f).
+  void solve(Exec& exec, index_t P, const T* f, T* u) {
+    if (P < 1 || P > round_)
+      throw SolverError("GPU solver: a round holds 1 to rhs_per_round() right-hand sides");
+    const T* src = f;
+    if (singular_) {
+      // f̂ = f − μ M e, μ = eᵀ f / eᵀ M e: f projected onto range(A).
+      kron_dot(exec, P, z_, f);
+      exec.launch(Stage::other, P * shape_[0], N_,
+                  KronAxpy<T>{shape(mz_), sums_.data(), e_m_e_, f, grid_, fhat_.data(), grid_});
+      src = fhat_.data();
+    }
+    Problems<T> pr = top_problems(P, src, u);
+    if (eng3_) {
+      eng3_->solve(exec, pr);
+    } else {
+      eng2_->solve(exec, pr);
+    }
+    if (singular_) {
+      // u −= e (eᵀ M u) / eᵀ M e: the solution of mean zero.
+      kron_dot(exec, P, mz_, u);
+      exec.launch(Stage::other, P * shape_[0], N_,
+                  KronAxpy<T>{shape(z_), sums_.data(), e_m_e_, u, grid_, u, grid_});
+    }
+  }
+
+  /// @brief Whether the P grids at u are all finite (synchronous: waits for the solve).
+  bool finite(Exec& exec, index_t P, const T* u) {
+    const int zero = 0;
+    exec.upload(flag_.data(), &zero, 1);
+    exec.launch(Stage::other, 1, P * grid_, FiniteCheck<T>{u, flag_.data()});
+    int flag = 0;
+    exec.download(&flag, flag_.data(), 1);
+    return flag == 0;
+  }
+
+ private:
+  /// Kronecker vectors a_d of each dimension on the device (null vectors or M z).
+  struct KronVectors {
+    std::vector<Buffer<T, Exec>> d;
+  };
+
+  KronDotColumns<T> shape(const KronVectors& a) const {
+    const bool three = shape_.size() == 3;
+    return {a.d[0].data(),
+            a.d[1].data(),
+            three ? a.d[2].data() : nullptr,
+            shape_[0],
+            three ? shape_[2] : 1,
+            N_,
+            nullptr,
+            0,
+            nullptr};
+  }
+
+  /// sums_[p] = (a1 ⊗ a2 [⊗ a3])ᵀ x_p (plain transpose) in three deterministic passes.
+  void kron_dot(Exec& exec, index_t P, const KronVectors& a, const T* x) {
+    KronDotColumns<T> k = shape(a);
+    k.x = x;
+    k.x_stride = grid_;
+    k.partial = partial_.data();
+    exec.launch(Stage::other, P, N_, k);
+    const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
+    exec.launch(Stage::other, P, chunks,
+                SumChunks<T>{partial_.data(), N_, kSumWidth, chunks, partial2_.data()});
+    exec.launch(Stage::other, P, 1,
+                SumChunks<T>{partial2_.data(), chunks, chunks, 1, sums_.data()});
+  }
+
+  Problems<T> top_problems(index_t P, const T* f, T* u) const {
+    Problems<T> pr;
+    pr.count = P;
+    pr.f = f;
+    pr.f_stride = grid_;
+    pr.u = u;
+    pr.u_stride = grid_;
+    pr.sigma = sigma_c_.data();
+    if (singular_) pr.singular = {0, 1, P};
+    pr.context = 0;
+    pr.group = 1;
+    return pr;
+  }
+
+  /// Pure Neumann with c = 0 (pscr::reference::Solver's rule): every A_d singular and the pencil
+  /// of dimension 1 (and 2 in 3D) with a zero eigenvalue.
+  void detect_singular(Exec& exec) {
+    if (op_.c() != Scalar(0)) return;
+    const int d = op_.dimension();
+    std::vector<std::vector<Scalar>> z(d), mz(d);
+    for (int k = 0; k < d; ++k)
+      if (!null_vector(op_.factor(k).A, z[k])) return;
+    if (d == 2) {
+      if (!has_zero_eigenvalue(eng2_->tables())) return;
+    } else {
+      if (!has_zero_eigenvalue(eng3_->tables()) || !has_zero_eigenvalue(eng2_->tables())) return;
+    }
+    Scalar eme(1);
+    for (int k = 0; k < d; ++k) {
+      mz[k] = tridiag_times(op_.factor(k).M, z[k]);
+      eme *= dot_t(z[k].data(), mz[k].data(), op_.factor(k).size());
+    }
+    for (int k = 0; k < d; ++k) {
+      z_.d.push_back(upload_vector<T>(exec, z[k]));
+      mz_.d.push_back(upload_vector<T>(exec, mz[k]));
+    }
+    e_m_e_ = T(eme);
+    singular_ = true;
+  }
+
+  /// Pivoting::automatic: flags, once, every shift whose LU without pivoting is unstable.
+  void run_monitor(Exec& exec) {
+    const Scalar c = op_.c();
+    if (!eng3_) {
+      const auto& t = eng2_->tables();
+      for (int i = 1; i <= t.levels; ++i)
+        tri_->monitor(exec, 0, i, {c}, t.system_eigenvalues(i),
+                      singular_ && i == t.levels ? t.zero_lane : -1);
+      return;
+    }
+    const auto& t1 = eng3_->tables();
+    const auto& t2 = eng2_->tables();
+    for (int i1 = 1; i1 <= t1.levels; ++i1) {
+      std::vector<Scalar> sigma = t1.system_eigenvalues(i1);
+      for (auto& s : sigma) s = s + c;  // the device's λ + σ (RhsStage), bit for bit
+      const bool top1 = singular_ && i1 == t1.levels;
+      if (top1) sigma[t1.zero_lane] = Scalar(0);
+      for (int i2 = 1; i2 <= t2.levels; ++i2) {
+        const bool top2 = top1 && i2 == t2.levels;
+        const index_t S2 = t2.at(i2).systems;
+        tri_->monitor(exec, i1, i2, sigma, t2.system_eigenvalues(i2),
+                      top2 ? t1.zero_lane * S2 + t2.zero_lane : -1);
+      }
+    }
+  }
+
+  /// Device bytes of the plan for R right-hand sides per round (sizes the row solvers).
+  std::size_t plan_bytes(Exec& exec, index_t R, index_t host_grids) {
+    std::size_t total = sizeof(T) * static_cast<std::size_t>(R);  // sigma_c
+    const index_t sing = singular_ ? R : 0;
+    std::vector<index_t> batches;
+    if (!eng3_) {
+      const auto& t = eng2_->tables();
+      for (index_t r = 1; r <= R; ++r)
+        for (int i = 1; i <= t.levels; ++i) batches.push_back(r * t.at(i).systems);
+      total += eng2_->bytes(R) + tri_->plan(exec, batches, R, sing);
+    } else {
+      const auto& t1 = eng3_->tables();
+      const auto& t2 = eng2_->tables();
+      for (index_t r = 1; r <= R; ++r)
+        for (int i1 = 1; i1 <= t1.levels; ++i1)
+          for (int i2 = 1; i2 <= t2.levels; ++i2)
+            batches.push_back(r * t1.at(i1).systems * t2.at(i2).systems);
+      const index_t inner_problems = R * t1.max_systems;
+      total += eng3_->bytes(R) + inner_->bytes(inner_problems, N_) + eng2_->bytes(inner_problems) +
+               tri_->plan(exec, batches, R, sing);
+    }
+    if (singular_) {
+      const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
+      total += sizeof(T) * static_cast<std::size_t>(R * grid_ + R * N_ + R * chunks + R);
+    }
+    total += sizeof(T) * static_cast<std::size_t>(host_grids * R * grid_);
+    return total;
+  }
+
+  /// The round size: the requested (or automatic) one, lowered until the plan fits in 90% of the
+  /// free device memory; SolverError when one right-hand side does not fit.
+  void choose_round(Exec& exec, index_t host_grids) {
+    index_t R = options_.rhs_per_round;
+    if (R == 0) R = std::clamp<index_t>((index_t{1} << 24) / std::max<index_t>(grid_, 1), 1, 16);
+    const std::size_t free = exec.free_bytes();
+    const double budget = 0.9 * static_cast<double>(free);
+    std::size_t need = plan_bytes(exec, R, host_grids);
+    while (R > 1 && static_cast<double>(need) > budget) {
+      R = std::max<index_t>(1, R / 2);
+      need = plan_bytes(exec, R, host_grids);
+    }
+    if (static_cast<double>(need) > budget) {
+      std::ostringstream msg;
+      msg << "GPU solver: the plan for a grid of " << grid_ << " unknowns needs "
+          << static_cast<double>(need) / (1 << 20) << " MiB of device memory (one right-hand "
+          << "side per round), but only " << static_cast<double>(free) / (1 << 20)
+          << " MiB are free (90% usable); use the CPU backend or a smaller problem";
+      throw SolverError(msg.str());
+    }
+    round_ = R;
+    bytes_ = need;
+  }
+
+  void allocate(Exec& exec) {
+    const index_t R = round_;
+    sigma_c_ = upload_vector<T>(exec, std::vector<Scalar>(R, op_.c()));
+    if (!eng3_) {
+      eng2_->allocate(R);
+    } else {
+      const index_t inner_problems = R * eng3_->tables().max_systems;
+      eng3_->allocate(R);
+      inner_->allocate(inner_problems, N_);
+      eng2_->allocate(inner_problems);
+    }
+    tri_->allocate(exec);
+    flag_ = Buffer<int, Exec>(1);
+    if (singular_) {
+      const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
+      fhat_ = Buffer<T, Exec>(R * grid_);
+      partial_ = Buffer<T, Exec>(R * N_);
+      partial2_ = Buffer<T, Exec>(R * chunks);
+      sums_ = Buffer<T, Exec>(R);
+    }
+  }
+
+  static constexpr index_t kSumWidth = 1024;
+
+  SeparableOperator<Scalar> op_;
+  SolverOptions options_;
+  std::vector<index_t> shape_;
+  index_t grid_ = 0;
+  index_t N_ = 0;  ///< grid / n1
+  std::unique_ptr<Tri> tri_;
+  std::unique_ptr<Engine2> eng2_;  ///< 2D: the solver; 3D: the inner 2D problems
+  std::unique_ptr<Inner> inner_;
+  std::unique_ptr<FactorBuffers<Scalar, Exec>> factor2_;
+  std::unique_ptr<Engine3> eng3_;
+  index_t round_ = 1;
+  std::size_t bytes_ = 0;
+  Cost cost_;
+  index_t pivoted_ = 0;
+  Buffer<T, Exec> sigma_c_;
+  Buffer<int, Exec> flag_;
+  // Singular problems.
+  bool singular_ = false;
+  KronVectors z_, mz_;
+  T e_m_e_ = T(1);
+  Buffer<T, Exec> fhat_, partial_, partial2_, sums_;
+};
+
+}  // namespace pscr::cuda::detail
