@@ -486,6 +486,76 @@ struct KronAxpy {
   }
 };
 
+/// @brief r = f − A u for P grids, A = A1⊗Mrow + M1⊗Krow + c M1⊗Mrow applied in one pass:
+/// (A u)_j = Σ_{j'=j−1..j+1} T_{j,j'} u_{j'} (DESIGN.md §1) with the row operator's stencil.
+/// Grid: rows = P · n1, cols = N. Reads f, u; writes r (must overlap neither).
+template <class T, class RowOp>
+struct ResidualStage {
+  const T* a1_diag;
+  const T* a1_off;
+  const T* m1_diag;
+  const T* m1_off;
+  index_t n1;
+  T c;
+  RowOp row;
+  index_t N;
+  index_t grid;  ///< n1 · N: the stride of the grids of f, u, r
+  const T* f;
+  const T* u;
+  T* r;
+
+  PSCR_HD void operator()(index_t rowid, index_t q) const {
+    const index_t p = rowid / n1;
+    const index_t j = rowid - p * n1;
+    const T* up = u + p * grid;
+    T acc = row.apply(a1_diag[j] + c * m1_diag[j], m1_diag[j], up + j * N, q);
+    if (j > 0)
+      acc += row.apply(a1_off[j - 1] + c * m1_off[j - 1], m1_off[j - 1], up + (j - 1) * N, q);
+    if (j + 1 < n1) acc += row.apply(a1_off[j] + c * m1_off[j], m1_off[j], up + (j + 1) * N, q);
+    const index_t at = p * grid + j * N + q;
+    r[at] = f[at] - acc;
+  }
+};
+
+/// @brief Column sums of |x|² for the 2-norms of P grids: partial[p·N + q] = Σ_i |x_p[i, q]|²
+/// (stored as T, imaginary part 0). Grid: rows = P, cols = N.
+template <class T>
+struct NormColumns {
+  const T* x;
+  index_t n1;
+  index_t N;
+  index_t grid;
+  T* partial;
+
+  PSCR_HD void operator()(index_t p, index_t q) const {
+    const T* xp = x + p * grid + q;
+    double acc = 0;
+    for (index_t i = 0; i < n1; ++i) {
+      const T v = xp[i * N];
+      if constexpr (std::is_floating_point_v<T>) {
+        acc += v * v;
+      } else {
+        acc += v.real() * v.real() + v.imag() * v.imag();
+      }
+    }
+    partial[p * N + q] = T(acc);
+  }
+};
+
+/// @brief u_p += d_p for the grids p with mask[p] ≠ 0 (every grid when mask is null): one step
+/// of iterative refinement. Grid: rows = P, cols = grid.
+template <class T>
+struct AddCorrection {
+  T* u;
+  const T* d;
+  const int* mask;
+  index_t grid;
+
+  PSCR_HD void operator()(index_t p, index_t k) const {
+    if (mask == nullptr || mask[p] != 0) u[p * grid + k] += d[p * grid + k];
+  }
+};
+
 /// @brief flag[0] = 1 when some value of x is not finite. Grid: rows = 1, cols = count.
 /// Every writer writes the same value 1, so the race is benign.
 template <class T>

@@ -2,6 +2,7 @@
 // timing, rounds of right-hand sides, and the ordering of solves on different streams.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "common/cuda/check.hpp"
@@ -55,18 +56,24 @@ struct Solver<Scalar>::Impl {
 
   Impl(const SeparableOperator<Scalar>& op, SolverOptions opts) : options(opts) {
     const auto start = Clock::now();
-    core = std::make_unique<Core>(exec, op, options, 2);
-    const index_t n = core->rhs_per_round() * core->grid_size();
-    d_f = DeviceBuffer<T>(n);
-    d_u = DeviceBuffer<T>(n);
+    core = std::make_unique<Core>(exec, op, options, options.host_buffers ? 2 : 0);
+    if (options.host_buffers) {
+      const index_t n = core->rhs_per_round() * core->grid_size();
+      d_f = DeviceBuffer<T>(n);
+      d_u = DeviceBuffer<T>(n);
+    }
     done.record(stream.get());
     stream.synchronize();
     init_seconds = seconds_since(start);
   }
 
   void solve_host(index_t nrhs, const Scalar* f, Scalar* u) {
+    if (!options.host_buffers)
+      PSCR_INPUT_ERROR("GPU solver: host solves need SolverOptions::host_buffers = true");
     const auto start = Clock::now();
     SolveStats s;
+    s.residual = options.max_refinements > 0 ? 0.0 : std::nan("");
+    s.initial_residual = s.residual;
     const index_t grid = core->grid_size();
     const index_t R = core->rhs_per_round();
     cudaStream_t st = stream.get();
@@ -79,7 +86,7 @@ struct Solver<Scalar>::Impl {
           cudaMemcpyAsync(d_f.data(), f + r0 * grid, bytes, cudaMemcpyHostToDevice, st));
       up_end.record(st);
       if (options.profile) exec.start_profile();
-      core->solve(exec, P, d_f.data(), d_u.data());
+      s.flops += core->solve(exec, P, d_f.data(), d_u.data(), true, &s);
       solve_end.record(st);
       if (options.profile) exec.collect(s.stages);
       PSCR_CUDA_CHECK(
@@ -96,9 +103,8 @@ struct Solver<Scalar>::Impl {
     }
     done.record(st);
     s.right_hand_sides = nrhs;
-    s.flops = core->cost_per_rhs().flops * nrhs;
-    s.bytes = core->cost_per_rhs().bytes * nrhs;
-    s.pivoted = core->pivoted_per_rhs() * nrhs;
+    s.bytes = core->cost_per_rhs().bytes * (nrhs + s.refinements);
+    s.pivoted = core->pivoted_per_rhs() * (nrhs + s.refinements);
     s.seconds = seconds_since(start);
     stats = s;
   }
@@ -111,7 +117,7 @@ struct Solver<Scalar>::Impl {
     try {
       for (index_t r0 = 0; r0 < nrhs; r0 += R) {
         const index_t P = std::min(R, nrhs - r0);
-        core->solve(exec, P, as_device(f + r0 * grid), as_device(u + r0 * grid));
+        core->solve(exec, P, as_device(f + r0 * grid), as_device(u + r0 * grid), false, nullptr);
       }
     } catch (...) {
       exec.set_stream(stream.get());

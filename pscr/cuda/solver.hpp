@@ -20,6 +20,12 @@
 /// pscr::reference::Solver (see its file comment): f is projected onto range(A) and the solution
 /// of zero mean (eᵀ M u = 0) is returned.
 ///
+/// Iterative refinement as in pscr::reference::Solver: after the PSCR solve of a host solve, the
+/// relative residual ‖f − A u‖₂/‖f‖₂ of every grid is computed on the device (one fused pass)
+/// and, while it exceeds refine_tolerance, at most max_refinements times, u += PSCR(f − A u).
+/// Device solves never wait for the host, so they cannot decide on a residual: they do
+/// device_refinements steps unconditionally (default none).
+///
 /// Shifted tridiagonal systems are solved by tridiag::cuda: without pivoting where that is stable,
 /// with scaled partial pivoting elsewhere (SolverOptions::pivoting). Zero pivots are not detected
 /// on the GPU: a singular shifted system gives non-finite values in u; the host solves check
@@ -54,6 +60,15 @@ struct SolverOptions {
   /// Right-hand sides solved together in one round; 0: automatic (as many as fit in about 2^24
   /// grid values, at most 16). Lowered when device memory does not suffice.
   index_t rhs_per_round = 0;
+  /// Iterative refinement of host solves (see the file comment; the CPU backend's defaults).
+  int max_refinements = 2;
+  double refine_tolerance = 1e-10;
+  /// Refinement steps of every device solve, done without looking at the residual.
+  int device_refinements = 0;
+  /// Allocate device buffers for f and u of one round, for solve() and solve_many(); false for
+  /// programs that only call solve_device (saves two grids per round; host solves then throw
+  /// InputError).
+  bool host_buffers = true;
   /// Time every stage with CUDA events (SolveStats::stages); host solves only. Costs a little.
   bool profile = false;
 };
@@ -69,13 +84,18 @@ struct StageTimes {
 
 /// @brief What the last host solve did.
 struct SolveStats {
-  double seconds = 0;      ///< wall time of the call, transfers included
-  double solve_ms = 0;     ///< device time of the solves, transfers excluded (CUDA events)
-  double upload_ms = 0;    ///< host → device transfer of f
-  double download_ms = 0;  ///< device → host transfer of u
-  double flops = 0;        ///< real flops of the solves (a complex operation counts as 4)
-  double bytes = 0;        ///< device memory traffic of the solves, counted at its floor
-  index_t pivoted = 0;     ///< shifted tridiagonal systems solved with pivoting
+  double seconds = 0;       ///< wall time of the call, transfers included
+  double solve_ms = 0;      ///< device time of the solves, transfers excluded (CUDA events)
+  double upload_ms = 0;     ///< host → device transfer of f
+  double download_ms = 0;   ///< device → host transfer of u
+  double flops = 0;         ///< real flops of the solves (a complex operation counts as 4)
+  double bytes = 0;         ///< device memory traffic of the solves, counted at its floor
+  index_t pivoted = 0;      ///< shifted tridiagonal systems solved with pivoting
+  index_t refinements = 0;  ///< refinement steps, summed over right-hand sides
+  /// Largest relative residual ‖f − A u‖₂/‖f‖₂ over the right-hand sides (of f̂ in the singular
+  /// case), before the final mean-zero projection; NaN when not computed (max_refinements = 0).
+  double residual = 0;
+  double initial_residual = 0;  ///< the same before refinement: the residual of PSCR alone
   index_t right_hand_sides = 0;
   StageTimes stages;  ///< filled when SolverOptions::profile is set
 };

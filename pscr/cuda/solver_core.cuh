@@ -92,6 +92,15 @@ class SolverCore {
     grid_ = op.grid_size();
     N_ = grid_ / shape_[0];
     const auto& f = op.factors();
+    if (options.max_refinements < 0 || options.device_refinements < 0 ||
+        !(options.refine_tolerance >= 0))
+      PSCR_INPUT_ERROR(
+          "GPU solver: expected max_refinements >= 0, device_refinements >= 0 and "
+          "refine_tolerance >= 0, found "
+          << options.max_refinements << ", " << options.device_refinements << " and "
+          << options.refine_tolerance);
+    e_c_ = T(op.c());
+    factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
     if (d == 2) {
       tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting);
@@ -122,10 +131,16 @@ class SolverCore {
   const Cost& cost_per_rhs() const { return cost_; }
   index_t pivoted_per_rhs() const { return pivoted_; }
 
-  /// @brief Solves P ≤ rhs_per_round() grids: u_p = A⁻¹ f_p (u must not overlap f).
-  void solve(Exec& exec, index_t P, const T* f, T* u) {
+  /// @brief Solves P ≤ rhs_per_round() grids: u_p = A⁻¹ f_p (u must not overlap f), with
+  /// iterative refinement: `check` (host solves): while a grid's relative residual exceeds
+  /// refine_tolerance, at most max_refinements steps, the residuals going into `stats`
+  /// (synchronous); otherwise device_refinements unconditional steps (asynchronous).
+  /// Returns the flops done.
+  double solve(Exec& exec, index_t P, const T* f, T* u, bool check, SolveStats* stats) {
     if (P < 1 || P > round_)
       throw SolverError("GPU solver: a round holds 1 to rhs_per_round() right-hand sides");
+    const double fs = flop_scale<T>();
+    double flops = cost_.flops * P;
     const T* src = f;
     if (singular_) {
       // f̂ = f − μ M e, μ = eᵀ f / eᵀ M e: f projected onto range(A).
@@ -133,19 +148,52 @@ class SolverCore {
       exec.launch(Stage::other, P * shape_[0], N_,
                   KronAxpy<T>{shape(mz_), sums_.data(), e_m_e_, f, grid_, fhat_.data(), grid_});
       src = fhat_.data();
+      flops += fs * 4.0 * grid_ * P;
     }
-    Problems<T> pr = top_problems(P, src, u);
-    if (eng3_) {
-      eng3_->solve(exec, pr);
-    } else {
-      eng2_->solve(exec, pr);
+    pscr(exec, P, src, u);
+    const int steps = check ? options_.max_refinements : options_.device_refinements;
+    if (steps > 0) {
+      std::vector<double> nf, nr;
+      if (check) norms(exec, P, src, nf);
+      std::vector<int> need(P, 1);
+      const double residual_flops = fs * (shape_.size() == 2 ? 20.0 : 38.0) * grid_;
+      for (int step = 0;; ++step) {
+        residual(exec, P, src, u);
+        flops += residual_flops * P;
+        if (check) {
+          norms(exec, P, r_.data(), nr);
+          bool any = false;
+          for (index_t p = 0; p < P; ++p) {
+            const double rel = nf[p] > 0 ? nr[p] / nf[p] : nr[p];
+            if (step == 0) stats->initial_residual = std::max(stats->initial_residual, rel);
+            need[p] = rel > options_.refine_tolerance && step < steps ? 1 : 0;
+            if (!need[p]) stats->residual = std::max(stats->residual, rel);
+            any = any || need[p];
+          }
+          if (!any) break;
+          exec.upload(mask_.data(), need.data(), P);
+        } else if (step == steps) {
+          break;
+        }
+        // u += PSCR(f − A u): one step of iterative refinement.
+        pscr(exec, P, r_.data(), d_.data());
+        exec.launch(Stage::other, P, grid_,
+                    AddCorrection<T>{u, d_.data(), check ? mask_.data() : nullptr, grid_});
+        for (index_t p = 0; p < P; ++p) {
+          if (!need[p]) continue;
+          flops += cost_.flops + fs * 2.0 * grid_;
+          if (check) ++stats->refinements;
+        }
+      }
     }
     if (singular_) {
       // u −= e (eᵀ M u) / eᵀ M e: the solution of mean zero.
       kron_dot(exec, P, mz_, u);
       exec.launch(Stage::other, P * shape_[0], N_,
                   KronAxpy<T>{shape(z_), sums_.data(), e_m_e_, u, grid_, u, grid_});
+      flops += fs * 4.0 * grid_ * P;
     }
+    return flops;
   }
 
   /// @brief Whether the P grids at u are all finite (synchronous: waits for the solve).
@@ -175,6 +223,51 @@ class SolverCore {
             nullptr,
             0,
             nullptr};
+  }
+
+  /// PSCR proper, without projections: the levels of the top engine.
+  void pscr(Exec& exec, index_t P, const T* f, T* u) {
+    const Problems<T> pr = top_problems(P, f, u);
+    if (eng3_) {
+      eng3_->solve(exec, pr);
+    } else {
+      eng2_->solve(exec, pr);
+    }
+  }
+
+  /// r_ = f − A u for P grids (one pass, ResidualStage).
+  void residual(Exec& exec, index_t P, const T* f, const T* u) {
+    const TridiagRowOp<T> a1 = factor1_->op();
+    const T c = e_c_;
+    auto run = [&](auto row) {
+      exec.launch(Stage::other, P * shape_[0], N_,
+                  ResidualStage<T, decltype(row)>{a1.a_diag, a1.a_off, a1.m_diag, a1.m_off, a1.n, c,
+                                                  row, N_, grid_, f, u, r_.data()});
+    };
+    if (eng3_) {
+      run(GridRowOp<T>{factor2_->op(), tri_->row_op()});
+    } else {
+      run(tri_->row_op());
+    }
+  }
+
+  /// ‖x_p‖₂ of P grids (synchronous).
+  void norms(Exec& exec, index_t P, const T* x, std::vector<double>& out) {
+    exec.launch(Stage::other, P, N_, NormColumns<T>{x, shape_[0], N_, grid_, partial_.data()});
+    sum_partials(exec, P);
+    std::vector<Scalar> sums(P);
+    exec.download(reinterpret_cast<T*>(sums.data()), sums_.data(), P);
+    out.resize(P);
+    for (index_t p = 0; p < P; ++p) out[p] = std::sqrt(std::abs(sums[p]));
+  }
+
+  /// sums_[p] = Σ_q partial_[p·N + q], deterministic (chunks of kSumWidth, then their sum).
+  void sum_partials(Exec& exec, index_t P) {
+    const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
+    exec.launch(Stage::other, P, chunks,
+                SumChunks<T>{partial_.data(), N_, kSumWidth, chunks, partial2_.data()});
+    exec.launch(Stage::other, P, 1,
+                SumChunks<T>{partial2_.data(), chunks, chunks, 1, sums_.data()});
   }
 
   /// sums_[p] = (a1 ⊗ a2 [⊗ a3])ᵀ x_p (plain transpose) in three deterministic passes.
@@ -278,10 +371,12 @@ class SolverCore {
       total += eng3_->bytes(R) + inner_->bytes(inner_problems, N_) + eng2_->bytes(inner_problems) +
                tri_->plan(exec, batches, R, sing);
     }
-    if (singular_) {
-      const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
-      total += sizeof(T) * static_cast<std::size_t>(R * grid_ + R * N_ + R * chunks + R);
-    }
+    const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
+    if (singular_ || refines())
+      total += sizeof(T) * static_cast<std::size_t>(R * N_ + R * chunks + R);  // reductions
+    if (singular_) total += sizeof(T) * static_cast<std::size_t>(R * grid_);   // f̂
+    if (refines())
+      total += sizeof(T) * static_cast<std::size_t>(2 * R * grid_) + sizeof(int) * R;  // r, d
     total += sizeof(T) * static_cast<std::size_t>(host_grids * R * grid_);
     return total;
   }
@@ -323,22 +418,31 @@ class SolverCore {
     }
     tri_->allocate(exec);
     flag_ = Buffer<int, Exec>(1);
-    if (singular_) {
+    if (singular_ || refines()) {
       const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
-      fhat_ = Buffer<T, Exec>(R * grid_);
       partial_ = Buffer<T, Exec>(R * N_);
       partial2_ = Buffer<T, Exec>(R * chunks);
       sums_ = Buffer<T, Exec>(R);
+    }
+    if (singular_) fhat_ = Buffer<T, Exec>(R * grid_);
+    if (refines()) {
+      r_ = Buffer<T, Exec>(R * grid_);
+      d_ = Buffer<T, Exec>(R * grid_);
+      mask_ = Buffer<int, Exec>(R);
     }
   }
 
   static constexpr index_t kSumWidth = 1024;
 
+  bool refines() const { return options_.max_refinements > 0 || options_.device_refinements > 0; }
+
   SeparableOperator<Scalar> op_;
   SolverOptions options_;
   std::vector<index_t> shape_;
   index_t grid_ = 0;
-  index_t N_ = 0;  ///< grid / n1
+  index_t N_ = 0;                                         ///< grid / n1
+  T e_c_ = T(0);                                          ///< c
+  std::unique_ptr<FactorBuffers<Scalar, Exec>> factor1_;  ///< (A1, M1), for the residual
   std::unique_ptr<Tri> tri_;
   std::unique_ptr<Engine2> eng2_;  ///< 2D: the solver; 3D: the inner 2D problems
   std::unique_ptr<Inner> inner_;
@@ -350,11 +454,14 @@ class SolverCore {
   index_t pivoted_ = 0;
   Buffer<T, Exec> sigma_c_;
   Buffer<int, Exec> flag_;
+  Buffer<T, Exec> partial_, partial2_, sums_;  ///< reductions (norms, Kronecker dots)
+  Buffer<T, Exec> r_, d_;                      ///< refinement: residual and correction
+  Buffer<int, Exec> mask_;                     ///< refinement: grids that take the step
   // Singular problems.
   bool singular_ = false;
   KronVectors z_, mz_;
   T e_m_e_ = T(1);
-  Buffer<T, Exec> fhat_, partial_, partial2_, sums_;
+  Buffer<T, Exec> fhat_;
 };
 
 }  // namespace pscr::cuda::detail

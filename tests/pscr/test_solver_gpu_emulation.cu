@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "pscr/cuda/solver_core.cuh"
 #include "tests/pscr/test_solver_gpu_cases.hpp"
 #include "tests/support/oracle.hpp"
+#include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
 #include "tridiag/reference/solve.hpp"
 
@@ -110,12 +112,13 @@ template <class Scalar>
 class SolverGpuEmulation : public ::testing::Test {};
 TYPED_TEST_SUITE(SolverGpuEmulation, testing::ScalarTypes);
 
-/// Solves the case's problem through SolverCore<Scalar, HostExec> (nrhs grids in one round),
-/// forward and reverse.
+/// Solves nrhs grids through SolverCore<Scalar, HostExec> in one round, elements visited forward
+/// or in reverse; `check`: a host solve (refinement decided on residuals), else a device solve.
 template <class Scalar>
 std::vector<Scalar> emulate(const SeparableOperator<Scalar>& op, const std::vector<Scalar>& f,
                             index_t nrhs, cuda::SolverOptions options, bool reverse,
-                            bool* singular = nullptr) {
+                            bool* singular = nullptr, cuda::SolveStats* stats = nullptr,
+                            bool check = true) {
   using T = cuda::device_scalar_t<Scalar>;
   HostExec exec;
   exec.reverse = reverse;
@@ -123,8 +126,11 @@ std::vector<Scalar> emulate(const SeparableOperator<Scalar>& op, const std::vect
   cuda::detail::SolverCore<Scalar, HostExec> core(exec, op, options, 0);
   EXPECT_EQ(core.rhs_per_round(), nrhs);
   HostExec::Buffer<T> u(f.size());
-  core.solve(exec, nrhs, reinterpret_cast<const T*>(f.data()), u.data());
+  cuda::SolveStats st;
+  core.solve(exec, nrhs, reinterpret_cast<const T*>(f.data()), u.data(), check,
+             check ? &st : nullptr);
   if (singular != nullptr) *singular = core.singular();
+  if (stats != nullptr) *stats = st;
   const Scalar* p = reinterpret_cast<const Scalar*>(u.data());
   return std::vector<Scalar>(p, p + f.size());
 }
@@ -201,6 +207,102 @@ TYPED_TEST(SolverGpuEmulation, SeveralRightHandSidesInOneRound) {
         const auto one = emulate(p.op, f1, 1, {}, false);
         for (index_t k = 0; k < n; ++k) ASSERT_EQ(all[r * n + k], one[k]) << "rhs " << r;
       }
+    }
+  }
+}
+
+TYPED_TEST(SolverGpuEmulation, ResidualStageMatchesTheOperator) {
+  using Scalar = TypeParam;
+  using T = cuda::device_scalar_t<Scalar>;
+  // r = f − A u for random factors, u and f, 2D and 3D, odd sizes, against SeparableOperator.
+  std::uint64_t seed = 3;
+  for (const auto& shape : std::vector<std::vector<index_t>>{
+           {1, 1}, {7, 1}, {5, 33}, {2, 3, 4}, {6, 1, 5}, {3, 5, 1}}) {
+    std::vector<Factor<Scalar>> factors;
+    for (index_t n : shape)
+      factors.push_back({{testing::random_vector<Scalar>(n, seed++),
+                          testing::random_vector<Scalar>(n - 1, seed++)},
+                         {testing::random_vector<Scalar>(n, seed++),
+                          testing::random_vector<Scalar>(n - 1, seed++)}});
+    const SeparableOperator<Scalar> op(factors, testing::random_vector<Scalar>(1, seed++)[0]);
+    const index_t n = op.grid_size();
+    const index_t P = 2;
+    const auto u = testing::random_vector<Scalar>(P * n, seed++);
+    const auto f = testing::random_vector<Scalar>(P * n, seed++);
+    std::vector<Scalar> expected(P * n);
+    for (index_t p = 0; p < P; ++p) {
+      op.apply(u.data() + p * n, expected.data() + p * n);
+      for (index_t k = 0; k < n; ++k) expected[p * n + k] = f[p * n + k] - expected[p * n + k];
+    }
+    HostExec exec;
+    using FB = cuda::detail::FactorBuffers<Scalar, HostExec>;
+    std::vector<std::unique_ptr<FB>> fb;
+    for (const auto& fac : factors) fb.push_back(std::make_unique<FB>(exec, fac));
+    const auto a1 = fb[0]->op();
+    const T c = T(op.c());
+    const index_t N = n / shape[0];
+    std::vector<Scalar> r(P * n, Scalar(std::nan("")));
+    auto run = [&](auto row) {
+      exec.launch(Stage::other, P * shape[0], N,
+                  cuda::detail::ResidualStage<T, decltype(row)>{
+                      a1.a_diag, a1.a_off, a1.m_diag, a1.m_off, a1.n, c, row, N, n,
+                      reinterpret_cast<const T*>(f.data()), reinterpret_cast<const T*>(u.data()),
+                      reinterpret_cast<T*>(r.data())});
+    };
+    if (shape.size() == 2) {
+      run(fb[1]->op());
+    } else {
+      run(cuda::detail::GridRowOp<T>{fb[1]->op(), fb[2]->op()});
+    }
+    // Sums of up to 27 products of O(1) values, in another order.
+    EXPECT_LE(testing::relative_difference(r, expected), testing::tolerance<Scalar>(100))
+        << shape.size() << "D, n1 = " << shape[0];
+    // Column sums of |r|² give ‖r_p‖².
+    std::vector<Scalar> partial(P * N);
+    exec.launch(Stage::other, P, N,
+                cuda::detail::NormColumns<T>{reinterpret_cast<const T*>(r.data()), shape[0], N, n,
+                                             reinterpret_cast<T*>(partial.data())});
+    for (index_t p = 0; p < P; ++p) {
+      double sum = 0;
+      for (index_t q = 0; q < N; ++q) sum += std::real(partial[p * N + q]);
+      EXPECT_NEAR(std::sqrt(sum), norm2(r.data() + p * n, n), 1e-13 * std::sqrt(sum));
+    }
+  }
+}
+
+TYPED_TEST(SolverGpuEmulation, RefinementUsesTheDeviceResidual) {
+  using Scalar = TypeParam;
+  using problems::Boundary;
+  for (const auto& dims : std::vector<std::vector<index_t>>{{17, 15}, {5, 16, 3}}) {
+    for (auto side : {Boundary::dirichlet, Boundary::neumann}) {
+      testing::GpuCase c;
+      c.complex_poisson = is_complex_v<Scalar>;
+      for (index_t n : dims) c.spec.dims.push_back({n, {}, side, side});
+      SCOPED_TRACE(c.name());
+      const Problem<Scalar> p = testing::make_problem<Scalar>(c);
+      bool singular = false;
+      cuda::SolverOptions plain;
+      plain.max_refinements = 0;
+      const auto u0 = emulate(p.op, p.f, 1, plain, false, &singular);
+      const auto f = singular ? testing::project_neumann(p.op, p.f.data()) : p.f;
+      const double r0 = p.op.relative_residual(u0.data(), f.data());
+      // Tolerance 0: every allowed step is taken; the residuals are computed on the device.
+      cuda::SolverOptions always;
+      always.refine_tolerance = 0;
+      always.max_refinements = 2;
+      cuda::SolveStats st;
+      const auto u2 = emulate(p.op, p.f, 1, always, false, nullptr, &st);
+      EXPECT_EQ(st.refinements, 2);
+      // Residuals near eps: the device's sums round differently from the host's, by percents.
+      EXPECT_NEAR(st.initial_residual, r0, 0.05 * r0) << "device residual of the first solve";
+      EXPECT_LE(st.residual, 1e-13);
+      EXPECT_NEAR(st.residual, p.op.relative_residual(u2.data(), f.data()), 1e-15);
+      EXPECT_LE(testing::relative_difference(u2, u0), 1e-12);
+      // A device solve's unconditional steps do the same work as the host's checked ones.
+      cuda::SolverOptions device;
+      device.device_refinements = 2;
+      const auto ud = emulate(p.op, p.f, 1, device, false, nullptr, nullptr, false);
+      for (std::size_t k = 0; k < ud.size(); ++k) ASSERT_EQ(ud[k], u2[k]) << "element " << k;
     }
   }
 }
