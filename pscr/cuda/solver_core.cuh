@@ -115,6 +115,9 @@ class SolverCore {
           exec, f[0], eigen1, GridRowOp<T>{factor2_->op(), tri_->row_op()}, N_, inner_.get());
     }
     detect_singular(exec);
+    // Sized before the (possibly long) pivoting monitor, so that a plan that cannot fit fails
+    // at once; sized again with the pivoting lists the monitor made.
+    choose_round(exec, host_grids);
     run_monitor(exec);
     choose_round(exec, host_grids);
     allocate(exec);
