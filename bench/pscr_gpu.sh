@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the GPU PSCR benchmark of issue 6 (bench/pscr_gpu_bench.cu) and writes
+# OUTDIR/pscr-gpu.csv (one row per size; columns in the CSV header, described in the .cu file)
+# and OUTDIR/pscr-gpu.log. Called by scripts/gpu-check.sh --bench pscr_gpu; needs a CUDA build.
+#
+# Usage: bench/pscr_gpu.sh OUTDIR [pscr_gpu_bench options: --quick, --reps N, --max-solve-s S,
+#        --only poisson2d|helmholtz2d|poisson3d|helmholtz3d]
+# Environment: PSCR_BUILD_DIR, the build directory (default: build-gpu next to bench/).
+# Exit code: pscr_gpu_bench's (0 when every residual met its bound).
+set -euo pipefail
+if [ $# -lt 1 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+shift
+build=${PSCR_BUILD_DIR:-$root/build-gpu}
+exe="$build/bench/pscr_gpu_bench"
+if [ ! -x "$exe" ]; then
+  cmake --build "$build" --target pscr_gpu_bench -j "$(nproc)"
+fi
+mkdir -p "$out"
+"$exe" --csv "$out/pscr-gpu.csv" "$@" 2>&1 | tee "$out/pscr-gpu.log"
+exit "${PIPESTATUS[0]}"
