@@ -542,8 +542,8 @@ struct NormColumns {
   }
 };
 
-/// @brief u_p += d_p for the grids p with mask[p] ≠ 0 (every grid when mask is null): one step
-/// of iterative refinement. Grid: rows = P, cols = grid.
+/// @brief u_p += mask[p] · d_p (mask[p] ∈ {−1, 0, 1}; every grid with weight 1 when mask is
+/// null): a step of iterative refinement, or its undoing. Grid: rows = P, cols = grid.
 template <class T>
 struct AddCorrection {
   T* u;
@@ -552,7 +552,12 @@ struct AddCorrection {
   index_t grid;
 
   PSCR_HD void operator()(index_t p, index_t k) const {
-    if (mask == nullptr || mask[p] != 0) u[p * grid + k] += d[p * grid + k];
+    const int w = mask == nullptr ? 1 : mask[p];
+    if (w > 0) {
+      u[p * grid + k] += d[p * grid + k];
+    } else if (w < 0) {
+      u[p * grid + k] -= d[p * grid + k];
+    }
   }
 };
 

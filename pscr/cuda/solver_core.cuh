@@ -53,6 +53,34 @@ bool has_zero_eigenvalue(const Tables<Scalar>& t) {
   return std::abs(t.lambda[top.lambda + t.zero_lane]) <= 1e-8 * largest;
 }
 
+/// ‖T‖∞ of a symmetric tridiagonal T.
+template <class Scalar>
+double infinity_norm(const SymTridiag<Scalar>& t) {
+  double m = 0;
+  for (index_t k = 0; k < t.size(); ++k) {
+    double row = std::abs(t.diag[k]);
+    if (k > 0) row += std::abs(t.off[k - 1]);
+    if (k + 1 < t.size()) row += std::abs(t.off[k]);
+    m = std::max(m, row);
+  }
+  return m;
+}
+
+/// ‖A‖∞ ≤ Σ_s ‖A_s‖∞ Π_{d≠s} ‖M_d‖∞ + |c| Π_d ‖M_d‖∞ (the CPU backend's bound).
+template <class Scalar>
+double infinity_norm_bound(const SeparableOperator<Scalar>& op) {
+  double mass = std::abs(op.c());
+  for (const auto& f : op.factors()) mass *= infinity_norm(f.M);
+  double total = mass;
+  for (int s = 0; s < op.dimension(); ++s) {
+    double term = 1;
+    for (int d = 0; d < op.dimension(); ++d)
+      term *= d == s ? infinity_norm(op.factor(d).A) : infinity_norm(op.factor(d).M);
+    total += term;
+  }
+  return total;
+}
+
 /// y = T x for one symmetric tridiagonal T (host).
 template <class Scalar>
 std::vector<Scalar> tridiag_times(const SymTridiag<Scalar>& T, const std::vector<Scalar>& x) {
@@ -100,6 +128,7 @@ class SolverCore {
           << options.max_refinements << ", " << options.device_refinements << " and "
           << options.refine_tolerance);
     e_c_ = T(op.c());
+    anorm_ = infinity_norm_bound(op);
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
     if (d == 2) {
@@ -154,39 +183,15 @@ class SolverCore {
       flops += fs * 4.0 * grid_ * P;
     }
     pscr(exec, P, src, u);
-    const int steps = check ? options_.max_refinements : options_.device_refinements;
-    if (steps > 0) {
-      std::vector<double> nf, nr;
-      if (check) norms(exec, P, src, nf);
-      std::vector<int> need(P, 1);
-      const double residual_flops = fs * (shape_.size() == 2 ? 20.0 : 38.0) * grid_;
-      for (int step = 0;; ++step) {
+    if (check && options_.max_refinements > 0) {
+      flops += refine_checked(exec, P, src, u, *stats);
+    } else if (!check) {
+      // Device solves: device_refinements steps without looking at the residual.
+      for (int step = 0; step < options_.device_refinements; ++step) {
         residual(exec, P, src, u);
-        flops += residual_flops * P;
-        if (check) {
-          norms(exec, P, r_.data(), nr);
-          bool any = false;
-          for (index_t p = 0; p < P; ++p) {
-            const double rel = nf[p] > 0 ? nr[p] / nf[p] : nr[p];
-            if (step == 0) stats->initial_residual = std::max(stats->initial_residual, rel);
-            need[p] = rel > options_.refine_tolerance && step < steps ? 1 : 0;
-            if (!need[p]) stats->residual = std::max(stats->residual, rel);
-            any = any || need[p];
-          }
-          if (!any) break;
-          exec.upload(mask_.data(), need.data(), P);
-        } else if (step == steps) {
-          break;
-        }
-        // u += PSCR(f − A u): one step of iterative refinement.
         pscr(exec, P, r_.data(), d_.data());
-        exec.launch(Stage::other, P, grid_,
-                    AddCorrection<T>{u, d_.data(), check ? mask_.data() : nullptr, grid_});
-        for (index_t p = 0; p < P; ++p) {
-          if (!need[p]) continue;
-          flops += cost_.flops + fs * 2.0 * grid_;
-          if (check) ++stats->refinements;
-        }
+        exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), nullptr, grid_});
+        flops += P * (residual_flops() + cost_.flops + fs * 2.0 * grid_);
       }
     }
     if (singular_) {
@@ -236,6 +241,74 @@ class SolverCore {
     } else {
       eng2_->solve(exec, pr);
     }
+  }
+
+  /// Flops of one residual: the operator through its Kronecker structure and the subtraction
+  /// (the CPU backend's count).
+  double residual_flops() const {
+    return flop_scale<T>() * (shape_.size() == 2 ? 20.0 : 38.0) * grid_;
+  }
+
+  /// Iterative refinement of a host solve, grid by grid the CPU backend's rule
+  /// (pscr/reference/solver.cpp): while the relative residual exceeds refine_tolerance and its
+  /// rounding floor 32·eps·‖A‖∞‖u‖/‖f‖, at most max_refinements steps u += PSCR(f − A u); a step
+  /// that does not lower the residual is undone, one that does not halve it is the last.
+  /// Returns the flops done.
+  double refine_checked(Exec& exec, index_t P, const T* f, T* u, SolveStats& stats) {
+    const double fs = flop_scale<T>();
+    double flops = 0;
+    std::vector<double> nf, nr, nu, rel(P), next(P);
+    norms(exec, P, f, nf);
+    auto relative_residuals = [&](std::vector<double>& out) {
+      residual(exec, P, f, u);
+      flops += P * residual_flops();
+      norms(exec, P, r_.data(), nr);
+      for (index_t p = 0; p < P; ++p) out[p] = nf[p] > 0 ? nr[p] / nf[p] : nr[p];
+    };
+    relative_residuals(rel);
+    for (index_t p = 0; p < P; ++p)
+      stats.initial_residual = std::max(stats.initial_residual, rel[p]);
+    std::vector<int> active(P, 1), undo(P, 0);
+    for (int step = 0; step < options_.max_refinements; ++step) {
+      norms(exec, P, u, nu);
+      bool any = false;
+      for (index_t p = 0; p < P; ++p) {
+        const double floor = kResidualFloor * static_cast<double>(eps<Scalar>()) * anorm_ * nu[p] /
+                             (nf[p] > 0 ? nf[p] : 1.0);
+        if (!(rel[p] > options_.refine_tolerance) || !(rel[p] > floor)) active[p] = 0;
+        any = any || active[p];
+      }
+      if (!any) break;
+      // u += PSCR(f − A u) for the active grids (r_ holds their residuals).
+      exec.upload(mask_.data(), active.data(), P);
+      pscr(exec, P, r_.data(), d_.data());
+      exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
+      for (index_t p = 0; p < P; ++p)
+        if (active[p]) {
+          ++stats.refinements;
+          flops += cost_.flops + fs * 2.0 * grid_;
+        }
+      relative_residuals(next);
+      bool any_undo = false;
+      for (index_t p = 0; p < P; ++p) {
+        undo[p] = 0;
+        if (!active[p]) continue;
+        if (!(next[p] <= rel[p])) {
+          undo[p] = -1;  // no gain: back to the previous iterate
+          any_undo = true;
+          active[p] = 0;
+          continue;
+        }
+        if (next[p] > 0.5 * rel[p]) active[p] = 0;  // stalled: this was the last step
+        rel[p] = next[p];
+      }
+      if (any_undo) {
+        exec.upload(mask_.data(), undo.data(), P);
+        exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
+      }
+    }
+    for (index_t p = 0; p < P; ++p) stats.residual = std::max(stats.residual, rel[p]);
+    return flops;
   }
 
   /// r_ = f − A u for P grids (one pass, ResidualStage).
@@ -436,6 +509,8 @@ class SolverCore {
   }
 
   static constexpr index_t kSumWidth = 1024;
+  /// The CPU backend's rounding floor of a residual, in units of eps·‖A‖∞‖u‖/‖f‖.
+  static constexpr double kResidualFloor = 32.0;
 
   bool refines() const { return options_.max_refinements > 0 || options_.device_refinements > 0; }
 
@@ -443,8 +518,9 @@ class SolverCore {
   SolverOptions options_;
   std::vector<index_t> shape_;
   index_t grid_ = 0;
-  index_t N_ = 0;                                         ///< grid / n1
-  T e_c_ = T(0);                                          ///< c
+  index_t N_ = 0;     ///< grid / n1
+  T e_c_ = T(0);      ///< c
+  double anorm_ = 0;  ///< a bound of ‖A‖∞, for the rounding floor of residuals
   std::unique_ptr<FactorBuffers<Scalar, Exec>> factor1_;  ///< (A1, M1), for the residual
   std::unique_ptr<Tri> tri_;
   std::unique_ptr<Engine2> eng2_;  ///< 2D: the solver; 3D: the inner 2D problems

@@ -270,41 +270,49 @@ TYPED_TEST(SolverGpuEmulation, ResidualStageMatchesTheOperator) {
   }
 }
 
-TYPED_TEST(SolverGpuEmulation, RefinementUsesTheDeviceResidual) {
+TYPED_TEST(SolverGpuEmulation, RefinementFollowsTheCpuRule) {
   using Scalar = TypeParam;
   using problems::Boundary;
-  for (const auto& dims : std::vector<std::vector<index_t>>{{17, 15}, {5, 16, 3}}) {
+  std::vector<testing::GpuCase> cases;
+  // Poisson, 2D and 3D, Dirichlet and pure Neumann: residuals at the rounding floor, no step.
+  for (const auto& dims : std::vector<std::vector<index_t>>{{17, 15}, {5, 16, 3}})
     for (auto side : {Boundary::dirichlet, Boundary::neumann}) {
       testing::GpuCase c;
       c.complex_poisson = is_complex_v<Scalar>;
       for (index_t n : dims) c.spec.dims.push_back({n, {}, side, side});
-      SCOPED_TRACE(c.name());
-      const Problem<Scalar> p = testing::make_problem<Scalar>(c);
-      bool singular = false;
-      cuda::SolverOptions plain;
-      plain.max_refinements = 0;
-      const auto u0 = emulate(p.op, p.f, 1, plain, false, &singular);
-      const auto f = singular ? testing::project_neumann(p.op, p.f.data()) : p.f;
-      const double r0 = p.op.relative_residual(u0.data(), f.data());
-      // Tolerance 0: every allowed step is taken; the residuals are computed on the device.
-      cuda::SolverOptions always;
-      always.refine_tolerance = 0;
-      always.max_refinements = 2;
-      cuda::SolveStats st;
-      const auto u2 = emulate(p.op, p.f, 1, always, false, nullptr, &st);
-      EXPECT_EQ(st.refinements, 2);
-      // Residuals near eps: the device's sums round differently from the host's, by percents.
-      EXPECT_NEAR(st.initial_residual, r0, 0.05 * r0) << "device residual of the first solve";
-      EXPECT_LE(st.residual, 1e-13);
-      EXPECT_NEAR(st.residual, p.op.relative_residual(u2.data(), f.data()), 1e-15);
-      EXPECT_LE(testing::relative_difference(u2, u0), 1e-12);
-      // A device solve's unconditional steps do the same work as the host's checked ones.
-      cuda::SolverOptions device;
-      device.device_refinements = 2;
-      const auto ud = emulate(p.op, p.f, 1, device, false, nullptr, nullptr, false);
-      for (std::size_t k = 0; k < ud.size(); ++k) ASSERT_EQ(ud[k], u2[k]) << "element " << k;
+      cases.push_back(c);
     }
+  // Helmholtz near resonance (complex): refinement needed.
+  for (const auto& c : testing::gpu_cases())
+    if (c.helmholtz() && c.spec.omega == 30.0) cases.push_back(c);
+  index_t refined = 0;
+  for (const auto& c : cases) {
+    if (!c.template runs_as<Scalar>()) continue;
+    SCOPED_TRACE(c.name());
+    const Problem<Scalar> p = testing::make_problem<Scalar>(c);
+    bool singular = false;
+    cuda::SolverOptions plain;
+    plain.max_refinements = 0;
+    const auto u0 = emulate(p.op, p.f, 1, plain, false, &singular);
+    const auto f = singular ? testing::project_neumann(p.op, p.f.data()) : p.f;
+    const double r0 = p.op.relative_residual(u0.data(), f.data());
+    cuda::SolveStats st;
+    const auto u = emulate(p.op, p.f, 1, {}, false, nullptr, &st);
+    const double r = p.op.relative_residual(u.data(), f.data());
+    // The device computes the residuals in another order: equal up to their rounding (the CPU
+    // backend's test of its own statistics).
+    EXPECT_NEAR(st.initial_residual, r0, 0.5 * r0 + testing::tolerance<Scalar>(10));
+    EXPECT_NEAR(st.residual, r, 0.5 * r + testing::tolerance<Scalar>(10));
+    EXPECT_EQ(st.refinements > 0, r0 > cuda::SolverOptions{}.refine_tolerance);
+    EXPECT_LE(r, cuda::SolverOptions{}.refine_tolerance);
+    refined += st.refinements;
+    // Device solves: the same number of steps, taken without looking, give the same solution.
+    cuda::SolverOptions device;
+    device.device_refinements = static_cast<int>(st.refinements);
+    const auto ud = emulate(p.op, p.f, 1, device, false, nullptr, nullptr, false);
+    for (std::size_t k = 0; k < ud.size(); ++k) ASSERT_EQ(ud[k], u[k]) << "element " << k;
   }
+  if (is_complex_v<Scalar>) EXPECT_GT(refined, 0) << "no case exercised the refinement";
 }
 
 }  // namespace
