@@ -44,6 +44,16 @@ BlockEigen<double> solve_real(const SymTridiag<double>& A, const SymTridiag<doub
 
 using C = std::complex<double>;
 
+template <class Scalar>
+bool less_eigenvalue(const Scalar& a, const Scalar& b) {
+  if constexpr (is_complex_v<Scalar>) {
+    if (a.real() != b.real()) return a.real() < b.real();
+    return a.imag() < b.imag();
+  } else {
+    return a < b;
+  }
+}
+
 bool is_real(const SymTridiag<C>& t) {
   auto real = [](const C& x) { return x.imag() == 0; };
   return std::all_of(t.diag.begin(), t.diag.end(), real) &&
@@ -84,6 +94,105 @@ BlockEigen<C> solve_complex(const SymTridiag<C>& A, const SymTridiag<C>& M,
   return out;
 }
 
+/// Pencils at least this large that are persymmetric (uniform meshes) are split in two.
+constexpr index_t kPersymmetricSplit = 64;
+
+template <class Scalar>
+bool persymmetric(const SymTridiag<Scalar>& t) {
+  const index_t m = t.size();
+  for (index_t k = 0; k < m / 2; ++k)
+    if (t.diag[k] != t.diag[m - 1 - k]) return false;
+  for (index_t k = 0; k + 1 < m / 2 + 1 && k < m - 1; ++k)
+    if (t.off[k] != t.off[m - 2 - k]) return false;
+  return true;
+}
+
+template <class Scalar>
+BlockEigen<Scalar> solve_any(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
+                             const std::vector<index_t>& rows);
+
+/// A persymmetric pencil (J A J = A, J M J = M, J the reversal) has symmetric and antisymmetric
+/// eigenvectors: w = S y with S = [(e_r ± e_{m−1−r})/√2 …, e_p for odd m, symmetric only], whose
+/// pencils (Sᵀ A S, Sᵀ M S) have half the size, Sᵀ M S-orthonormal y giving M-orthonormal w.
+/// Odd m = 2p+1: symmetric size p+1 with the coupling to the middle row times √2,
+/// antisymmetric the leading p×p block. Even m = 2p: the leading p×p block with ±A(p−1, p)
+/// added to its last diagonal entry.
+template <class Scalar>
+BlockEigen<Scalar> solve_persymmetric(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
+                                      const std::vector<index_t>& rows) {
+  const index_t m = A.size(), p = m / 2;
+  const bool odd = m % 2 == 1;
+  const double root2 = std::sqrt(2.0);
+  auto half = [&](const SymTridiag<Scalar>& t, int sign) {
+    SymTridiag<Scalar> h;
+    const index_t size = odd && sign > 0 ? p + 1 : p;
+    h.diag.assign(t.diag.begin(), t.diag.begin() + size);
+    h.off.assign(t.off.begin(), t.off.begin() + (size - 1));
+    if (odd && sign > 0) {
+      h.off[p - 1] *= Scalar(root2);
+    } else if (!odd) {
+      h.diag[p - 1] += Scalar(static_cast<double>(sign)) * t.off[p - 1];
+    }
+    return h;
+  };
+  // Rows of the half problems: r for r < p (and the middle), m−1−r for the mirrored ones.
+  std::vector<index_t> half_rows;
+  for (index_t r : rows) half_rows.push_back(r < m - 1 - r ? r : m - 1 - r);
+  std::sort(half_rows.begin(), half_rows.end());
+  half_rows.erase(std::unique(half_rows.begin(), half_rows.end()), half_rows.end());
+  const BlockEigen<Scalar> sym = solve_any(half(A, 1), half(M, 1), half_rows);
+  std::vector<index_t> anti_rows;
+  for (index_t r : half_rows)
+    if (r < p) anti_rows.push_back(r);
+  const BlockEigen<Scalar> anti = solve_any(half(A, -1), half(M, -1), anti_rows);
+
+  // Merge the two spectra in order; components by the symmetry of each vector.
+  BlockEigen<Scalar> out;
+  out.rows = rows;
+  out.lambda.resize(m);
+  out.W.assign(rows.size() * m, Scalar{});
+  const index_t ns = sym.size(), na = anti.size();
+  auto position = [](const std::vector<index_t>& list, index_t r) {
+    return static_cast<index_t>(std::lower_bound(list.begin(), list.end(), r) - list.begin());
+  };
+  index_t is = 0, ia = 0;
+  const Scalar inv_root2 = Scalar(1 / root2);
+  for (index_t l = 0; l < m; ++l) {
+    const bool take_sym =
+        ia == na || (is < ns && !less_eigenvalue(anti.lambda[ia], sym.lambda[is]));
+    const BlockEigen<Scalar>& src = take_sym ? sym : anti;
+    const index_t j = take_sym ? is++ : ia++;
+    out.lambda[l] = src.lambda[j];
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const index_t r = rows[k];
+      const bool mirrored = r > m - 1 - r;
+      const index_t h = mirrored ? m - 1 - r : r;
+      Scalar value{};
+      if (odd && h == p) {
+        value = take_sym ? sym.row(position(half_rows, h))[j] : Scalar{};
+      } else {
+        const std::vector<index_t>& list = take_sym ? half_rows : anti_rows;
+        value = src.row(position(list, h))[j] * inv_root2;
+        if (mirrored && !take_sym) value = -value;
+      }
+      out.W[k * m + l] = value;
+    }
+  }
+  return out;
+}
+
+template <class Scalar>
+BlockEigen<Scalar> solve_any(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
+                             const std::vector<index_t>& rows) {
+  if (A.size() >= kPersymmetricSplit && persymmetric(A) && persymmetric(M))
+    return solve_persymmetric(A, M, rows);
+  if constexpr (is_complex_v<Scalar>) {
+    return solve_complex(A, M, rows);
+  } else {
+    return solve_real(A, M, rows);
+  }
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -100,11 +209,7 @@ BlockEigen<Scalar> solve_block_pencil(const SymTridiag<Scalar>& A, const SymTrid
     if (rows[k] < 0 || rows[k] >= m || (k > 0 && rows[k] <= rows[k - 1]))
       PSCR_INPUT_ERROR("solve_block_pencil: expected ascending rows in [0, "
                        << m << "), found row " << rows[k] << " at position " << k);
-  if constexpr (is_complex_v<Scalar>) {
-    return solve_complex(A, M, rows);
-  } else {
-    return solve_real(A, M, rows);
-  }
+  return solve_any(A, M, rows);
 }
 
 #define PSCR_INSTANTIATE(Scalar)                  \

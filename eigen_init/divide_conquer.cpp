@@ -16,9 +16,6 @@
 #include "common/error.hpp"
 #include "eigen_init/reduction.hpp"
 
-extern "C" void dlaed4_(const int* n, const int* i, const double* d, const double* z, double* delta,
-                        const double* rho, double* dlam, int* info);
-
 namespace pscr::eigen_detail {
 
 namespace {
@@ -83,6 +80,102 @@ ChildFunctionals child_functionals(const std::vector<double>& F, index_t nf, ind
 }
 
 void node(double* d, const double* e, index_t n, std::vector<double>& F, index_t nf);
+
+/// Root j of the secular equation f(λ) = 1 + Σ_i r_i / (d_i − λ) = 0 (r_i = ρ z_i² > 0, d
+/// strictly ascending, K ≥ 3) as λ = d[origin] + tau, tau kept exact relative to the nearer pole
+/// (LAPACK dlaed4's "middle way": each step solves the model c + s/(d_p − λ) + S/(d_q − λ) that
+/// matches f and f' at the current point, with the poles p, q around the root; bisection
+/// whenever a step leaves the bracket). Returns the number of evaluations, or −1 without
+/// convergence.
+int secular_root(index_t K, index_t j, const double* d, const double* r, double r_sum,
+                 index_t& origin, double& tau) {
+  const double eps_d = eps<double>();
+  // The pair of poles of the model: (j, j+1), or (K−2, K−1) for the last root.
+  const index_t p = j + 1 < K ? j : K - 2, q = p + 1;
+  double lo, hi;  // bracket of tau
+  auto evaluate = [&](double t, double& f, double& psi, double& dpsi, double& phi, double& dphi) {
+    const double dorig = d[origin];
+    psi = dpsi = phi = dphi = 0;
+#pragma omp simd reduction(+ : psi, dpsi)
+    for (index_t i = 0; i <= p; ++i) {
+      const double inv = 1 / ((d[i] - dorig) - t);
+      const double x = r[i] * inv;
+      psi += x;
+      dpsi += x * inv;
+    }
+#pragma omp simd reduction(+ : phi, dphi)
+    for (index_t i = q; i < K; ++i) {
+      const double inv = 1 / ((d[i] - dorig) - t);
+      const double x = r[i] * inv;
+      phi += x;
+      dphi += x * inv;
+    }
+    f = 1 + psi + phi;
+  };
+  double f, psi, dpsi, phi, dphi;
+  if (j + 1 < K) {
+    // The sign of f at the midpoint picks the nearer pole as the origin.
+    const double mid = (d[j + 1] - d[j]) / 2;
+    origin = j;
+    evaluate(mid, f, psi, dpsi, phi, dphi);
+    if (f >= 0) {
+      lo = 0;
+      hi = mid;
+      tau = mid;
+    } else {
+      origin = j + 1;
+      lo = -mid;
+      hi = 0;
+      tau = -mid;
+      evaluate(tau, f, psi, dpsi, phi, dphi);
+    }
+  } else {
+    origin = K - 1;
+    lo = 0;
+    hi = r_sum;
+    tau = r_sum / 2;
+    evaluate(tau, f, psi, dpsi, phi, dphi);
+  }
+  for (int it = 1; it <= 60; ++it) {
+    const double err = eps_d * (8 * (std::abs(psi) + std::abs(phi)) + 2 + 3 * std::abs(f) +
+                                std::abs(tau) * (dpsi + dphi));
+    if (std::abs(f) <= err) return it;
+    if (f < 0) {
+      lo = tau;
+    } else {
+      hi = tau;
+    }
+    const double dp = (d[p] - d[origin]) - tau, dq = (d[q] - d[origin]) - tau;
+    const double a = (dp + dq) * f - dp * dq * (dpsi + dphi);
+    const double b = dp * dq * f;
+    double c = f - dp * dpsi - dq * dphi;
+    double eta;
+    if (j + 1 < K) {
+      // A root between the poles p and q: the root of c η² − a η + b nearer zero.
+      if (c == 0) {
+        eta = b / a;
+      } else {
+        const double disc = std::sqrt(std::abs(a * a - 4 * b * c));
+        eta = a <= 0 ? (a - disc) / (2 * c) : 2 * b / (a + disc);
+      }
+    } else {
+      // The last root, right of both poles (dlaed4's case I = N).
+      c = std::abs(c);
+      if (c == 0) {
+        eta = hi - tau;
+      } else {
+        const double disc = std::sqrt(std::abs(a * a - 4 * b * c));
+        eta = a >= 0 ? (a + disc) / (2 * c) : 2 * b / (a - disc);
+      }
+    }
+    double next = tau + eta;
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    if (next == tau || hi - lo <= 4 * eps_d * std::max(std::abs(lo), std::abs(hi))) return it;
+    tau = next;
+    evaluate(tau, f, psi, dpsi, phi, dphi);
+  }
+  return -1;
+}
 
 /// The merge: eigenvalues of D + ρ ζζᵀ (poles D ascending per child, not jointly) and the
 /// functionals G·U (G: nf × n, the node's functionals times diag(Q₁, Q₂)).
@@ -183,40 +276,47 @@ void merge(double* d_out, std::vector<double> D, std::vector<double> z, double r
       for (index_t k = 0; k < nf; ++k) std::swap(U[k * K], U[k * K + 1]);
     }
   } else {
-    int failure = 0;
-    const int k_int = static_cast<int>(K);
-#pragma omp parallel if (threads)
-    {
-      std::vector<double> delta(K);
-#pragma omp for schedule(static)
-      for (index_t j = 0; j < K; ++j) {
-        const int i1 = static_cast<int>(j) + 1;
-        int info = 0;
-        dlaed4_(&k_int, &i1, dl.data(), w.data(), delta.data(), &rho, &lambda[j], &info);
-        if (info != 0) {
-#pragma omp atomic write
-          failure = static_cast<int>(j) + 1;
-        }
-        index_t o = j;
-        if (j + 1 < K && std::abs(delta[j + 1]) < std::abs(delta[j])) o = j + 1;
-        origin[j] = o;
-        tau[j] = -delta[o];
-      }
+    std::vector<double> r(K);
+    double r_sum = 0;
+    for (index_t i = 0; i < K; ++i) {
+      r[i] = rho * w[i] * w[i];
+      r_sum += r[i];
     }
-    if (failure != 0) {
+    index_t failure = -1;
+#pragma omp parallel for schedule(static) if (threads)
+    for (index_t j = 0; j < K; ++j) {
+      if (secular_root(K, j, dl.data(), r.data(), r_sum, origin[j], tau[j]) < 0) {
+#pragma omp atomic write
+        failure = j;
+      }
+      lambda[j] = dl[origin[j]] + tau[j];
+    }
+    if (failure >= 0) {
       std::ostringstream msg;
       msg << "eigen_init: the secular equation of a divide-and-conquer merge of size " << K
-          << " was not solved (dlaed4, root " << failure << ")";
+          << " was not solved (root " << failure << ")";
       throw SolverError(msg.str());
     }
-    // δ_j(i) = dl_i − λ_j, accurate to working precision.
-    auto delta_at = [&](index_t i, index_t j) { return (dl[i] - dl[origin[j]]) - tau[j]; };
+    // δ_j(i) = dl_i − λ_j = (dl_i − dl[origin_j]) − tau_j, accurate to working precision.
+    std::vector<double> dorg(K);
+    for (index_t j = 0; j < K; ++j) dorg[j] = dl[origin[j]];
+    // ẑ_i² = −δ_i(i) Π_{j≠i} δ_j(i) / (dl_i − dl_j) (dlaed3), the product in blocks of 8 factors
+    // so that one division serves eight of them.
     std::vector<double> zhat(K);
 #pragma omp parallel for schedule(static) if (threads)
     for (index_t i = 0; i < K; ++i) {
-      double prod = delta_at(i, i);
-      for (index_t j = 0; j < K; ++j)
-        if (j != i) prod *= delta_at(i, j) / (dl[i] - dl[j]);
+      const double di = dl[i];
+      double prod = (di - dorg[i]) - tau[i];
+      for (index_t j0 = 0; j0 < K; j0 += 8) {
+        const index_t j1 = std::min(K, j0 + 8);
+        double num = 1, den = 1;
+        for (index_t j = j0; j < j1; ++j) {
+          if (j == i) continue;
+          num *= (di - dorg[j]) - tau[j];
+          den *= di - dl[j];
+        }
+        prod *= num / den;
+      }
       zhat[i] = std::copysign(std::sqrt(-prod), w[i]);
     }
 #pragma omp parallel if (threads)
@@ -224,15 +324,18 @@ void merge(double* d_out, std::vector<double> D, std::vector<double> z, double r
       std::vector<double> s(K);
 #pragma omp for schedule(static)
       for (index_t j = 0; j < K; ++j) {
+        const double dj = dorg[j], tj = tau[j];
         double norm2 = 0;
+#pragma omp simd reduction(+ : norm2)
         for (index_t i = 0; i < K; ++i) {
-          s[i] = zhat[i] / delta_at(i, j);
+          s[i] = zhat[i] / ((dl[i] - dj) - tj);
           norm2 += s[i] * s[i];
         }
         const double inv = 1 / std::sqrt(norm2);
         for (index_t k = 0; k < nf; ++k) {
           const double* g = Gk.data() + k * K;
           double acc = 0;
+#pragma omp simd reduction(+ : acc)
           for (index_t i = 0; i < K; ++i) acc += g[i] * s[i];
           U[k * K + j] = acc * inv;
         }

@@ -15,7 +15,8 @@ namespace pscr::eigen_detail {
 /// On return `d` holds the eigenvalues in ascending order and `F` (nf × m, row-major: nf linear
 /// functionals of length m on entry) holds F·Q, column l for eigenvalue l. Cuppen's tearing,
 /// Gu and Eisenstat's recomputed secular vector (so Q is orthogonal to working accuracy however
-/// close the eigenvalues are) and the deflation of LAPACK's dlaed2; roots by LAPACK's dlaed4.
+/// close the eigenvalues are) and the deflation of LAPACK's dlaed2; secular roots by the
+/// "middle way" iteration of LAPACK's dlaed4.
 /// Each merge costs O(m·(nf + iterations)) per eigenvalue, O(m²) in all; the loops over the
 /// eigenvalues of a merge use OpenMP threads when called outside a parallel region.
 /// Throws SolverError when a secular equation is not solved.

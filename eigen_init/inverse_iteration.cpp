@@ -27,7 +27,7 @@ constexpr double kIsotropyTol = 1e-8;
 /// Inverse iteration steps per factorization (then the shift becomes the Rayleigh quotient).
 constexpr int kMaxIterations = 3;
 /// Clusters are formed from pairs closer than this times ‖M⁻¹A‖ (estimated).
-constexpr double kClusterGap = 2e-3;
+constexpr double kClusterGap = 1e-2;
 /// Pairs closer than this times ‖M⁻¹A‖ are always in one cluster.
 constexpr double kTightGap = 1e-8;
 /// Gram–Schmidt budget: Σ (cluster size)² ≤ kClusterBudget · m (O(m²) work in all), except

@@ -18,7 +18,7 @@ namespace pscr::eigen_detail {
 ///
 /// Each eigenvalue becomes the Rayleigh quotient wᵀAw / wᵀMw of its vector, and `lambda` is
 /// sorted again. Neighbouring eigenvalues (in that order) whose distance is below
-/// 2e-3·‖M⁻¹A‖ form clusters, as far as a budget of O(m²) Gram–Schmidt work allows (closest
+/// 1e-2·‖M⁻¹A‖ form clusters, as far as a budget of O(m²) Gram–Schmidt work allows (closest
 /// pairs first); vectors of a cluster are made bilinear-orthogonal to each other while they
 /// iterate. Throws SolverError when inverse iteration does not converge (backward error above
 /// 1e-12) or an eigenvector is nearly isotropic (|wᵀMw| < 1e-8·‖M‖‖w‖²: a near-defective

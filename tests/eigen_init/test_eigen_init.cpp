@@ -204,6 +204,30 @@ TYPED_TEST(BlockPencilTest, StoredComponentsAreTheFullVectors) {
     for (index_t l = 0; l < m; ++l) EXPECT_EQ(part.row(k)[l], full.W[rows[k] * m + l]);
 }
 
+// Persymmetric pencils (uniform meshes) are split into symmetric and antisymmetric halves: odd
+// and even sizes, rows on both sides of the middle and the middle itself.
+TYPED_TEST(BlockPencilTest, PersymmetricSplit) {
+  using Scalar = TypeParam;
+  for (index_t m : {100, 101}) {
+    SymTridiag<Scalar> A = random_tridiag<Scalar>(m, 300 + m);
+    SymTridiag<Scalar> M = random_mass<Scalar>(m, 400 + m, false);
+    for (index_t k = 0; k < m / 2; ++k) {
+      A.diag[m - 1 - k] = A.diag[k];
+      M.diag[m - 1 - k] = M.diag[k];
+    }
+    for (index_t k = 0; k < (m - 1) / 2; ++k) {
+      A.off[m - 2 - k] = A.off[k];
+      M.off[m - 2 - k] = M.off[k];
+    }
+    const BlockEigen<Scalar> full = check_pencil(A, M, "persymmetric m " + std::to_string(m));
+    const std::vector<index_t> rows = {0, 3, m / 2 - 1, m / 2, m - 4, m - 1};
+    const BlockEigen<Scalar> part = solve_block_pencil(A, M, rows);
+    for (index_t l = 0; l < m; ++l) EXPECT_EQ(part.lambda[l], full.lambda[l]);
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      for (index_t l = 0; l < m; ++l) EXPECT_EQ(part.row(k)[l], full.W[rows[k] * m + l]);
+  }
+}
+
 TYPED_TEST(BlockPencilTest, RejectsBadInput) {
   using Scalar = TypeParam;
   const SymTridiag<Scalar> A = random_tridiag<Scalar>(5, 1);
