@@ -22,6 +22,18 @@ real_t<Scalar> abs1(const Scalar& x) {
   }
 }
 
+/// Principal square root of a complex number of moderate size (|z|² must not overflow, which
+/// holds for the scaled arguments here): libm's csqrt guards the range with hypot, which
+/// dominated the complex reduction.
+inline std::complex<double> sqrt_moderate(const std::complex<double>& z) {
+  const double x = z.real(), y = z.imag();
+  const double r = std::sqrt(x * x + y * y);
+  if (r == 0) return {0.0, 0.0};
+  const double t = std::sqrt((r + std::abs(x)) / 2);
+  if (x >= 0) return {t, y / (2 * t)};
+  return {std::abs(y) / (2 * t), std::copysign(t, y)};
+}
+
 template <class Scalar>
 bool is_finite(const Scalar& x) {
   if constexpr (is_complex_v<Scalar>) {
@@ -48,7 +60,7 @@ Rotation<Scalar> make_rotation(const Scalar& f, const Scalar& g, const char* whe
     const real_t<Scalar> scale = std::max(abs1(f), abs1(g));
     if (scale == 0) return {Scalar(1), Scalar(0), Scalar(0)};
     const Scalar fs = f / scale, gs = g / scale;
-    const Scalar rs = std::sqrt(fs * fs + gs * gs);
+    const Scalar rs = sqrt_moderate(fs * fs + gs * gs);
     const real_t<Scalar> rs2 = std::norm(rs);
     if (!(rs2 * kMaxRotationGrowth >= std::norm(fs) + std::norm(gs))) {
       std::ostringstream msg;
