@@ -10,6 +10,10 @@
 // give the eigenvalues; the eigenvectors come from inverse iteration on the pencil itself
 // (inverse_iteration.hpp), which also refines the eigenvalues. A complex pencil whose entries
 // are all real takes the real path.
+//
+// Persymmetric pencils (uniform meshes) are first split into the pencils of their symmetric and
+// antisymmetric eigenvectors, of half the size: half the work, and no deflation needed where
+// divide and conquer would find none.
 #include <algorithm>
 #include <cmath>
 #include <complex>

@@ -26,7 +26,8 @@ namespace pscr {
 /// eigenvalues, inverse iteration on the pencil for the vectors, Gram–Schmidt in clusters of
 /// close eigenvalues (whole blocks up to 512 rows; for larger blocks the O(m²) budget can leave
 /// pairs at a distance δ with |w_iᵀ M w_j| ≈ eps·‖M⁻¹A‖/δ). A complex pencil with only real
-/// entries is solved as a real one.
+/// entries is solved as a real one; a persymmetric pencil (uniform mesh, m ≥ 64) as two halves
+/// (its symmetric and antisymmetric eigenvectors).
 ///
 /// Throws InputError for mismatched sizes or rows out of range, SolverError when the method
 /// fails (M not positive definite, no convergence, a near-defective complex pencil).
