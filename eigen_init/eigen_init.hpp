@@ -24,7 +24,7 @@ namespace pscr {
 /// conquer, applied to the asked-for rows only (M-orthonormal to working accuracy however close
 /// the eigenvalues are). Complex pencils: Crawford's reduction and implicit QL for the
 /// eigenvalues, inverse iteration on the pencil for the vectors, Gram–Schmidt in clusters of
-/// close eigenvalues (whole blocks up to 512 rows; for larger blocks the O(m²) budget can leave
+/// close eigenvalues (whole blocks up to 256 rows; for larger blocks the O(m²) budget can leave
 /// pairs at a distance δ with |w_iᵀ M w_j| ≈ eps·‖M⁻¹A‖/δ). A complex pencil with only real
 /// entries is solved as a real one; a persymmetric pencil (uniform mesh, m ≥ 64) as two halves
 /// (its symmetric and antisymmetric eigenvectors).
