@@ -245,6 +245,27 @@ TEST(BlockPencilReal, RejectsIndefiniteMass) {
   EXPECT_THROW(solve_block_pencil(A, M, {0, 6}), SolverError);
 }
 
+// A defective complex symmetric pencil is reported, not returned as garbage: A = [1 i; i −1] is
+// nilpotent (A² = 0) with M = I, a single eigenvalue 0 and a single, isotropic eigenvector.
+TEST(BlockPencilComplex, RejectsDefectivePencil) {
+  SymTridiag<C> A, M;
+  A.diag = {C(1, 0), C(-1, 0)};
+  A.off = {C(0, 1)};
+  M.diag = {C(1, 0), C(1, 0)};
+  M.off = {C(0, 0)};
+  EXPECT_THROW(solve_block_pencil(A, M, {0, 1}), SolverError);
+  // The same block inside a larger pencil, coupled weakly to a well-conditioned part.
+  SymTridiag<C> A5 = random_tridiag<C>(5, 91), M5 = random_mass<C>(5, 92, true);
+  for (SymTridiag<C>* t : {&A5, &M5})
+    for (C& x : t->diag) x = C(x.real() + 3, 0);
+  A5.diag[3] = C(1, 0);
+  A5.diag[4] = C(-1, 0);
+  A5.off[3] = C(0, 1);
+  A5.off[2] = C(0, 0);
+  M5.diag[3] = M5.diag[4] = C(1, 0);
+  EXPECT_THROW(solve_block_pencil(A5, M5, {0, 4}), SolverError);
+}
+
 /// Clustered and repeated eigenvalues: repeated identical cells that are decoupled (exactly
 /// repeated eigenvalues) or nearly decoupled (clusters), and Wilkinson's W⁺₂₁ (close pairs).
 template <class Scalar>
