@@ -110,6 +110,14 @@ Result run(const pscr::Factor<Scalar>& f, int repeats) {
 
 }  // namespace
 
+/// The load average of the machine (/proc/loadavg), for the record.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return in ? one + " " + five + " " + fifteen : "unknown";
+}
+
 int main(int argc, char** argv) {
   namespace pp = pscr::problems;
   const std::string out = argc > 1 ? argv[1] : "bench/results/eigen_init-cpu.csv";
@@ -122,7 +130,8 @@ int main(int argc, char** argv) {
   csv << "# eigen_init_bench: compute_eigen_data for dimension 1 of 2D problems (issue 3).\n"
       << "# Machine: the 2-core CI-class machine the project is developed on (shared with other "
          "jobs, so times are noisy); OpenMP threads: "
-      << omp_get_max_threads() << ". Median and minimum of the repeats after one warm-up.\n"
+      << omp_get_max_threads() << ". Load average at the start: " << load_average()
+      << ". Median and minimum of the repeats after one warm-up.\n"
       << "# cpu_s = median CPU time of the process (all threads), less sensitive to the load of "
          "the\n"
       << "# shared machine than the wall times; work = sum of m^2 over distinct block pencils;\n"
@@ -163,5 +172,6 @@ int main(int argc, char** argv) {
       }
     }
   }
+  csv << "# Load average at the end: " << load_average() << "\n";
   return 0;
 }

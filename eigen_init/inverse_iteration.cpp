@@ -30,10 +30,10 @@ constexpr int kMaxIterations = 3;
 constexpr double kClusterGap = 1e-2;
 /// Pairs closer than this times ‖M⁻¹A‖ are always in one cluster.
 constexpr double kTightGap = 1e-8;
-/// Gram–Schmidt budget: Σ (cluster size)² ≤ max(kClusterBudget · m, kClusterFloor): O(m²) work
-/// in all, and blocks up to √kClusterFloor = 256 rows may form a single cluster.
+/// Gram–Schmidt budget: Σ (cluster size)² ≤ kClusterBudget · m, O(m²) work in all, except that
+/// blocks up to kWholeBlock rows may form a single cluster.
 constexpr double kClusterBudget = 2;
-constexpr double kClusterFloor = 65536;
+constexpr index_t kWholeBlock = 256;
 
 inline double abs1(const C& x) {
   return std::abs(x.real()) + std::abs(x.imag());
@@ -239,7 +239,8 @@ std::vector<index_t> clusters(const std::vector<C>& lambda, double tight, double
   std::iota(hi.begin(), hi.end(), 0);
   std::vector<char> joined(m, 0);  // joined[l]: l and l+1 in one cluster
   double cost = static_cast<double>(m);
-  const double budget = std::max(kClusterBudget * static_cast<double>(m), kClusterFloor);
+  const double budget = m <= kWholeBlock ? static_cast<double>(m) * static_cast<double>(m)
+                                         : kClusterBudget * static_cast<double>(m);
   for (index_t l : order) {
     const index_t a = lo[l], b = hi[l + 1];
     const double na = static_cast<double>(l - a + 1), nb = static_cast<double>(b - l);
