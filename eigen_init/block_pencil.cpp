@@ -36,7 +36,7 @@ BlockEigen<double> solve_real(const SymTridiag<double>& A, const SymTridiag<doub
   eigen_detail::crawford_reduce(A, M, rows, d, e, Z);
   eigen_detail::divide_conquer(d, e, Z, static_cast<index_t>(rows.size()));
   for (double x : d)
-    if (!std::isfinite(x))
+    if (!is_finite(x))
       throw SolverError("eigen_init: non-finite eigenvalue in a real block of size " +
                         std::to_string(d.size()));
   BlockEigen<double> out;
@@ -85,7 +85,7 @@ BlockEigen<C> solve_complex(const SymTridiag<C>& A, const SymTridiag<C>& M,
   eigen_detail::crawford_reduce(A, M, {}, d, e, none);
   eigen_detail::implicit_ql(d, e, none, 0);
   for (const C& x : d)
-    if (!std::isfinite(x.real()) || !std::isfinite(x.imag()))
+    if (!is_finite(x))
       throw SolverError("eigen_init: non-finite eigenvalue in a complex block of size " +
                         std::to_string(d.size()));
   std::stable_sort(d.begin(), d.end(), [](const C& x, const C& y) {

@@ -34,21 +34,12 @@ inline std::complex<double> sqrt_moderate(const std::complex<double>& z) {
   return {std::abs(y) / (2 * t), std::copysign(t, y)};
 }
 
-template <class Scalar>
-bool is_finite(const Scalar& x) {
-  if constexpr (is_complex_v<Scalar>) {
-    return std::isfinite(x.real()) && std::isfinite(x.imag());
-  } else {
-    return std::isfinite(x);
-  }
-}
-
 /// Largest |c|² + |s|² accepted for a complex orthogonal rotation: beyond it the rotation
 /// amplifies rounding errors by more than 1e4 and the pencil is treated as near-defective.
 constexpr double kMaxRotationGrowth = 1e4;
 
-/// The rotation [c −s; s c] with c·f + s·g... sending (f, g) to (r, 0): r = √(f² + g²),
-/// c = f/r, s = g/r. Plain squares, so c² + s² = 1 also for complex values.
+/// The rotation G = [c −s; s c], c = f/r, s = g/r, r = √(f² + g²): Gᵀ maps (f, g) to (r, 0)
+/// (c f + s g = r, −s f + c g = 0). Plain squares, so c² + s² = 1 also for complex values.
 template <class Scalar>
 struct Rotation {
   Scalar c, s, r;
