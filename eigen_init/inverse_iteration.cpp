@@ -28,6 +28,8 @@ constexpr double kIsotropyTol = 1e-8;
 constexpr int kMaxIterations = 3;
 /// Clusters are formed from pairs closer than this times ‖M⁻¹A‖ (estimated).
 constexpr double kClusterGap = 1e-2;
+/// Refined eigenvalues are checked against the estimates of this many neighbours on each side.
+constexpr index_t kNeighbours = 8;
 /// Pairs closer than this times ‖M⁻¹A‖ are always in one cluster.
 constexpr double kTightGap = 1e-8;
 /// Gram–Schmidt budget: Σ (cluster size)² ≤ kClusterBudget · m, O(m²) work in all, except that
@@ -303,6 +305,25 @@ void inverse_iteration(const SymTridiag<C>& A, const SymTridiag<C>& M, std::vect
     }
   }
   if (failed) throw SolverError(failure);
+
+  // Each refined eigenvalue must still be nearest to its own estimate (the estimates can be
+  // inaccurate where the reduction needed large rotations): otherwise two vectors may have
+  // converged to one eigenpair and another eigenpair is missing.
+  const double tight = kTightGap * lambda_max;
+  for (index_t l = 0; l < m; ++l) {
+    const double own = std::abs(refined[l] - lambda[l]);
+    if (own <= tight) continue;
+    for (index_t j = std::max<index_t>(0, l - kNeighbours);
+         j < std::min<index_t>(m, l + kNeighbours + 1); ++j) {
+      if (j == l || std::abs(refined[l] - lambda[j]) >= own) continue;
+      std::ostringstream msg;
+      msg << "eigen_init: inverse iteration from the estimate " << lambda[l] << " of eigenvalue "
+          << l << " of a complex symmetric block of size " << m << " converged to " << refined[l]
+          << ", nearer the estimate of eigenvalue " << j
+          << " (inaccurate estimates: near-defective pencil?)";
+      throw SolverError(msg.str());
+    }
+  }
 
   // Sort by the refined eigenvalues.
   std::vector<index_t> order(m);

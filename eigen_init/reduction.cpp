@@ -34,9 +34,13 @@ inline std::complex<double> sqrt_moderate(const std::complex<double>& z) {
   return {std::abs(y) / (2 * t), std::copysign(t, y)};
 }
 
-/// Largest |c|² + |s|² accepted for a complex orthogonal rotation: beyond it the rotation
-/// amplifies rounding errors by more than 1e4 and the pencil is treated as near-defective.
-constexpr double kMaxRotationGrowth = 1e4;
+/// Largest |c|² + |s|² accepted for a complex orthogonal rotation (the factor by which it can
+/// amplify rounding errors): beyond it the pencil is treated as near-defective. The complex
+/// path uses these stages for eigenvalue estimates only, which inverse iteration then refines
+/// and checks on the pencil itself, so the limits only stop a breakdown: Crawford's reduction
+/// (whose transformation is also the pencil's scaling) 1e6, implicit QL 1e10.
+constexpr double kMaxGrowthCrawford = 1e6;
+constexpr double kMaxGrowthQL = 1e10;
 
 /// The rotation G = [c −s; s c], c = f/r, s = g/r, r = √(f² + g²): Gᵀ maps (f, g) to (r, 0)
 /// (c f + s g = r, −s f + c g = 0). Plain squares, so c² + s² = 1 also for complex values.
@@ -46,24 +50,26 @@ struct Rotation {
 };
 
 template <class Scalar>
-Rotation<Scalar> make_rotation(const Scalar& f, const Scalar& g, const char* where) {
+Rotation<Scalar> make_rotation(const Scalar& f, const Scalar& g, const char* where,
+                               double max_growth) {
   if constexpr (is_complex_v<Scalar>) {
     const real_t<Scalar> scale = std::max(abs1(f), abs1(g));
     if (scale == 0) return {Scalar(1), Scalar(0), Scalar(0)};
     const Scalar fs = f / scale, gs = g / scale;
     const Scalar rs = sqrt_moderate(fs * fs + gs * gs);
     const real_t<Scalar> rs2 = std::norm(rs);
-    if (!(rs2 * kMaxRotationGrowth >= std::norm(fs) + std::norm(gs))) {
+    if (!(rs2 * max_growth >= std::norm(fs) + std::norm(gs))) {
       std::ostringstream msg;
       msg << "eigen_init: near-defective complex symmetric block: " << where
           << " needs a complex orthogonal rotation with |c|² + |s|² = "
-          << (std::norm(fs) + std::norm(gs)) / rs2 << " > " << kMaxRotationGrowth;
+          << (std::norm(fs) + std::norm(gs)) / rs2 << " > " << max_growth;
       throw SolverError(msg.str());
     }
     const Scalar inv = Scalar(1) / rs;
     return {fs * inv, gs * inv, rs * scale};
   } else {
     (void)where;
+    (void)max_growth;
     // √(f² + g²) without hypot's care unless the squares leave the safe range.
     const Scalar sum = f * f + g * g;
     const Scalar r = (sum > 1e-280 && sum < 1e280) ? std::sqrt(sum) : std::hypot(f, g);
@@ -142,7 +148,8 @@ void crawford_reduce(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
     }
     // Chase the bulge C'(p, p+2) down with rotations of rows/columns (p+1, p+2).
     for (index_t p = j; bulge != Scalar{} && p + 2 < m; ++p) {
-      const Rotation<Scalar> g = make_rotation(e[p], bulge, "Crawford's reduction");
+      const Rotation<Scalar> g =
+          make_rotation(e[p], bulge, "Crawford's reduction", kMaxGrowthCrawford);
       const index_t i = p + 1, q = p + 2;
       const Scalar a_i = d[i], b_i = e[i], a_q = d[q];
       const Scalar cc = g.c * g.c, ss = g.s * g.s, cs = g.c * g.s;
@@ -192,7 +199,7 @@ void implicit_ql(std::vector<Scalar>& d, std::vector<Scalar>& e, std::vector<Sca
       bool split = false;
       for (; i >= l; --i) {
         const Scalar f = s * e[i], b = c * e[i];
-        const Rotation<Scalar> rot = make_rotation(g, f, "implicit QL");
+        const Rotation<Scalar> rot = make_rotation(g, f, "implicit QL", kMaxGrowthQL);
         e[i + 1] = rot.r;
         if (rot.r == Scalar{}) {
           // Underflow: the matrix splits here.
