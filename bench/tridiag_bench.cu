@@ -188,7 +188,7 @@ double max_residual(const Problem<Scalar>& p, const DeviceBuffer<Scalar>& d_x, b
 }
 
 struct Row {
-  std::string scalar, form, layout, method;
+  std::string scalar, form, layout, method, staging;
   index_t n, batch;
   int rows_per_thread;
   Timing t;
@@ -197,15 +197,15 @@ struct Row {
 };
 
 void write_header(std::ostream& out) {
-  out << "device,scalar,n,batch,form,layout,method,rows_per_thread,median_ms,min_ms,gbs_floor,"
-         "copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps\n";
+  out << "device,scalar,n,batch,form,layout,method,rows_per_thread,staging,median_ms,min_ms,"
+         "gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps\n";
 }
 
 void write_row(std::ostream& out, const std::string& device, const Row& r) {
   out << '"' << device << "\"," << r.scalar << ',' << r.n << ',' << r.batch << ',' << r.form << ','
-      << r.layout << ',' << r.method << ',' << r.rows_per_thread << ',' << r.t.median_ms << ','
-      << r.t.min_ms << ',' << r.gbs << ',' << r.copy_gbs << ',' << r.gbs / r.copy_gbs << ','
-      << r.gflops << ',' << r.residual << ',' << r.reps << '\n';
+      << r.layout << ',' << r.method << ',' << r.rows_per_thread << ',' << r.staging << ','
+      << r.t.median_ms << ',' << r.t.min_ms << ',' << r.gbs << ',' << r.copy_gbs << ','
+      << r.gbs / r.copy_gbs << ',' << r.gflops << ',' << r.residual << ',' << r.reps << '\n';
   out.flush();
 }
 
@@ -235,7 +235,7 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   });
   const double copy_gbs = floor_bytes / (copy.median_ms * 1e6);
   write_row(csv, device,
-            {scalar, "-", "-", "copy", n, batch, 0, copy, copy_gbs, copy_gbs, 0, 0, reps});
+            {scalar, "-", "-", "copy", "-", n, batch, 0, copy, copy_gbs, copy_gbs, 0, 0, reps});
   std::cout << scalar << " n=" << n << " batch=" << batch << ": copy " << copy_gbs << " GB/s\n";
 
   struct Config {
@@ -243,27 +243,31 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
     bool pivoting;
     tc::Options options;
   };
-  const std::vector<Config> configs = {{"thomas", false, {tc::Method::thomas, 0}},
-                                       {"partition", false, {tc::Method::partition, 4}},
-                                       {"partition", false, {tc::Method::partition, 8}},
-                                       {"partition", false, {tc::Method::partition, 16}},
-                                       {"automatic", false, {}},
-                                       {"pivoting", true, {}}};
+  std::vector<Config> configs = {{"thomas", false, {tc::Method::thomas, 0}}};
+  for (int m : {4, 8, 16})
+    for (tc::Staging staging : {tc::Staging::global, tc::Staging::shared})
+      configs.push_back({"partition", false, {tc::Method::partition, m, staging}});
+  configs.push_back({"automatic", false, {}});
+  configs.push_back({"pivoting", true, {}});
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
   for (const Config& c : configs)
     if (!c.pivoting) ws_count = std::max(ws_count, tc::workspace_size<Scalar>(n, batch, c.options));
   DeviceBuffer<Scalar> d_ws(ws_count);
 
+  // staging: as requested ("shared" falls back to "global" where the tables do not fit).
   auto record = [&](const std::string& form, const std::string& layout, const std::string& method,
-                    int m, const Timing& t, double residual, int used_reps) {
-    Row r{scalar,   form, layout,   method,   n, batch, m, t, floor_bytes / (t.median_ms * 1e6),
-          copy_gbs, 0,    residual, used_reps};
+                    int m, const std::string& staging, const Timing& t, double residual,
+                    int used_reps) {
+    Row r{scalar,   form,  layout,   method,   staging,
+          n,        batch, m,        t,        floor_bytes / (t.median_ms * 1e6),
+          copy_gbs, 0,     residual, used_reps};
     r.gflops = nominal_flops(method, form == "shifted", kComplex) * static_cast<double>(rows) /
                (t.median_ms * 1e6);
     write_row(csv, device, r);
     std::cout << "  " << form << ' ' << layout << ' ' << method << (m ? " M=" : "")
-              << (m ? std::to_string(m) : "") << ": " << t.median_ms << " ms, " << r.gbs
-              << " GB/s (" << 100 * r.gbs / copy_gbs << "% of copy), residual " << residual << '\n';
+              << (m ? std::to_string(m) : "") << ' ' << staging << ": " << t.median_ms << " ms, "
+              << r.gbs << " GB/s (" << 100 * r.gbs / copy_gbs << "% of copy), residual " << residual
+              << '\n';
   };
 
   for (bool interleaved : {false, true}) {
@@ -295,7 +299,10 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
                               ws_count, cfg.options);
         };
         const Timing t = time_runs(stream.get(), r, run);
-        record(form, layout, cfg.name, cfg.options.rows_per_thread, t,
+        const char* staging = cfg.options.method != tc::Method::partition || !shifted ? "-"
+                              : cfg.options.staging == tc::Staging::shared            ? "shared"
+                                                                                      : "global";
+        record(form, layout, cfg.name, cfg.options.rows_per_thread, staging, t,
                max_residual(p, d_x, interleaved), r);
       }
     }
@@ -336,7 +343,7 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
                                                          ms(d_x.data()), bc, m, buffer.data()));
       };
       const Timing t = time_runs(stream.get(), reps, run, restore);
-      record("general", "contiguous", "cusparse_gtsv2StridedBatch", 0, t,
+      record("general", "contiguous", "cusparse_gtsv2StridedBatch", 0, "-", t,
              max_residual(p, d_x, false), reps);
     }
     // gtsvInterleavedBatch may overwrite dl, d, du: restore them (untimed) before each run.
@@ -370,7 +377,7 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
       };
       const Timing t = time_runs(stream.get(), reps, run, restore);
       record("general", "interleaved", "cusparse_gtsvInterleavedBatch_algo" + std::to_string(algo),
-             0, t, max_residual(p, d_x, true), reps);
+             0, "-", t, max_residual(p, d_x, true), reps);
     }
   } catch (...) {
     cusparseDestroy(handle);

@@ -33,11 +33,15 @@ struct Config {
 };
 
 std::vector<Config> non_pivoting_configs() {
-  return {{"thomas", false, {cuda::Method::thomas, 0}},
-          {"partition M=4", false, {cuda::Method::partition, 4}},
-          {"partition M=8", false, {cuda::Method::partition, 8}},
-          {"partition M=16", false, {cuda::Method::partition, 16}},
-          {"automatic", false, {}}};
+  std::vector<Config> configs = {{"thomas", false, {cuda::Method::thomas, 0}}};
+  for (int m : {4, 8, 16})
+    for (cuda::Staging staging : {cuda::Staging::global, cuda::Staging::shared})
+      configs.push_back(
+          {"partition M=" + std::to_string(m) + (staging == cuda::Staging::shared ? " staged" : ""),
+           false,
+           {cuda::Method::partition, m, staging}});
+  configs.push_back({"automatic", false, {}});
+  return configs;
 }
 const Config kPivoting{"pivoting", true, {}};
 

@@ -5,7 +5,6 @@
 // method's mathematics against the CPU reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
-#include <string>
 #include <vector>
 
 #include "common/cuda/scalar.cuh"
@@ -123,13 +122,47 @@ struct ShiftedHolder {
   cuda::detail::ShiftedRows<T> view(index_t, index_t) const { return r; }
 };
 
+/// The shifted form staged per block (what StagedShiftedForm::load builds and ::rows returns):
+/// diagonals of rows [r0, r0 + lv), off-diagonals [r0 − 1, r0 + lv), in one padded tile system.
+template <int M, class T>
+struct StagedChunk {
+  std::vector<T> ad, ao, md, mo;
+  T s;
+  cuda::detail::StagedShiftedRows<T, PaddedIndex<M>> view(index_t r0, index_t n) const {
+    const PaddedIndex<M> idx{static_cast<int>(ad.size())};
+    return {ad.data(), ao.data(), md.data(), mo.data(), idx, s, r0, n};
+  }
+};
+
+template <int M, class T>
+struct StagedChunks {
+  cuda::detail::ShiftedMatrix<T> m;
+  T s;
+  StagedChunk<M, T> operator()(index_t r0, int lv) const {
+    const int stride = PaddedIndex<M>::system_stride(lv);
+    const PaddedIndex<M> idx{stride};
+    StagedChunk<M, T> c{std::vector<T>(stride), std::vector<T>(stride), std::vector<T>(stride),
+                        std::vector<T>(stride), s};
+    for (int i = 0; i <= lv; ++i) {
+      const index_t r = r0 + i;
+      if (i < lv) {
+        c.ad[idx(0, i)] = m.a_diag[r];
+        c.md[idx(0, i)] = m.m_diag[r];
+      }
+      const bool has_off = r >= 1 && r <= m.n - 1;
+      c.ao[idx(0, i)] = has_off ? m.a_off[r - 1] : T(0);
+      c.mo[idx(0, i)] = has_off ? m.m_off[r - 1] : T(0);
+    }
+    return c;
+  }
+};
+
 template <class Scalar>
 class EmulationTest : public ::testing::Test {};
 TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
 
 template <int M, class Scalar>
-void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions,
-                const std::string& what) {
+void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool shifted) {
   using T = pscr::cuda::device_scalar_t<Scalar>;
   const index_t n = t.n;
   std::vector<Scalar> ref(n * t.batch), work(n);
@@ -146,21 +179,25 @@ void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions,
       b[r] = reinterpret_cast<const T&>(t.b[k * n + r]);
       c[r] = reinterpret_cast<const T&>(t.c[k * n + r]);
     }
-    std::vector<T> x;
-    if (what == "shifted") {
+    auto check = [&](const std::vector<T>& x, const char* variant) {
+      std::vector<Scalar> xs(n * t.batch);
+      for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const Scalar&>(x[r]);
+      // Both solves are backward stable on these systems: as in test_reference.cpp.
+      EXPECT_LE(testing::forward_error(xs, ref, n, k),
+                pscr::testing::tolerance<Scalar>(200, cond[k]))
+          << variant << ", M " << M << ", n " << n << ", system " << k << ", chunk " << chunk;
+    };
+    if (shifted) {
       const cuda::detail::ShiftedMatrix<T> m{
           pscr::cuda::as_device(t.A.diag.data()), pscr::cuda::as_device(t.A.off.data()),
           pscr::cuda::as_device(t.M.diag.data()), pscr::cuda::as_device(t.M.off.data()), n};
-      const ShiftedHolder<T> holder{{m, reinterpret_cast<const T&>(t.shifts[k])}};
-      x = emulate_partition<M>([&](index_t, int) { return holder; }, d, chunk);
+      const T s = reinterpret_cast<const T&>(t.shifts[k]);
+      const ShiftedHolder<T> holder{{m, s}};
+      check(emulate_partition<M>([&](index_t, int) { return holder; }, d, chunk), "shifted");
+      check(emulate_partition<M>(StagedChunks<M, T>{m, s}, d, chunk), "shifted, staged");
     } else {
-      x = emulate_partition<M>(GeneralChunks<M, T>{&a, &b, &c}, d, chunk);
+      check(emulate_partition<M>(GeneralChunks<M, T>{&a, &b, &c}, d, chunk), "general");
     }
-    std::vector<Scalar> xs(n * t.batch);
-    for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const Scalar&>(x[r]);
-    // Both solves are backward stable on these systems: as in test_reference.cpp.
-    EXPECT_LE(testing::forward_error(xs, ref, n, k), pscr::testing::tolerance<Scalar>(200, cond[k]))
-        << what << ", M " << M << ", n " << n << ", system " << k << ", chunk " << chunk;
   }
 }
 
@@ -171,8 +208,8 @@ void sweep(testing::Kind kind, std::uint64_t seed) {
     const auto ts = testing::make_shifted<Scalar>(n, 2, kind, seed++);
     const auto tg = testing::make_general<Scalar>(n, 2, testing::Kind::dominant, seed++);
     for (index_t chunk : {index_t{0}, index_t{3}, index_t{16}}) {
-      check_case<M>(ts, chunk, "shifted");
-      if (kind == testing::Kind::dominant) check_case<M>(tg, chunk, "general");
+      check_case<M>(ts, chunk, true);
+      if (kind == testing::Kind::dominant) check_case<M>(tg, chunk, false);
     }
   }
 }

@@ -214,7 +214,8 @@ __device__ void pcr_shared(T* a, T* b, T* c, T* d, int gv, int stride, int nc) {
 
 /// Whole systems in one block: G systems of n rows, P = ceil(n/M) threads per system (thread
 /// t: system t / P, partition t % P), blockDim ≥ G·P. Shared memory: the d tile (becomes x),
-/// Form::tiles coefficient tiles, then the coarse a, b, c, d (G·2P each).
+/// Form::tiles coefficient tiles, Form::shared_tiles tables of one padded system, then the
+/// coarse a, b, c, d (G·2P each).
 template <int M, class T, class Form>
 __global__ void __launch_bounds__(kMaxPartitionThreads)
     partition_block_kernel(Form form, index_t n, index_t batch, int G, int P, const T* d,
@@ -228,7 +229,7 @@ __global__ void __launch_bounds__(kMaxPartitionThreads)
   T* dt = smem;
   T* coef = dt + tile;
   const int cs = 2 * P;  // coarse stride per system
-  T* ca = coef + Form::tiles * tile;
+  T* ca = coef + Form::tiles * tile + Form::shared_tiles * idx.stride;
   T* cb = ca + G * cs;
   T* cc = cb + G * cs;
   T* cd = cc + G * cs;

@@ -154,7 +154,8 @@ struct ShiftedForm {
   ShiftedMatrix<T> m;
   const T* shifts;
 
-  static constexpr int tiles = 0;  ///< coefficient tiles staged in shared memory
+  static constexpr int tiles = 0;         ///< per-system coefficient tiles in shared memory
+  static constexpr int shared_tiles = 0;  ///< tables shared by the block's systems
   template <class Index>
   __device__ void load(Strides, index_t, int, index_t, int, bool, T*, Index, int) const {}
   template <class Index>
@@ -173,6 +174,7 @@ struct GeneralForm {
   index_t n;
 
   static constexpr int tiles = 3;
+  static constexpr int shared_tiles = 0;
   /// Loads rows [r0, r0 + lv) of systems [k0, k0 + gv) of a, b, c into coef[0, 3·tile_size).
   template <class Index>
   __device__ void load(Strides s, index_t k0, int gv, index_t r0, int lv, bool row_fastest, T* coef,
@@ -186,6 +188,67 @@ struct GeneralForm {
   __device__ TileRows<T, Index> rows(index_t, int g, index_t r0, const T* coef, Index idx,
                                      int tile_size) const {
     return {coef, coef + tile_size, coef + 2 * tile_size, idx, g, r0, n};
+  }
+};
+
+/// Rows of A + s M from copies of A and M in shared memory covering the rows of one block:
+/// diagonals at local index i = r − r0 (rows r0..r0+L−1), off-diagonals at i = r − r0 + 1
+/// (off[r0 − 1 .. r0 + L − 1], zero where absent). Index: one padded system of the block's tile.
+template <class T, class Index>
+struct StagedShiftedRows {
+  const T* ad;
+  const T* ao;
+  const T* md;
+  const T* mo;
+  Index idx;
+  T s;
+  index_t r0;
+  index_t n;
+  PSCR_HD T off(index_t i) const {
+    const int j = idx(0, static_cast<int>(i));
+    return ao[j] + s * mo[j];
+  }
+  PSCR_HD T sub(index_t r) const { return r > 0 ? off(r - r0) : T(0); }
+  PSCR_HD T diag(index_t r) const {
+    const int j = idx(0, static_cast<int>(r - r0));
+    return ad[j] + s * md[j];
+  }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? off(r - r0 + 1) : T(0); }
+};
+
+/// The shifted form with the block's rows of A and M staged once in shared memory, shared by
+/// all its systems: the threads of a partition kernel walk rows M apart, which from global
+/// memory touches a cache line per thread and load; from shared memory it is one pass.
+/// Four tables (A diag, A off, M diag, M off) of one padded tile system each.
+template <class T>
+struct StagedShiftedForm {
+  ShiftedMatrix<T> m;
+  const T* shifts;
+
+  static constexpr int tiles = 0;
+  static constexpr int shared_tiles = 4;
+  /// Loads the diagonals of rows [r0, r0 + lv) and the off-diagonals [r0 − 1, r0 + lv).
+  template <class Index>
+  __device__ void load(Strides, index_t, int, index_t r0, int lv, bool, T* coef, Index idx,
+                       int) const {
+    const int stride = idx.stride;
+    for (int i = threadIdx.x; i <= lv; i += blockDim.x) {
+      const int j = idx(0, i);
+      const index_t r = r0 + i;
+      if (i < lv) {
+        coef[j] = m.a_diag[r];
+        coef[2 * stride + j] = m.m_diag[r];
+      }
+      const bool has_off = r >= 1 && r <= m.n - 1;  // off[r − 1] exists
+      coef[stride + j] = has_off ? m.a_off[r - 1] : T(0);
+      coef[3 * stride + j] = has_off ? m.m_off[r - 1] : T(0);
+    }
+  }
+  template <class Index>
+  __device__ StagedShiftedRows<T, Index> rows(index_t k, int, index_t r0, const T* coef, Index idx,
+                                              int) const {
+    const int stride = idx.stride;
+    return {coef, coef + stride, coef + 2 * stride, coef + 3 * stride, idx, shifts[k], r0, m.n};
   }
 };
 

@@ -15,7 +15,7 @@ const SelectionEntry kTable[] = {
 
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex) {
   double best = std::numeric_limits<double>::infinity();
-  Options choice{Method::partition, 8};
+  Options choice{Method::partition, 8, Staging::shared};
   for (const SelectionEntry& e : kTable) {
     if (e.interleaved != interleaved || e.complex != complex) continue;
     const double dn = std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(e.n));
@@ -24,7 +24,8 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex) 
     const double dist = dn * dn + db * db;
     if (dist < best) {
       best = dist;
-      choice = {e.method, e.method == Method::partition ? e.rows_per_thread : 0};
+      choice = {e.method, e.method == Method::partition ? e.rows_per_thread : 0,
+                e.staged ? Staging::shared : Staging::global};
     }
   }
   return choice;

@@ -19,9 +19,11 @@ struct SelectionEntry {
   index_t batch;
   Method method;        ///< thomas or partition
   int rows_per_thread;  ///< partition: M
+  bool staged;          ///< partition, shifted form: A and M staged in shared memory
 };
 
-/// @brief The configuration for this shape: method and rows_per_thread both set (never automatic).
+/// @brief The configuration for this shape: method, rows_per_thread and staging all set (never
+/// automatic).
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex);
 
 }  // namespace pscr::tridiag::cuda

@@ -76,16 +76,19 @@ index_t padded_rows(index_t rows, int M) {
   return rows + rows / M + 1;
 }
 
+/// `tiles` coefficient tiles per system and `shared_tiles` tables per block (the Form's).
 PartitionPlan plan_partition(index_t n, index_t batch, int M, bool interleaved,
-                             std::size_t scalar_bytes, int tiles, std::size_t budget) {
+                             std::size_t scalar_bytes, int tiles, int shared_tiles,
+                             std::size_t budget) {
   PartitionPlan pl;
   pl.M = M;
   pl.nc = detail::coarse_size(n, M);
   const index_t P = (n + M - 1) / M;
   if (P <= detail::kMaxPartitionThreads) {
-    // d tile, coefficient tiles, coarse a, b, c, d (2P rows each) per system.
+    // d tile, coefficient tiles, coarse a, b, c, d (2P rows each) per system; shared tables.
     auto smem_for = [&](index_t G) {
-      return scalar_bytes * static_cast<std::size_t>(G * ((1 + tiles) * padded_rows(n, M) + 8 * P));
+      return scalar_bytes * static_cast<std::size_t>(G * ((1 + tiles) * padded_rows(n, M) + 8 * P) +
+                                                     shared_tiles * padded_rows(n, M));
     };
     index_t G = std::clamp<index_t>(kPartitionThreads / P, 1, batch);
     while (G > 1 && smem_for(G) > budget) G /= 2;
@@ -102,7 +105,8 @@ PartitionPlan plan_partition(index_t n, index_t batch, int M, bool interleaved,
   index_t G = interleaved ? std::min<index_t>(batch, 8) : 1;
   index_t Pc = std::max<index_t>(1, kPartitionThreads / G);
   auto smem_for = [&](index_t g, index_t pc) {
-    return scalar_bytes * static_cast<std::size_t>((1 + tiles) * g * padded_rows(pc * M, M));
+    return scalar_bytes *
+           static_cast<std::size_t>(((1 + tiles) * g + shared_tiles) * padded_rows(pc * M, M));
   };
   while (Pc > 1 && smem_for(G, Pc) > budget) Pc /= 2;
   while (G > 1 && smem_for(G, Pc) > budget) G /= 2;
@@ -114,7 +118,8 @@ PartitionPlan plan_partition(index_t n, index_t batch, int M, bool interleaved,
   return pl;
 }
 
-/// Fills in an automatic method / rows_per_thread from the selection table; checks the rest.
+/// Fills in an automatic method / rows_per_thread / staging from the selection table; checks the
+/// rest.
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex) {
   if (opt.rows_per_thread != 0 && opt.rows_per_thread != 4 && opt.rows_per_thread != 8 &&
       opt.rows_per_thread != 16)
@@ -124,6 +129,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   if (opt.method == Method::automatic) opt.method = table.method;
   if (opt.method == Method::partition && opt.rows_per_thread == 0)
     opt.rows_per_thread = table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+  if (opt.staging == Staging::automatic) opt.staging = table.staging;
   return opt;
 }
 
@@ -134,7 +140,7 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
   if (opt.method == Method::thomas) return n * batch;
   const PartitionPlan pl =
-      plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, budget);
+      plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, 0, budget);
   if (pl.single) return 0;
   return 4 * pl.nc * batch + required_workspace<T>(pl.nc, batch, false,
                                                    detail::GeneralForm<T>::tiles, Options{},
@@ -172,19 +178,17 @@ void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t bat
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// Non-pivoting solve of any form on device scalars T (recursive for long systems).
 template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
-                  Options opt, std::size_t budget) {
-  const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
-  if (opt.method == Method::thomas) {
-    launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
-    return;
-  }
-  const PartitionPlan pl =
-      plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), Form::tiles, budget);
+                  Options opt, std::size_t budget);
+
+/// The partition method with a plan: one kernel when whole systems fit a block, else reduce,
+/// recursive coarse solve (general form, in the workspace) and substitute.
+template <class T, class Form>
+void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& pl, index_t n,
+                   index_t batch, const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
+                   T* ws, index_t wc, std::size_t budget) {
   const bool drf = row_fastest(dl), xrf = row_fastest(xl);
   if (pl.single) {
     with_rows_per_thread(pl.M, [&](auto m) {
@@ -224,6 +228,35 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
         drf, x, strides(xl), xrf, cd, pl.nc);
     PSCR_CUDA_CHECK_LAUNCH();
   });
+}
+
+/// Non-pivoting solve of any form on device scalars T (recursive for long systems).
+template <class T, class Form>
+void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
+                  const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
+                  Options opt, std::size_t budget) {
+  const bool interleaved = !row_fastest(dl);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  if (opt.method == Method::thomas) {
+    launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
+    return;
+  }
+  const PartitionPlan pl = plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T),
+                                          Form::tiles, Form::shared_tiles, budget);
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    // Staging A and M must leave the plan (and so the workspace) unchanged, else it is skipped.
+    if (opt.staging == Staging::shared) {
+      using Staged = detail::StagedShiftedForm<T>;
+      const PartitionPlan sp = plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T),
+                                              Staged::tiles, Staged::shared_tiles, budget);
+      if (sp.single == pl.single && sp.G == pl.G && sp.P == pl.P) {
+        run_partition(stream, Staged{form.m, form.shifts}, sp, n, batch, d, dl, x, xl, ws, wc,
+                      budget);
+        return;
+      }
+    }
+  }
+  run_partition(stream, form, pl, n, batch, d, dl, x, xl, ws, wc, budget);
 }
 
 void check_layout(const BatchLayout& layout, index_t n, index_t batch, const char* what) {

@@ -67,11 +67,17 @@ class DeviceSymTridiagBuffer {
 /// @brief Non-pivoting method of solve_shifted / solve_general.
 enum class Method { automatic, thomas, partition };
 
+/// @brief Where the partition method reads the shifted form's A and M from: straight from
+/// global memory (cached), or staged once per block in shared memory (used only where it fits
+/// without shrinking the block's work).
+enum class Staging { automatic, global, shared };
+
 /// @brief Method and parameters; the defaults take everything from the selection table.
 struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); 0 = from the selection table.
   int rows_per_thread = 0;
+  Staging staging = Staging::automatic;
 };
 
 /// @brief Scalars of device workspace that solve_shifted / solve_general need for systems of size
