@@ -134,20 +134,6 @@ struct TileRows {
   PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[idx(g, static_cast<int>(r - r0))] : T(0); }
 };
 
-/// Rows of explicit system k read straight from global memory (pivoting kernel).
-template <class T>
-struct GlobalRows {
-  const T* a;
-  const T* b;
-  const T* c;
-  Strides s;
-  index_t k;
-  index_t n;
-  PSCR_HD T sub(index_t r) const { return r > 0 ? a[s.at(k, r)] : T(0); }
-  PSCR_HD T diag(index_t r) const { return b[s.at(k, r)]; }
-  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
-};
-
 /// The shifted form as seen by the tiled kernels: nothing to stage, rows formed from A, M, s_k.
 template <class T>
 struct ShiftedForm {

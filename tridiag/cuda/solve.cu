@@ -230,6 +230,19 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   });
 }
 
+template <class T, class Form>
+void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
+                     const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
+  constexpr int C = thomas_chunk<T>();
+  const std::size_t smem = sizeof(T) * (1 + Form::tiles) * kPivotingThreads * (C + 1);
+  auto* kernel = detail::pivoting_kernel<C, T, Form>;
+  allow_shared(kernel, smem);
+  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
+  kernel<<<static_cast<unsigned>(blocks), kPivotingThreads, smem, stream>>>(
+      form, n, batch, d, strides(dl), row_fastest(dl), x, strides(xl), row_fastest(xl), ws);
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
 /// Non-pivoting solve of any form on device scalars T (recursive for long systems).
 template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
@@ -374,12 +387,9 @@ void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
   check_sizes(n, batch);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
-  const detail::ShiftedRowsMaker<T> make{shifted_matrix(A, M), as_device(d_shifts)};
-  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
-  detail::pivoting_kernel<T><<<static_cast<unsigned>(blocks), kPivotingThreads, 0, stream>>>(
-      make, n, batch, as_device(d_rhs), strides(d_layout), as_device(d_x), strides(x_layout),
-      as_device(d_workspace));
-  PSCR_CUDA_CHECK_LAUNCH();
+  launch_pivoting(stream, detail::ShiftedForm<T>{shifted_matrix(A, M), as_device(d_shifts)}, n,
+                  batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
+                  as_device(d_workspace));
 }
 
 template <class Scalar>
@@ -393,13 +403,9 @@ void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const
   check_sizes(n, batch);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
-  const detail::GeneralRowsMaker<T> make{as_device(d_a), as_device(d_b), as_device(d_c),
-                                         strides(d_layout), n};
-  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
-  detail::pivoting_kernel<T><<<static_cast<unsigned>(blocks), kPivotingThreads, 0, stream>>>(
-      make, n, batch, as_device(d_rhs), strides(d_layout), as_device(d_x), strides(x_layout),
-      as_device(d_workspace));
-  PSCR_CUDA_CHECK_LAUNCH();
+  launch_pivoting(stream, detail::GeneralForm<T>{as_device(d_a), as_device(d_b), as_device(d_c), n},
+                  n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
+                  as_device(d_workspace));
 }
 
 #define PSCR_INSTANTIATE(Scalar)                                                                  \

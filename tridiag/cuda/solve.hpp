@@ -23,8 +23,9 @@
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
-/// pivoting of the reference, one thread per system, U in the workspace: stable where the
-/// non-pivoting methods lose accuracy, but neither coalesced nor parallel within a system.
+/// pivoting of the reference, one thread per system, rows through shared memory as in thomas,
+/// U in the workspace (ten passes): stable where the non-pivoting methods lose accuracy, but not
+/// parallel within a system (slow for a few long systems).
 ///
 /// Workspace: device memory owned by the caller, `workspace_size` / `pivoting_workspace_size`
 /// scalars. Every call is asynchronous on `stream`; zero pivots are not detected on the GPU

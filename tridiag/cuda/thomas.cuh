@@ -1,6 +1,7 @@
 #pragma once
-/// @file One thread per system: p-Thomas (sakharnykh2010) through shared-memory chunks, and the
-/// scaled-partial-pivoting LU of the reference. Include only from .cu files.
+/// @file One thread per system, rows through shared-memory chunks read and written in the
+/// layout's coalesced order: p-Thomas (sakharnykh2010) and the scaled-partial-pivoting LU of the
+/// reference. Include only from .cu files.
 
 #include "tridiag/cuda/rows.cuh"
 
@@ -74,90 +75,125 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-/// Rows of the shifted form for the pivoting kernel.
-template <class T>
-struct ShiftedRowsMaker {
-  ShiftedMatrix<T> m;
-  const T* shifts;
-  __device__ ShiftedRows<T> operator()(index_t k) const { return {m, shifts[k]}; }
-};
+/// LU with scaled partial pivoting, one thread per system: the streaming ?gtsv form of the
+/// reference (tridiag/reference/solve.cpp, `pivoting`), with rows through shared-memory chunks as
+/// in thomas_kernel. Incoming row r competes with the remaining row r − 1 for the pivot, relative
+/// to their largest entries (RPTS, klein2021); U's three diagonals of row r − 1 go to ws (u0, u1,
+/// u2, each n·batch, row r of system k at r·batch + k), its transformed right-hand side y_{r−1}
+/// to the tile (or, for the last row of the previous chunk, straight to x, overwriting what the
+/// previous chunk's store put there). Back substitution walks the chunks in reverse. A singular
+/// system gives Inf/NaN.
+template <int C, class T, class Form>
+__global__ void __launch_bounds__(256)
+    pivoting_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, bool d_row_fastest,
+                    T* x, Strides xs, bool x_row_fastest, T* ws) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* dt = reinterpret_cast<T*>(smem_raw);
+  const StrideIndex idx{C + 1};
+  const int tile = blockDim.x * (C + 1);
+  T* coef = dt + tile;
 
-/// Rows of the general form (layout of d) for the pivoting kernel.
-template <class T>
-struct GeneralRowsMaker {
-  const T* a;
-  const T* b;
-  const T* c;
-  Strides s;
-  index_t n;
-  __device__ GlobalRows<T> operator()(index_t k) const { return {a, b, c, s, k, n}; }
-};
-
-/// LU with scaled partial pivoting, one thread per system, the streaming ?gtsv form of the
-/// reference (tridiag/reference/solve.cpp, `pivoting`): at step i the remaining row i and row
-/// i+1 compete for the pivot, relative to their largest entries (RPTS, klein2021). U's three
-/// diagonals go to ws (u0, u1, u2, each n·batch, row r of system k at r·batch + k), the
-/// transformed right-hand side to x. A singular system gives Inf/NaN.
-template <class T, class Maker>
-__global__ void __launch_bounds__(128)
-    pivoting_kernel(Maker make, index_t n, index_t batch, const T* d, Strides ds, T* x, Strides xs,
-                    T* ws) {
-  const index_t k = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k >= batch) return;
-  const auto A = make(k);
+  const index_t k0 = static_cast<index_t>(blockIdx.x) * blockDim.x;
+  const int gv = static_cast<int>(min(static_cast<index_t>(blockDim.x), batch - k0));
+  const int t = threadIdx.x;
+  const bool active = t < gv;
+  const index_t k = k0 + t;
+  const index_t last0 = ((n - 1) / C) * C;  // first row of the last chunk
   T* u0 = ws;
   T* u1 = ws + n * batch;
   T* u2 = ws + 2 * n * batch;
   const T zero(0);
-  T cd = A.diag(0);
-  T cu = A.sup(0);
-  T xi = d[ds.at(k, 0)];
-  for (index_t i = 0; i + 1 < n; ++i) {
-    const T l = A.sub(i + 1);
-    T nd = A.diag(i + 1);
-    const T nu = A.sup(i + 1);
-    const T nb = d[ds.at(k, i + 1)];
-    bool keep;
-    if (cd == zero) {
-      keep = false;
-    } else if (l == zero) {
-      keep = true;
-    } else {
-      const double s_i = fmax(abs1(cd), abs1(cu));
-      const double s_n = fmax(abs1(l), fmax(abs1(nd), abs1(nu)));
-      keep = abs1(cd) * s_n >= abs1(l) * s_i;
+
+  T cd = zero, cu = zero, xi = zero;  // the remaining row: columns r−1, r and its right-hand side
+  for (index_t r0 = 0; r0 < n; r0 += C) {
+    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
+    load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
+    form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
+    __syncthreads();
+    if (active) {
+      const auto A = form.rows(k, t, r0, coef, idx, tile);
+      for (int i = 0; i < lv; ++i) {
+        const index_t r = r0 + i;
+        if (r == 0) {
+          cd = A.diag(0);
+          cu = A.sup(0);
+          xi = dt[idx(t, 0)];
+          continue;
+        }
+        const T l = A.sub(r);
+        T nd = A.diag(r);
+        const T nu = A.sup(r);
+        const T nb = dt[idx(t, i)];
+        bool keep;
+        if (cd == zero) {
+          keep = false;
+        } else if (l == zero) {
+          keep = true;
+        } else {
+          const double s_i = fmax(abs1(cd), abs1(cu));
+          const double s_n = fmax(abs1(l), fmax(abs1(nd), abs1(nu)));
+          keep = abs1(cd) * s_n >= abs1(l) * s_i;
+        }
+        const index_t w = (r - 1) * batch + k;
+        T y;  // transformed right-hand side of row r − 1
+        if (keep) {
+          const T f = l / cd;
+          u0[w] = cd;
+          u1[w] = cu;
+          u2[w] = zero;
+          y = xi;
+          nd -= f * cu;
+          xi = nb - f * xi;
+          cd = nd;
+          cu = nu;
+        } else {
+          // Interchange rows r − 1 and r, then eliminate column r − 1 from the old row r − 1.
+          const T f = cd / l;
+          u0[w] = l;
+          u1[w] = nd;
+          u2[w] = nu;
+          y = nb;
+          xi = xi - f * nb;
+          cd = cu - f * nd;
+          cu = -f * nu;
+        }
+        if (i > 0)
+          dt[idx(t, i - 1)] = y;
+        else
+          x[xs.at(k, r - 1)] = y;
+      }
+      if (r0 == last0) dt[idx(t, lv - 1)] = xi / cd;  // x_{n−1}
     }
-    const index_t w = i * batch + k;
-    if (keep) {
-      const T f = l / cd;
-      u0[w] = cd;
-      u1[w] = cu;
-      u2[w] = zero;
-      x[xs.at(k, i)] = xi;
-      nd -= f * cu;
-      xi = nb - f * xi;
-      cd = nd;
-      cu = nu;
-    } else {
-      const T f = cd / l;
-      u0[w] = l;
-      u1[w] = nd;
-      u2[w] = nu;
-      x[xs.at(k, i)] = nb;
-      xi = xi - f * nb;
-      cd = cu - f * nd;
-      cu = -f * nu;
+    __syncthreads();
+    if (r0 != last0) {
+      store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+      __syncthreads();
     }
   }
-  T x2 = zero;
-  T x1 = xi / cd;
-  x[xs.at(k, n - 1)] = x1;
-  for (index_t i = n - 2; i >= 0; --i) {
-    const index_t w = i * batch + k;
-    const T xv = (x[xs.at(k, i)] - u1[w] * x1 - u2[w] * x2) / u0[w];
-    x[xs.at(k, i)] = xv;
-    x2 = x1;
-    x1 = xv;
+  // Back substitution with U: x_r = (y_r − u1_r x_{r+1} − u2_r x_{r+2}) / u0_r.
+  T x1 = zero, x2 = zero;
+  for (index_t r0 = last0; r0 >= 0; r0 -= C) {
+    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
+    if (r0 != last0) {
+      load_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+      __syncthreads();
+    }
+    if (active) {
+      for (int i = lv - 1; i >= 0; --i) {
+        const index_t r = r0 + i;
+        T v = dt[idx(t, i)];
+        if (r + 1 < n) {
+          const index_t w = r * batch + k;
+          v = (v - u1[w] * x1 - u2[w] * x2) / u0[w];
+        }
+        dt[idx(t, i)] = v;
+        x2 = x1;
+        x1 = v;
+      }
+    }
+    __syncthreads();
+    store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+    __syncthreads();
   }
 }
 
