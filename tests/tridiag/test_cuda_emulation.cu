@@ -7,10 +7,11 @@
 
 #include <vector>
 
-#include "common/cuda/scalar.cuh"
+#include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
 #include "tests/tridiag/systems.hpp"
+#include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/reference/solve.hpp"
 
@@ -157,13 +158,33 @@ struct StagedChunks {
   }
 };
 
+// The kernels' complex arithmetic (tridiag/cuda/complex.cuh) against std::complex, on values of
+// the magnitudes the solvers see and on divisors far from 1.
+TEST(KernelComplex, MatchesStdComplex) {
+  using cuda::detail::Complex;
+  const auto v = pscr::testing::random_vector<std::complex<double>>(64, 77);
+  auto as_std = [](const Complex& z) { return std::complex<double>(z.re, z.im); };
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    const double scale = i % 3 == 0 ? 1e-5 : (i % 3 == 1 ? 1.0 : 1e6);
+    const std::complex<double> a = v[i], b = v[i + 1] * scale;
+    const Complex ka(a.real(), a.imag()), kb(b.real(), b.imag());
+    const double tol = pscr::testing::tolerance<std::complex<double>>(4, 1.0);
+    EXPECT_LE(std::abs(as_std(ka * kb) - a * b), tol * std::abs(a * b)) << i;
+    EXPECT_LE(std::abs(as_std(ka / kb) - a / b), tol * std::abs(a / b)) << i;
+    EXPECT_LE(std::abs(as_std(ka + kb) - (a + b)), tol * (std::abs(a) + std::abs(b))) << i;
+    EXPECT_LE(std::abs(as_std(ka - kb) - (a - b)), tol * (std::abs(a) + std::abs(b))) << i;
+    EXPECT_EQ(as_std(-ka), -a);
+    EXPECT_EQ(as_std(Complex(2.5)), std::complex<double>(2.5));
+  }
+}
+
 template <class Scalar>
 class EmulationTest : public ::testing::Test {};
 TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
 
 template <int M, class Scalar>
 void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool shifted) {
-  using T = pscr::cuda::device_scalar_t<Scalar>;
+  using T = cuda::detail::kernel_scalar_t<Scalar>;
   const index_t n = t.n;
   std::vector<Scalar> ref(n * t.batch), work(n);
   const BatchLayout l = BatchLayout::contiguous(n);
@@ -189,8 +210,8 @@ void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool 
     };
     if (shifted) {
       const cuda::detail::ShiftedMatrix<T> m{
-          pscr::cuda::as_device(t.A.diag.data()), pscr::cuda::as_device(t.A.off.data()),
-          pscr::cuda::as_device(t.M.diag.data()), pscr::cuda::as_device(t.M.off.data()), n};
+          cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
+          cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
       const T s = reinterpret_cast<const T&>(t.shifts[k]);
       const ShiftedHolder<T> holder{{m, s}};
       check(emulate_partition<M>([&](index_t, int) { return holder; }, d, chunk), "shifted");

@@ -3,9 +3,8 @@
 /// shared-memory tiles loaded and stored in the coalesced order of a layout, and the row
 /// accessors of the shifted and general forms. Include only from .cu files.
 
-#include <cuda/std/complex>
-
 #include "common/scalar.hpp"
+#include "tridiag/cuda/complex.cuh"
 
 /// Host and device: the per-row arithmetic is also run on the CPU by the emulation test
 /// (tests/tridiag/test_cuda_emulation.cu), which checks the partition method's algebra without a
@@ -25,8 +24,8 @@ struct Strides {
 __device__ __forceinline__ double abs1(double v) {
   return fabs(v);
 }
-__device__ __forceinline__ double abs1(const ::cuda::std::complex<double>& z) {
-  return fabs(z.real()) + fabs(z.imag());
+__device__ __forceinline__ double abs1(const Complex& z) {
+  return fabs(z.re) + fabs(z.im);
 }
 
 /// Index of (system g, row i) in a shared-memory tile of systems of `stride` elements, with one
@@ -60,23 +59,50 @@ struct TileVector {
   PSCR_HD T operator()(index_t r) const { return get(r); }
 };
 
+/// Elements each thread keeps in flight in load_tile: the loads of a batch are all issued before
+/// the first is used, so a block waits one memory latency per batch, not one per element.
+constexpr int kLoadBatch = 8;
+
+/// Tile position of element e of a copy: consecutive e walk rows of a system when
+/// `row_fastest`, systems of a row otherwise.
+struct TilePos {
+  int g, i;
+};
+PSCR_HD TilePos tile_pos(int e, int gv, int lv, bool row_fastest) {
+  if (row_fastest) {
+    const int g = e / lv;
+    return {g, e - g * lv};
+  }
+  const int i = e / gv;
+  return {e - i * gv, i};
+}
+
 /// Copies rows [r0, r0 + lv) of systems [k0, k0 + gv) between a strided global array and a tile.
 /// Consecutive threads take consecutive rows of a system when `row_fastest` (contiguous layouts)
 /// and consecutive systems of a row otherwise (interleaved layouts): coalesced either way.
+/// Loads go in batches of kLoadBatch per thread, all issued before any is stored. No
+/// __restrict__: p-Thomas reloads x, which the same block wrote earlier in the kernel.
 template <class T, class Index>
-__device__ void load_tile(const T* __restrict__ src, Strides s, index_t k0, int gv, index_t r0,
-                          int lv, bool row_fastest, T* tile, Index idx) {
+__device__ void load_tile(const T* src, Strides s, index_t k0, int gv, index_t r0, int lv,
+                          bool row_fastest, T* tile, Index idx) {
   const int total = gv * lv;
-  for (int e = threadIdx.x; e < total; e += blockDim.x) {
-    int g, i;
-    if (row_fastest) {
-      g = e / lv;
-      i = e - g * lv;
-    } else {
-      i = e / gv;
-      g = e - i * gv;
+  const int step = blockDim.x;
+  for (int base = threadIdx.x; base < total; base += kLoadBatch * step) {
+    T v[kLoadBatch];
+    int at[kLoadBatch];
+#pragma unroll
+    for (int u = 0; u < kLoadBatch; ++u) {
+      const int e = base + u * step;
+      at[u] = -1;
+      if (e < total) {
+        const TilePos t = tile_pos(e, gv, lv, row_fastest);
+        at[u] = idx(t.g, t.i);
+        v[u] = src[s.at(k0 + t.g, r0 + t.i)];
+      }
     }
-    tile[idx(g, i)] = src[s.at(k0 + g, r0 + i)];
+#pragma unroll
+    for (int u = 0; u < kLoadBatch; ++u)
+      if (at[u] >= 0) tile[at[u]] = v[u];
   }
 }
 
@@ -85,15 +111,8 @@ __device__ void store_tile(T* __restrict__ dst, Strides s, index_t k0, int gv, i
                            bool row_fastest, const T* tile, Index idx) {
   const int total = gv * lv;
   for (int e = threadIdx.x; e < total; e += blockDim.x) {
-    int g, i;
-    if (row_fastest) {
-      g = e / lv;
-      i = e - g * lv;
-    } else {
-      i = e / gv;
-      g = e - i * gv;
-    }
-    dst[s.at(k0 + g, r0 + i)] = tile[idx(g, i)];
+    const TilePos t = tile_pos(e, gv, lv, row_fastest);
+    dst[s.at(k0 + t.g, r0 + t.i)] = tile[idx(t.g, t.i)];
   }
 }
 

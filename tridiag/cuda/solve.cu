@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "common/cuda/check.hpp"
-#include "common/cuda/scalar.cuh"
 #include "common/error.hpp"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/selection.hpp"
@@ -16,9 +15,9 @@
 namespace pscr::tridiag::cuda {
 namespace {
 
+using detail::as_kernel;
+using detail::kernel_scalar_t;
 using detail::Strides;
-using pscr::cuda::as_device;
-using pscr::cuda::device_scalar_t;
 
 constexpr int kThomasThreads = 128;
 constexpr int kPivotingThreads = 128;
@@ -308,9 +307,9 @@ void check_shifted(const DeviceSymTridiag<Scalar>& A, const DeviceSymTridiag<Sca
 }
 
 template <class Scalar>
-detail::ShiftedMatrix<device_scalar_t<Scalar>> shifted_matrix(const DeviceSymTridiag<Scalar>& A,
+detail::ShiftedMatrix<kernel_scalar_t<Scalar>> shifted_matrix(const DeviceSymTridiag<Scalar>& A,
                                                               const DeviceSymTridiag<Scalar>& M) {
-  return {as_device(A.diag), as_device(A.off), as_device(M.diag), as_device(M.off), A.n};
+  return {as_kernel(A.diag), as_kernel(A.off), as_kernel(M.diag), as_kernel(M.off), A.n};
 }
 
 }  // namespace
@@ -327,7 +326,7 @@ DeviceSymTridiagBuffer<Scalar>::DeviceSymTridiagBuffer(const SymTridiag<Scalar>&
 template <class Scalar>
 index_t workspace_size(index_t n, index_t batch, const Options& options) {
   if (n < 1 || batch < 1) return 0;
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_scalar_t<Scalar>;
   const std::size_t budget = shared_budget();
   index_t most = 0;
   for (bool interleaved : {false, true})
@@ -345,7 +344,7 @@ void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTri
                    const Scalar* d_shifts, index_t batch, const Scalar* d_rhs, BatchLayout d_layout,
                    Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
                    const Options& options) {
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_scalar_t<Scalar>;
   const index_t n = A.n;
   check_shifted(A, M, d_shifts);
   check_sizes(n, batch);
@@ -353,9 +352,9 @@ void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTri
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
                                      detail::ShiftedForm<T>::tiles, options, budget));
-  const detail::ShiftedForm<T> form{shifted_matrix(A, M), as_device(d_shifts)};
-  solve_device(stream, form, n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
-               as_device(d_workspace), workspace_count, options, budget);
+  const detail::ShiftedForm<T> form{shifted_matrix(A, M), as_kernel(d_shifts)};
+  solve_device(stream, form, n, batch, as_kernel(d_rhs), d_layout, as_kernel(d_x), x_layout,
+               as_kernel(d_workspace), workspace_count, options, budget);
 }
 
 template <class Scalar>
@@ -363,7 +362,7 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
                    const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs, BatchLayout d_layout,
                    Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
                    const Options& options) {
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_scalar_t<Scalar>;
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
     PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
   check_sizes(n, batch);
@@ -371,9 +370,9 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
                                      detail::GeneralForm<T>::tiles, options, budget));
-  const detail::GeneralForm<T> form{as_device(d_a), as_device(d_b), as_device(d_c), n};
-  solve_device(stream, form, n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
-               as_device(d_workspace), workspace_count, options, budget);
+  const detail::GeneralForm<T> form{as_kernel(d_a), as_kernel(d_b), as_kernel(d_c), n};
+  solve_device(stream, form, n, batch, as_kernel(d_rhs), d_layout, as_kernel(d_x), x_layout,
+               as_kernel(d_workspace), workspace_count, options, budget);
 }
 
 template <class Scalar>
@@ -381,15 +380,15 @@ void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
                             DeviceSymTridiag<Scalar> M, const Scalar* d_shifts, index_t batch,
                             const Scalar* d_rhs, BatchLayout d_layout, Scalar* d_x,
                             BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count) {
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_scalar_t<Scalar>;
   const index_t n = A.n;
   check_shifted(A, M, d_shifts);
   check_sizes(n, batch);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
-  launch_pivoting(stream, detail::ShiftedForm<T>{shifted_matrix(A, M), as_device(d_shifts)}, n,
-                  batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
-                  as_device(d_workspace));
+  launch_pivoting(stream, detail::ShiftedForm<T>{shifted_matrix(A, M), as_kernel(d_shifts)}, n,
+                  batch, as_kernel(d_rhs), d_layout, as_kernel(d_x), x_layout,
+                  as_kernel(d_workspace));
 }
 
 template <class Scalar>
@@ -397,15 +396,15 @@ void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const
                             const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs,
                             BatchLayout d_layout, Scalar* d_x, BatchLayout x_layout,
                             Scalar* d_workspace, index_t workspace_count) {
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_scalar_t<Scalar>;
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
     PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
   check_sizes(n, batch);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
-  launch_pivoting(stream, detail::GeneralForm<T>{as_device(d_a), as_device(d_b), as_device(d_c), n},
-                  n, batch, as_device(d_rhs), d_layout, as_device(d_x), x_layout,
-                  as_device(d_workspace));
+  launch_pivoting(stream, detail::GeneralForm<T>{as_kernel(d_a), as_kernel(d_b), as_kernel(d_c), n},
+                  n, batch, as_kernel(d_rhs), d_layout, as_kernel(d_x), x_layout,
+                  as_kernel(d_workspace));
 }
 
 #define PSCR_INSTANTIATE(Scalar)                                                                  \

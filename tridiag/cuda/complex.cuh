@@ -1,0 +1,91 @@
+#pragma once
+/// @file The scalar type the tridiagonal kernels compute in. Real: double. Complex: a plain
+/// (re, im) pair with textbook arithmetic, layout-compatible with std::complex<double> and
+/// cuda::std::complex<double> (16 bytes, 16-byte aligned: one LDG.128/STS.128 per element).
+///
+/// Why not cuda::std::complex: its operator* and operator/ follow C99 Annex G (NaN/Inf recovery
+/// after every product, logb/scalbn scaling in every quotient). In the partition kernel that made
+/// 4096 SASS instructions, 648 DSETP and 612 FSEL of them (nvcc 13, sm_90), against 2424 for the
+/// real kernel, and the complex solves ran 4–5× slower per row than the real ones
+/// (docs/tridiag-performance.md). The systems here are well scaled (entries of A + s M, pivots of
+/// Thomas/PCR), so the quotient uses one real reciprocal of |w|² — valid for |re|, |im| of the
+/// divisor below ~1e150, far beyond any PSCR shift. Include only from .cu files.
+
+#include <complex>
+#include <cuda/std/complex>
+
+namespace pscr::tridiag::cuda::detail {
+
+/// @brief Complex double with plain arithmetic (no Annex-G special-value handling).
+struct alignas(16) Complex {
+  double re = 0, im = 0;
+
+  Complex() = default;
+  __host__ __device__ Complex(double r) : re(r), im(0) {}  // NOLINT: implicit, as for double
+  __host__ __device__ Complex(double r, double i) : re(r), im(i) {}
+
+  __host__ __device__ inline double real() const { return re; }
+  __host__ __device__ inline double imag() const { return im; }
+
+  __host__ __device__ inline Complex& operator+=(const Complex& o) {
+    re += o.re;
+    im += o.im;
+    return *this;
+  }
+  __host__ __device__ inline Complex& operator-=(const Complex& o) {
+    re -= o.re;
+    im -= o.im;
+    return *this;
+  }
+};
+
+__host__ __device__ inline Complex operator-(const Complex& a) {
+  return {-a.re, -a.im};
+}
+__host__ __device__ inline Complex operator+(const Complex& a, const Complex& b) {
+  return {a.re + b.re, a.im + b.im};
+}
+__host__ __device__ inline Complex operator-(const Complex& a, const Complex& b) {
+  return {a.re - b.re, a.im - b.im};
+}
+__host__ __device__ inline Complex operator*(const Complex& a, const Complex& b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+/// a / b = a conj(b) / |b|²: one real division (see the file comment for the range).
+__host__ __device__ inline Complex operator/(const Complex& a, const Complex& b) {
+  const double inv = 1.0 / (b.re * b.re + b.im * b.im);
+  return {(a.re * b.re + a.im * b.im) * inv, (a.im * b.re - a.re * b.im) * inv};
+}
+__host__ __device__ inline bool operator==(const Complex& a, const Complex& b) {
+  return a.re == b.re && a.im == b.im;
+}
+__host__ __device__ inline bool operator!=(const Complex& a, const Complex& b) {
+  return !(a == b);
+}
+
+static_assert(sizeof(Complex) == sizeof(std::complex<double>));
+static_assert(alignof(Complex) == 16);
+
+/// @brief The kernel scalar of a host scalar: double → double, std::complex<double> → Complex.
+template <class Scalar>
+struct kernel_scalar {
+  using type = Scalar;
+};
+template <>
+struct kernel_scalar<std::complex<double>> {
+  using type = Complex;
+};
+template <class Scalar>
+using kernel_scalar_t = typename kernel_scalar<Scalar>::type;
+
+/// @brief Reinterprets a host-typed device (or host) pointer as the kernel scalar type.
+template <class Scalar>
+inline kernel_scalar_t<Scalar>* as_kernel(Scalar* p) {
+  return reinterpret_cast<kernel_scalar_t<Scalar>*>(p);
+}
+template <class Scalar>
+inline const kernel_scalar_t<Scalar>* as_kernel(const Scalar* p) {
+  return reinterpret_cast<const kernel_scalar_t<Scalar>*>(p);
+}
+
+}  // namespace pscr::tridiag::cuda::detail
