@@ -7,7 +7,8 @@ For every measured (scalar, layout, n, batch) of the shifted form (the form PSCR
 the fastest non-pivoting configuration (thomas, or partition with its rows_per_thread and
 staging) whose max_residual is below 1e-10, and writes one entry per shape in the format of
 tridiag/cuda/selection_table.inc: {interleaved, complex, n, batch, method, rows_per_thread,
-staged}.
+staged}. Rows the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
+CSVs from before the staging/note columns are read too (staging "global", no note).
 """
 import csv
 import sys
@@ -19,14 +20,16 @@ def main(path, output):
         for row in csv.DictReader(f):
             if row["form"] != "shifted" or row["method"] not in ("thomas", "partition"):
                 continue
-            if float(row["max_residual"]) > 1e-10:
+            if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:
+                continue
+            if float(row["max_residual"]) > 1e-10 or float(row["median_ms"]) <= 0:
                 continue
             key = (row["layout"] == "interleaved", row["scalar"] == "complex",
                    int(row["n"]), int(row["batch"]))
             ms = float(row["median_ms"])
             if key not in best or ms < best[key][0]:
                 best[key] = (ms, row["method"], int(row["rows_per_thread"]), row["device"],
-                             row["staging"] == "shared")
+                             row.get("staging") == "shared")
     if not best:
         sys.exit(f"tridiag_select: no usable shifted-form rows in {path}")
     devices = sorted({v[3] for v in best.values()})
