@@ -4,8 +4,11 @@
 // device's measured copy bandwidth and FP64 rate, and the share of each kind of stage.
 //
 // Usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] [--only SWEEP]
+//                       [--stages fused|separate|both]
 //   sweeps: poisson2d (n = 32…8192), helmholtz2d (31…4095), poisson3d (31…511),
-//           helmholtz3d (31…361); --quick: the sizes up to 512 (2D) and 63 (3D).
+//           helmholtz3d (31…361); --quick: the sizes up to 512 (2D) and 63 (3D);
+//   stages: the fused stage where it applies (SolverOptions::fused), the separate stages, or
+//           both, one row each (default both).
 // Exit code: 0 when every solve's residual is below its bound (1e-11 Poisson, 1e-9 Helmholtz,
 // the CPU backend's, computed again on the host), 1 otherwise, 2 for bad arguments.
 //
@@ -22,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -148,19 +152,20 @@ struct Row {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
   double gflop = 0, gbytes = 0;
-  double share[5] = {0, 0, 0, 0, 0};
+  double share[6] = {0, 0, 0, 0, 0, 0};
   double residual = NAN, initial_residual = NAN, host_residual = NAN;
   index_t refinements = 0, pivoted = 0, round = 0;
   double device_mib = 0;
 };
 
 template <class Scalar>
-Row run_case(const pscr::Problem<Scalar>& p, int reps) {
+Row run_case(const pscr::Problem<Scalar>& p, int reps, bool fused) {
   Row row;
   const index_t n = p.op.grid_size();
   pscr::cuda::SolverOptions options;
   options.profile = true;
   options.rhs_per_round = 1;
+  options.fused = fused;
   pscr::cuda::Solver<Scalar> solver(p.op, options);
   row.init_s = solver.init_seconds();
   row.round = solver.rhs_per_round();
@@ -179,11 +184,11 @@ Row run_case(const pscr::Problem<Scalar>& p, int reps) {
   row.initial_residual = s.initial_residual;
   row.refinements = s.refinements;
   row.pivoted = s.pivoted;
-  const double parts[5] = {s.stages.rhs_ms, s.stages.tridiag_ms, s.stages.sum_ms,
-                           s.stages.update_ms, s.stages.other_ms};
+  const double parts[6] = {s.stages.rhs_ms,    s.stages.tridiag_ms, s.stages.sum_ms,
+                           s.stages.update_ms, s.stages.fused_ms,   s.stages.other_ms};
   double total = 0;
   for (double v : parts) total += v;
-  for (int k = 0; k < 5; ++k) row.share[k] = total > 0 ? parts[k] / total : 0;
+  for (int k = 0; k < 6; ++k) row.share[k] = total > 0 ? parts[k] / total : 0;
   row.host_residual = p.op.relative_residual(u.data(), p.f.data());
 
   // Timed PSCR solves from device pointers.
@@ -227,7 +232,7 @@ pscr::problems::ProblemSpec spec_for(const Sweep& sw, index_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string csv, only;
+  std::string csv, only, stages = "both";
   bool quick = false;
   int reps = 10;
   double max_solve_s = 2.0;
@@ -250,10 +255,17 @@ int main(int argc, char** argv) {
       max_solve_s = std::atof(value().c_str());
     } else if (arg == "--only") {
       only = value();
+    } else if (arg == "--stages") {
+      stages = value();
+      if (stages != "fused" && stages != "separate" && stages != "both") {
+        std::fprintf(stderr, "pscr_gpu_bench: --stages must be fused, separate or both\n");
+        return 2;
+      }
     } else {
-      std::fprintf(stderr,
-                   "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
-                   "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d]\n");
+      std::fprintf(
+          stderr,
+          "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
+          "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d] [--stages fused|separate|both]\n");
       return 2;
     }
   }
@@ -266,18 +278,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::ofstream out(csv);
-  out << "device,problem,scalar,mesh,dim,n,unknowns,init_s,h2d_ms,d2h_ms,host_solve_ms,reps,"
+  out << "device,problem,scalar,mesh,dim,n,stages,unknowns,init_s,h2d_ms,d2h_ms,host_solve_ms,reps,"
          "median_ms,min_ms,max_ms,paper_ms,speedup_vs_paper,goal_ms,gflop,gflops,gbytes,gbs,"
          "copy_gbs,fp64_gflops,frac_copy,frac_fp64,share_rhs,share_tridiag,share_sum,"
-         "share_update,share_other,residual,initial_residual,host_residual,refinements,pivoted,"
+         "share_update,share_fused,share_other,residual,initial_residual,host_residual,refinements,"
+         "pivoted,"
          "rhs_per_round,device_mib,note\n";
   const std::string device = device_name();
   pscr::cuda::Stream stream;
   const Ceilings ceil = measure_ceilings(stream.get());
   std::printf("device %s: copy %.0f GB/s, FP64 FMA %.0f GFLOP/s\n", device.c_str(), ceil.copy_gbs,
               ceil.fp64_gflops);
-  std::printf("%-12s %6s %10s %10s %10s %8s %8s %7s %9s %4s\n", "problem", "n", "median_ms",
-              "paper_ms", "speedup", "GB/s", "GFLOP/s", "%copy", "residual", "ref");
+  std::printf("%-12s %6s %-8s %10s %10s %10s %8s %8s %7s %9s %4s\n", "problem", "n", "stages",
+              "median_ms", "paper_ms", "speedup", "GB/s", "GFLOP/s", "%copy", "residual", "ref");
   bool ok = true;
   std::vector<std::string> goals;
   for (const Sweep& sw : sweeps()) {
@@ -286,64 +299,82 @@ int main(int argc, char** argv) {
       const index_t n = sw.sizes[k];
       if (quick && n > (sw.dim == 2 ? 512 : 63)) break;
       const bool helm = sw.equation == pscr::problems::Equation::helmholtz;
-      Row row;
       index_t unknowns = 1;
       for (int d = 0; d < sw.dim; ++d) unknowns *= n;
+      std::optional<pscr::AnyProblem> any;
+      std::string gen_note;
       try {
-        auto any = pscr::problems::generate(spec_for(sw, n));
-        if (helm) {
-          row = run_case(std::get<pscr::Problem<std::complex<double>>>(any), reps);
-        } else {
-          row = run_case(std::get<pscr::Problem<double>>(any), reps);
+        any = pscr::problems::generate(spec_for(sw, n));
+      } catch (const std::exception& e) {
+        gen_note = e.what();
+      }
+      bool stop = false;
+      for (const bool fused : {true, false}) {
+        if ((fused && stages == "separate") || (!fused && stages == "fused")) continue;
+        Row row;
+        row.note = gen_note;
+        if (row.note.empty()) {
+          try {
+            if (helm) {
+              row = run_case(std::get<pscr::Problem<std::complex<double>>>(*any), reps, fused);
+            } else {
+              row = run_case(std::get<pscr::Problem<double>>(*any), reps, fused);
+            }
+          } catch (const pscr::Error& e) {
+            row.note = e.what();
+          } catch (const std::bad_alloc&) {
+            row.note = "host memory exhausted";
+          }
         }
-      } catch (const pscr::Error& e) {
-        row.note = e.what();
-      } catch (const std::bad_alloc&) {
-        row.note = "host memory exhausted";
+        const char* variant = fused ? "fused" : "separate";
+        for (char& ch : row.note)
+          if (ch == ',' || ch == '\n') ch = ';';
+        const double paper_ms = sw.paper_s[k] * 1e3;
+        const double gflops = row.median_ms > 0 ? row.gflop / (row.median_ms * 1e-3) : 0;
+        const double gbs = row.median_ms > 0 ? row.gbytes / (row.median_ms * 1e-3) : 0;
+        const double bound = helm ? 1e-9 : 1e-11;
+        const bool good = row.note.empty() && row.host_residual <= bound;
+        if (!good) ok = false;
+        const bool goal = n == sw.goal_n;
+        out << device << ',' << (helm ? "helmholtz" : "poisson") << ','
+            << (helm ? "complex" : "real") << ",random," << sw.dim << ',' << n << ',' << unknowns
+            << ',' << row.init_s << ',' << row.h2d_ms << ',' << row.d2h_ms << ','
+            << row.host_solve_ms << ',' << row.reps << ',' << row.median_ms << ',' << row.min_ms
+            << ',' << row.max_ms << ',' << paper_ms << ','
+            << (row.median_ms > 0 ? paper_ms / row.median_ms : 0) << ','
+            << (goal ? std::to_string(sw.goal_ms) : "") << ',' << row.gflop << ',' << gflops << ','
+            << row.gbytes << ',' << gbs << ',' << ceil.copy_gbs << ',' << ceil.fp64_gflops << ','
+            << gbs / ceil.copy_gbs << ',' << gflops / ceil.fp64_gflops << ',' << row.share[0] << ','
+            << row.share[1] << ',' << row.share[2] << ',' << row.share[3] << ',' << row.share[4]
+            << ',' << row.share[5] << ',' << row.residual << ',' << row.initial_residual << ','
+            << row.host_residual << ',' << row.refinements << ',' << row.pivoted << ',' << row.round
+            << ',' << row.device_mib << ',' << row.note << '\n';
+        out.flush();
+        std::printf("%-12s %6ld %-8s %10.3f %10.1f %10.1f %8.0f %8.1f %6.1f%% %9.1e %4ld%s%s\n",
+                    sw.name.c_str(), static_cast<long>(n), variant, row.median_ms, paper_ms,
+                    row.median_ms > 0 ? paper_ms / row.median_ms : 0.0, gbs, gflops,
+                    100 * gbs / ceil.copy_gbs, row.host_residual,
+                    static_cast<long>(row.refinements), good ? "" : "  RESIDUAL ABOVE BOUND",
+                    row.note.empty() ? "" : "  ");
+        if (!row.note.empty()) std::printf("    %s\n", row.note.c_str());
+        if (goal) {
+          char line[200];
+          std::snprintf(line, sizeof line,
+                        "%-12s n=%ld %-8s: %.2f ms (goal %.0f ms on an H100): %s", sw.name.c_str(),
+                        static_cast<long>(n), variant, row.median_ms, sw.goal_ms,
+                        row.median_ms > 0 && row.median_ms <= sw.goal_ms ? "met" : "MISSED");
+          goals.push_back(line);
+        }
+        if (!row.note.empty()) {
+          std::printf("    (sweep stopped: the larger sizes would fail alike)\n");
+          stop = true;
+        }
+        if (row.median_ms * 1e-3 > max_solve_s) {
+          std::printf("    (sweep stopped: median above %.1f s)\n", max_solve_s);
+          stop = true;
+        }
       }
-      for (char& ch : row.note)
-        if (ch == ',' || ch == '\n') ch = ';';
-      const double paper_ms = sw.paper_s[k] * 1e3;
-      const double gflops = row.median_ms > 0 ? row.gflop / (row.median_ms * 1e-3) : 0;
-      const double gbs = row.median_ms > 0 ? row.gbytes / (row.median_ms * 1e-3) : 0;
-      const double bound = helm ? 1e-9 : 1e-11;
-      const bool good = row.note.empty() && row.host_residual <= bound;
-      if (!good) ok = false;
-      const bool goal = n == sw.goal_n;
-      out << device << ',' << (helm ? "helmholtz" : "poisson") << ',' << (helm ? "complex" : "real")
-          << ",random," << sw.dim << ',' << n << ',' << unknowns << ',' << row.init_s << ','
-          << row.h2d_ms << ',' << row.d2h_ms << ',' << row.host_solve_ms << ',' << row.reps << ','
-          << row.median_ms << ',' << row.min_ms << ',' << row.max_ms << ',' << paper_ms << ','
-          << (row.median_ms > 0 ? paper_ms / row.median_ms : 0) << ','
-          << (goal ? std::to_string(sw.goal_ms) : "") << ',' << row.gflop << ',' << gflops << ','
-          << row.gbytes << ',' << gbs << ',' << ceil.copy_gbs << ',' << ceil.fp64_gflops << ','
-          << gbs / ceil.copy_gbs << ',' << gflops / ceil.fp64_gflops << ',' << row.share[0] << ','
-          << row.share[1] << ',' << row.share[2] << ',' << row.share[3] << ',' << row.share[4]
-          << ',' << row.residual << ',' << row.initial_residual << ',' << row.host_residual << ','
-          << row.refinements << ',' << row.pivoted << ',' << row.round << ',' << row.device_mib
-          << ',' << row.note << '\n';
-      out.flush();
-      std::printf("%-12s %6ld %10.3f %10.1f %10.1f %8.0f %8.1f %6.1f%% %9.1e %4ld%s%s\n",
-                  sw.name.c_str(), static_cast<long>(n), row.median_ms, paper_ms,
-                  row.median_ms > 0 ? paper_ms / row.median_ms : 0.0, gbs, gflops,
-                  100 * gbs / ceil.copy_gbs, row.host_residual, static_cast<long>(row.refinements),
-                  good ? "" : "  RESIDUAL ABOVE BOUND", row.note.empty() ? "" : "  ");
-      if (!row.note.empty()) std::printf("    %s\n", row.note.c_str());
-      if (goal) {
-        char line[200];
-        std::snprintf(line, sizeof line, "%-12s n=%ld: %.2f ms (goal %.0f ms on an H100): %s",
-                      sw.name.c_str(), static_cast<long>(n), row.median_ms, sw.goal_ms,
-                      row.median_ms > 0 && row.median_ms <= sw.goal_ms ? "met" : "MISSED");
-        goals.push_back(line);
-      }
-      if (!row.note.empty()) {
-        std::printf("    (sweep stopped: the larger sizes would fail alike)\n");
-        break;
-      }
-      if (row.median_ms * 1e-3 > max_solve_s) {
-        std::printf("    (sweep stopped: median above %.1f s)\n", max_solve_s);
-        break;
-      }
+      if (stop) break;
     }
   }
   std::printf("goals (%s):\n", device.c_str());

@@ -30,6 +30,33 @@ __global__ void __launch_bounds__(kStageThreads) stage_kernel(F f, index_t rows,
     for (index_t col = col0; col < cols; col += col_step) f(row, col);
 }
 
+/// The block abstraction of the fused stage on the GPU.
+struct DeviceBlock {
+  __device__ int size() const { return static_cast<int>(blockDim.x); }
+  /// The calling thread runs its part of a phase.
+  template <class F>
+  __device__ void each(F&& f) const {
+    f(static_cast<int>(threadIdx.x));
+  }
+  __device__ void sync() const { __syncthreads(); }
+  /// PCR of tridiag/cuda on gv coarse systems in shared memory (ends with a barrier).
+  template <class T>
+  __device__ void pcr(T* a, T* b, T* c, T* d, int gv, int stride, int nc) const {
+    tridiag::cuda::detail::pcr_shared(a, b, c, d, gv, stride, nc);
+  }
+};
+
+/// Runs f.run(block, id, shared memory) for blocks id = 0..count−1 (grid-stride).
+template <class T, class F>
+__global__ void __launch_bounds__(kFusedThreads, 2) block_kernel(F f, index_t count) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* smem = reinterpret_cast<T*>(smem_raw);
+  for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
+    f.run(DeviceBlock{}, b, smem);
+    __syncthreads();  // shared memory is reused by the next block of this thread block
+  }
+}
+
 /// @brief The GPU executor: everything runs on `stream()`.
 class DeviceExec {
  public:
@@ -60,6 +87,32 @@ class DeviceExec {
                    stream_>>>(f, rows, cols);
     PSCR_CUDA_CHECK_LAUNCH();
     end();
+  }
+
+  /// Launches f.run over `blocks` thread blocks of `threads` threads with `smem_bytes` of
+  /// dynamic shared memory (F::run's T is the element type of that memory).
+  template <class T>
+  void launch_blocks(Stage stage, index_t blocks, int threads, std::size_t smem_bytes,
+                     const FusedStage<T>& f) {
+    if (blocks <= 0) return;
+    auto* kernel = block_kernel<T, FusedStage<T>>;
+    if (smem_bytes > 48 * 1024)
+      PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem_bytes)));
+    const index_t grid = std::min<index_t>(blocks, INT_MAX);
+    begin(stage);
+    kernel<<<static_cast<unsigned>(grid), threads, smem_bytes, stream_>>>(f, blocks);
+    PSCR_CUDA_CHECK_LAUNCH();
+    end();
+  }
+
+  /// Largest dynamic shared memory of a block on the current device.
+  std::size_t shared_limit() const {
+    int device = 0, bytes = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    PSCR_CUDA_CHECK(
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return static_cast<std::size_t>(bytes);
   }
 
   template <class T>
@@ -132,6 +185,9 @@ class DeviceExec {
           break;
         case Stage::update:
           times.update_ms += ms;
+          break;
+        case Stage::fused:
+          times.fused_ms += ms;
           break;
         case Stage::other:
           times.other_ms += ms;

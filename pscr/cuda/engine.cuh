@@ -13,7 +13,8 @@
 ///                  (InnerSolve);
 ///   3D, inner:     the 2D case in dimensions (2, 3), P = the outer stage's systems.
 /// Per level, every stage is one launch over all problems, blocks and eigenvalues: RhsStage, the
-/// row solve, SumStage (and CombineStage for split blocks), and UpdateStage in the reduction.
+/// row solve, SumStage (and CombineStage for split blocks), and UpdateStage in the reduction;
+/// with tridiagonal rows the first three are one FusedStage (fused.cuh) where it applies.
 ///
 /// Storage of f^(i) and of the partial solutions v. f is only read. The reduced right-hand sides
 /// f^(i+1)_j live in u_j (j ∈ J_i ⊂ J_1) and the partial solutions v in u's rows next to kept rows,
@@ -25,6 +26,9 @@
 /// Executor concept (DeviceExec below; the emulation test has a CPU one):
 ///   template <class T> using Buffer = …;           // data(), size(); Buffer<T>(count)
 ///   template <class F> void launch(Stage, index_t rows, index_t cols, const F& f);
+///   template <class T> void launch_blocks(Stage, index_t blocks, int threads,
+///        std::size_t smem_bytes, const FusedStage<T>& f);  // f.run(block, id, shared memory)
+///   std::size_t shared_limit();                            // largest shared memory of a block
 ///   template <class T> void upload(T* dst, const T* src, index_t count);    // synchronous
 ///   template <class T> void download(T* dst, const T* src, index_t count);  // synchronous
 ///   template <class T> index_t tridiag_workspace(index_t n, index_t batch, bool pivoting);
@@ -42,6 +46,7 @@
 #include "common/cuda/scalar.cuh"
 #include "common/error.hpp"
 #include "eigen_init/eigen_data.hpp"
+#include "pscr/cuda/fused.cuh"
 #include "pscr/cuda/kernels.cuh"
 #include "pscr/cuda/solver.hpp"
 #include "pscr/cuda/tables.hpp"
@@ -51,7 +56,7 @@
 namespace pscr::cuda::detail {
 
 /// @brief The kinds of stages, for the per-stage times (StageTimes).
-enum class Stage { rhs, tridiag, sum, update, other };
+enum class Stage { rhs, tridiag, sum, update, fused, other };
 
 /// @brief The host scalar of a device scalar (the inverse of device_scalar_t).
 template <class T>
@@ -158,8 +163,22 @@ class TridiagSolve {
   using T = device_scalar_t<Scalar>;
   static constexpr double kGrowthLimit = 100.0;  ///< the CPU backend's TridiagRows::kGrowthLimit
 
-  TridiagSolve(Exec& exec, const Factor<Scalar>& factor, Pivoting pivoting)
-      : factors_(exec, factor), pivoting_(pivoting) {}
+  /// The fused stage (fused.cuh) can take this solver's stages.
+  static constexpr bool kCanFuse = true;
+
+  TridiagSolve(Exec& exec, const Factor<Scalar>& factor, Pivoting pivoting, bool fused)
+      : factors_(exec, factor), pivoting_(pivoting) {
+    const index_t n = factor.size();
+    fused_ = fused && pivoting != Pivoting::always && n <= kFusedMaxN &&
+             FusedShape::make(n, kFusedLanes).smem_elems * sizeof(T) <= exec.shared_limit();
+  }
+
+  /// Whether the fused stage solves this stage: no system to pivot, no singular lane, and the
+  /// systems small enough for shared memory.
+  bool fusable(const RowStage<T>& st) const {
+    if (!fused_ || (st.top && st.singular.count > 0)) return false;
+    return pivoting_ == Pivoting::never || find(st) == nullptr;
+  }
 
   index_t size() const { return factors_.size(); }
   /// (Krow, Mrow) = (A, M) of the tridiagonal dimension, for the couplings of the rows.
@@ -296,8 +315,12 @@ class TridiagSolve {
     return l.count > 0 ? &l : nullptr;
   }
 
+  /// Chunks hold at most this many eigenvalues (Engine::kChunkLanes).
+  static constexpr index_t kFusedLanes = 64;
+
   FactorBuffers<Scalar, Exec> factors_;
   Pivoting pivoting_;
+  bool fused_ = false;
   std::vector<std::vector<List>> lists_;  ///< [context][level − 1]
   index_t max_list_ = 0;
   index_t ws_count_ = 0, z_count_ = 0, s_count_ = 0;
@@ -328,7 +351,16 @@ class Engine {
         m1_off_(upload_vector<T>(exec, factor1.M.off)),
         row_(row),
         N_(N),
-        solver_(solver) {}
+        solver_(solver) {
+    for (const LevelInfo& lv : tables_.level) {
+      index_t lanes = 1;
+      for (index_t k = 0; k < lv.chunk_count; ++k) {
+        const ChunkInfo& c = tables_.chunks[lv.chunk_begin + k];
+        lanes = std::max(lanes, c.l_end - c.l_begin);
+      }
+      lanes_.push_back(lanes);
+    }
+  }
 
   const Tables<Scalar>& tables() const { return tables_; }
   int levels() const { return tables_.levels; }
@@ -388,13 +420,18 @@ class Engine {
           sum_terms += static_cast<double>(blk.m) * nout;
         }
         const double S = static_cast<double>(lv.systems);
-        // rhs: sources read, systems written; sum: systems read, outputs written.
-        total += {fs * P * N * (2.0 * terms - S + couplings * RowOp::apply_flops),
-                  sz * P * N * (src_rows + S)};
-        total +=
-            {fs * P * N * 2.0 * sum_terms, sz * P * N * (S + outs + 2.0 * kMaxOutputs * lv.slots)};
         RowStage<T> st = row_stage(pr, i, back);
-        total += solver_->cost(st);
+        bool fused = false;
+        if constexpr (RowSolver::kCanFuse) fused = solver_->fusable(st);
+        const Cost row_cost = solver_->cost(st);
+        // rhs: sources read, systems written; row solves; sum: systems read, outputs written.
+        // Fused: only the sources read and the outputs written.
+        const double slot_rows = 2.0 * kMaxOutputs * lv.slots;
+        total.flops += fs * P * N * (2.0 * terms - S + couplings * RowOp::apply_flops) +
+                       fs * P * N * 2.0 * sum_terms + row_cost.flops;
+        total.bytes += fused
+                           ? sz * P * N * (src_rows + outs + slot_rows)
+                           : sz * P * N * (src_rows + 2.0 * S + outs + slot_rows) + row_cost.bytes;
         pivoted += solver_->pivoted(st);
         if (!back) {
           const double kept = static_cast<double>(lv.kept_count);
@@ -449,12 +486,28 @@ class Engine {
     const LevelInfo& lv = tables_.at(i);
     const LevelArgs<T, RowOp> a = args(pr, i, back);
     const RowStage<T> st = row_stage(pr, i, back);
+    if constexpr (RowSolver::kCanFuse) {
+      if (solver_->fusable(st)) {
+        const FusedShape shape = FusedShape::make(N_, lanes_[i - 1]);
+        exec.launch_blocks(Stage::fused, pr.count * lv.chunk_count, shape.threads,
+                           shape.smem_elems * sizeof(T),
+                           FusedStage<T>{a, slots_.data(), lv.slots, shape});
+        combine(exec, pr, a, lv);
+        return;
+      }
+    }
     exec.launch(
         Stage::rhs, pr.count * lv.chunk_count, N_,
         RhsStage<T, RowOp>{a, X_.data(), shifts_.data(), pr.singular, st.top, tables_.zero_lane});
     const T* Y = solver_->solve(exec, st);
     exec.launch(Stage::sum, pr.count * lv.chunk_count, N_,
                 SumStage<T, RowOp>{a, Y, slots_.data(), lv.slots});
+    combine(exec, pr, a, lv);
+  }
+
+  /// lx_stage_y2b: the slots of split blocks added into u.
+  void combine(Exec& exec, const Problems<T>& pr, const LevelArgs<T, RowOp>& a,
+               const LevelInfo& lv) {
     if (lv.split_count > 0)
       exec.launch(Stage::sum, pr.count * lv.split_count, N_,
                   CombineStage<T, RowOp>{a, splits_.data() + lv.split_begin, lv.split_count,
@@ -478,6 +531,7 @@ class Engine {
   RowOp row_;
   index_t N_;
   RowSolver* solver_;
+  std::vector<index_t> lanes_;  ///< most eigenvalues of a chunk, per level
   index_t max_problems_ = 0;
   Buffer<T, Exec> X_, shifts_, slots_;
 };
@@ -489,6 +543,7 @@ template <class Scalar, class Exec, class Inner>
 class InnerSolve {
  public:
   using T = device_scalar_t<Scalar>;
+  static constexpr bool kCanFuse = false;
   explicit InnerSolve(Inner* inner) : inner_(inner) {}
 
   std::size_t bytes(index_t systems_per_call, index_t N) const {

@@ -69,6 +69,10 @@ struct SolverOptions {
   /// programs that only call solve_device (saves two grids per round; host solves then throw
   /// InputError).
   bool host_buffers = true;
+  /// Fuse the right-hand sides, the tridiagonal solves and the sums of a level into one kernel
+  /// that keeps the systems in shared memory, where the systems are small enough (n ≤ 1024 along
+  /// the tridiagonal dimension), need no pivoting and hold no singular lane.
+  bool fused = true;
   /// Time every stage with CUDA events (SolveStats::stages); host solves only. Costs a little.
   bool profile = false;
 };
@@ -79,6 +83,7 @@ struct StageTimes {
   double tridiag_ms = 0;  ///< batched shifted tridiagonal solves (level 3, tridiag::cuda)
   double sum_ms = 0;      ///< weighted sums of the solutions and their combination (12a/22a/y2b)
   double update_ms = 0;   ///< updates of the reduced right-hand sides (12c)
+  double fused_ms = 0;    ///< right-hand sides, tridiagonal solves and sums in one kernel
   double other_ms = 0;    ///< everything else (mean-zero projection, pivoting fixes, checks)
 };
 

@@ -132,11 +132,11 @@ class SolverCore {
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
     if (d == 2) {
-      tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting);
+      tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting, options.fused);
       eng2_ = std::make_unique<Engine2>(exec, f[0], eigen1, tri_->row_op(), shape_[1], tri_.get());
     } else {
       auto eigen2 = compute_eigen_data(f[1], Partition(shape_[1], 4));
-      tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting);
+      tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting, options.fused);
       eng2_ = std::make_unique<Engine2>(exec, f[1], eigen2, tri_->row_op(), shape_[2], tri_.get());
       inner_ = std::make_unique<Inner>(eng2_.get());
       factor2_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[1]);

@@ -76,8 +76,8 @@ void poison(std::vector<Scalar>& v) {
 }
 
 template <class Scalar>
-void check_against_cpu(const testing::GpuCase& c) {
-  SCOPED_TRACE(c.name());
+void check_against_cpu(const testing::GpuCase& c, bool fused) {
+  SCOPED_TRACE(c.name() + (fused ? " (fused stages)" : " (separate stages)"));
   const Problem<Scalar> p = testing::make_problem<Scalar>(c);
   const auto shape = p.op.shape();
   const index_t n = p.op.grid_size();
@@ -92,6 +92,7 @@ void check_against_cpu(const testing::GpuCase& c) {
   // as many as the host solves may take (near-resonance Helmholtz needs one).
   cuda::SolverOptions options;
   options.device_refinements = 2;
+  options.fused = fused;
   cuda::Solver<Scalar> gpu(p.op, options);
   ASSERT_EQ(gpu.singular(), cpu.singular());
   const auto f = gpu.singular() ? testing::project_neumann(p.op, p.f.data()) : p.f;
@@ -124,10 +125,16 @@ TYPED_TEST(SolverGpuTest, MatchesCpuBackendOnEveryCase) {
   index_t ran = 0;
   for (const auto& c : testing::gpu_cases()) {
     if (!c.template runs_as<Scalar>()) continue;
-    check_against_cpu<Scalar>(c);
+    check_against_cpu<Scalar>(c, true);
     ++ran;
   }
   EXPECT_GT(ran, 10);
+}
+
+TYPED_TEST(SolverGpuTest, SeparateStagesMatchCpuBackend) {
+  using Scalar = TypeParam;
+  for (const auto& c : testing::gpu_cases())
+    if (c.template runs_as<Scalar>()) check_against_cpu<Scalar>(c, false);
 }
 
 TYPED_TEST(SolverGpuTest, PivotingModesMatchCpuBackend) {
@@ -223,21 +230,31 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
   c.complex_poisson = is_complex_v<Scalar>;
   c.spec.dims = {{255}, {127}};
   const Problem<Scalar> p = testing::make_problem<Scalar>(c);
-  cuda::SolverOptions o;
-  o.profile = true;
-  cuda::Solver<Scalar> gpu(p.op, o);
-  std::vector<Scalar> u(p.op.grid_size());
-  gpu.solve(p.f.data(), u.data());
-  const auto& s = gpu.last_solve();
-  const auto& t = s.stages;
-  EXPECT_GT(t.rhs_ms, 0);
-  EXPECT_GT(t.tridiag_ms, 0);
-  EXPECT_GT(t.sum_ms, 0);
-  EXPECT_GT(t.update_ms, 0);
-  EXPECT_LE(t.rhs_ms + t.tridiag_ms + t.sum_ms + t.update_ms + t.other_ms, 1.01 * s.solve_ms);
-  EXPECT_GT(s.flops, 0);
-  EXPECT_GT(s.bytes, 0);
-  EXPECT_GT(gpu.device_bytes(), 0u);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused stages" : "separate stages");
+    cuda::SolverOptions o;
+    o.profile = true;
+    o.fused = fused;
+    cuda::Solver<Scalar> gpu(p.op, o);
+    std::vector<Scalar> u(p.op.grid_size());
+    gpu.solve(p.f.data(), u.data());
+    const auto& s = gpu.last_solve();
+    const auto& t = s.stages;
+    if (fused) {
+      EXPECT_GT(t.fused_ms, 0);
+    } else {
+      EXPECT_GT(t.rhs_ms, 0);
+      EXPECT_GT(t.tridiag_ms, 0);
+      EXPECT_GT(t.sum_ms, 0);
+      EXPECT_EQ(t.fused_ms, 0);
+    }
+    EXPECT_GT(t.update_ms, 0);
+    EXPECT_LE(t.rhs_ms + t.tridiag_ms + t.sum_ms + t.update_ms + t.fused_ms + t.other_ms,
+              1.01 * s.solve_ms);
+    EXPECT_GT(s.flops, 0);
+    EXPECT_GT(s.bytes, 0);
+    EXPECT_GT(gpu.device_bytes(), 0u);
+  }
 }
 
 }  // namespace
