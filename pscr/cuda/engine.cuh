@@ -40,10 +40,10 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <vector>
 
-#include "common/cuda/scalar.cuh"
 #include "common/error.hpp"
 #include "eigen_init/eigen_data.hpp"
 #include "pscr/cuda/fused.cuh"
@@ -58,17 +58,26 @@ namespace pscr::cuda::detail {
 /// @brief The kinds of stages, for the per-stage times (StageTimes).
 enum class Stage { rhs, tridiag, sum, update, fused, other };
 
-/// @brief The host scalar of a device scalar (the inverse of device_scalar_t).
+/// @brief The host scalar of a kernel scalar (the inverse of kernel_t).
 template <class T>
 struct host_scalar {
   using type = T;
 };
-template <class Real>
-struct host_scalar<::cuda::std::complex<Real>> {
-  using type = std::complex<Real>;
+template <>
+struct host_scalar<Complex> {
+  using type = std::complex<double>;
 };
 template <class T>
 using host_scalar_t = typename host_scalar<T>::type;
+
+/// @brief A host scalar as the kernel scalar (same bytes).
+template <class Scalar>
+kernel_t<Scalar> to_kernel(const Scalar& s) {
+  static_assert(sizeof(kernel_t<Scalar>) == sizeof(Scalar));
+  kernel_t<Scalar> t;
+  std::memcpy(static_cast<void*>(&t), &s, sizeof t);
+  return t;
+}
 
 /// Real flops of one operation of T (a complex one counts as 4, as in the CPU backend).
 template <class T>
@@ -134,7 +143,7 @@ Buffer<T, Exec> upload_vector(Exec& exec, const std::vector<V>& v) {
 template <class Scalar, class Exec>
 class FactorBuffers {
  public:
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_t<Scalar>;
   FactorBuffers(Exec& exec, const Factor<Scalar>& f)
       : a_diag_(upload_vector<T>(exec, f.A.diag)),
         a_off_(upload_vector<T>(exec, f.A.off)),
@@ -160,7 +169,7 @@ class FactorBuffers {
 template <class Scalar, class Exec>
 class TridiagSolve {
  public:
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_t<Scalar>;
   static constexpr double kGrowthLimit = 100.0;  ///< the CPU backend's TridiagRows::kGrowthLimit
 
   /// The fused stage (fused.cuh) can take this solver's stages.
@@ -331,7 +340,7 @@ class TridiagSolve {
 template <class Scalar, class Exec, class RowOp, class RowSolver>
 class Engine {
  public:
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_t<Scalar>;
   /// Eigenvalues per chunk: blocks of up to 63 eigenvalues (levels 1–3) are never split.
   static constexpr index_t kChunkLanes = 64;
 
@@ -542,7 +551,7 @@ class Engine {
 template <class Scalar, class Exec, class Inner>
 class InnerSolve {
  public:
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_t<Scalar>;
   static constexpr bool kCanFuse = false;
   explicit InnerSolve(Inner* inner) : inner_(inner) {}
 

@@ -16,11 +16,11 @@
 /// that only earlier launches wrote (checked for each functor in its comment).
 
 #include <cuda/std/cmath>
-#include <cuda/std/complex>
 #include <type_traits>
 
 #include "common/scalar.hpp"
 #include "pscr/cuda/tables.hpp"
+#include "tridiag/cuda/complex.cuh"
 
 #ifndef PSCR_HD
 #define PSCR_HD __host__ __device__ __forceinline__
@@ -304,6 +304,21 @@ struct UpdateStage {
   }
 };
 
+/// @brief The scalar the kernels compute in: double, or tridiag/cuda's plain Complex (textbook
+/// arithmetic, no C99 Annex-G special-value checks, which made cuda::std::complex kernels 4–5×
+/// slower: docs/tridiag-performance.md). Layout-compatible with the host scalar.
+template <class Scalar>
+using kernel_t = tridiag::cuda::detail::kernel_scalar_t<Scalar>;
+using tridiag::cuda::detail::Complex;
+
+/// @brief |x| of a kernel scalar (the modulus for complex, as std::abs).
+PSCR_HD double magnitude(double x) {
+  return fabs(x);
+}
+PSCR_HD double magnitude(const Complex& z) {
+  return hypot(z.re, z.im);
+}
+
 /// @brief Whether a real or complex device scalar is finite.
 template <class T>
 PSCR_HD bool is_finite(const T& x) {
@@ -332,7 +347,6 @@ struct MonitorStage {
   unsigned char* flags;
 
   PSCR_HD void operator()(index_t g, index_t s_index) const {
-    using ::cuda::std::abs;
     const T s = sigma[g] + lambda[s_index];
     T diag = a_diag[0] + s * m_diag[0];
     T up = n > 1 ? a_off[0] + s * m_off[0] : T(0);
@@ -346,7 +360,9 @@ struct MonitorStage {
       up = k + 1 < n ? a_off[k] + s * m_off[k] : T(0);
       const T fill = lo * c;
       inv = T(1) / (diag - fill);
-      bad = !(abs(fill) <= growth_limit * (abs(diag) + abs(lo) + abs(up))) || !is_finite(inv);
+      bad =
+          !(magnitude(fill) <= growth_limit * (magnitude(diag) + magnitude(lo) + magnitude(up))) ||
+          !is_finite(inv);
       c = up * inv;
       e = up;
     }

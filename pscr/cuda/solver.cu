@@ -7,7 +7,6 @@
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
-#include "common/cuda/scalar.cuh"
 #include "pscr/cuda/device_exec.cuh"
 #include "pscr/cuda/solver.hpp"
 #include "pscr/cuda/solver_core.cuh"
@@ -41,7 +40,7 @@ class OrderEvent {
 
 template <class Scalar>
 struct Solver<Scalar>::Impl {
-  using T = device_scalar_t<Scalar>;
+  using T = detail::kernel_t<Scalar>;
   using Core = detail::SolverCore<Scalar, detail::DeviceExec>;
 
   SolverOptions options;
@@ -117,7 +116,8 @@ struct Solver<Scalar>::Impl {
     try {
       for (index_t r0 = 0; r0 < nrhs; r0 += R) {
         const index_t P = std::min(R, nrhs - r0);
-        core->solve(exec, P, as_device(f + r0 * grid), as_device(u + r0 * grid), false, nullptr);
+        core->solve(exec, P, reinterpret_cast<const T*>(f + r0 * grid),
+                    reinterpret_cast<T*>(u + r0 * grid), false, nullptr);
       }
     } catch (...) {
       exec.set_stream(stream.get());

@@ -100,7 +100,7 @@ std::vector<Scalar> tridiag_times(const SymTridiag<Scalar>& T, const std::vector
 template <class Scalar, class Exec>
 class SolverCore {
  public:
-  using T = device_scalar_t<Scalar>;
+  using T = kernel_t<Scalar>;
   using Tri = TridiagSolve<Scalar, Exec>;
   using Engine2 = Engine<Scalar, Exec, TridiagRowOp<T>, Tri>;
   using Inner = InnerSolve<Scalar, Exec, Engine2>;
@@ -127,7 +127,7 @@ class SolverCore {
           "refine_tolerance >= 0, found "
           << options.max_refinements << ", " << options.device_refinements << " and "
           << options.refine_tolerance);
-    e_c_ = T(op.c());
+    e_c_ = to_kernel(op.c());
     anorm_ = infinity_norm_bound(op);
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
@@ -396,7 +396,7 @@ class SolverCore {
       z_.d.push_back(upload_vector<T>(exec, z[k]));
       mz_.d.push_back(upload_vector<T>(exec, mz[k]));
     }
-    e_m_e_ = T(eme);
+    e_m_e_ = to_kernel(eme);
     singular_ = true;
   }
 

@@ -76,7 +76,7 @@ class HostExec {
     static T poison() {
       if constexpr (std::is_floating_point_v<T>) {
         return std::numeric_limits<T>::quiet_NaN();
-      } else if constexpr (std::is_same_v<T, ::cuda::std::complex<double>>) {
+      } else if constexpr (std::is_same_v<T, cuda::detail::Complex>) {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         return T(nan, nan);
       } else {
@@ -167,7 +167,7 @@ std::vector<Scalar> emulate(const SeparableOperator<Scalar>& op, const std::vect
                             index_t nrhs, cuda::SolverOptions options, bool reverse,
                             bool* singular = nullptr, cuda::SolveStats* stats = nullptr,
                             bool check = true) {
-  using T = cuda::device_scalar_t<Scalar>;
+  using T = cuda::detail::kernel_t<Scalar>;
   HostExec exec;
   exec.reverse = reverse;
   options.rhs_per_round = nrhs;
@@ -278,7 +278,7 @@ TYPED_TEST(SolverGpuEmulation, SeveralRightHandSidesInOneRound) {
 
 TYPED_TEST(SolverGpuEmulation, ResidualStageMatchesTheOperator) {
   using Scalar = TypeParam;
-  using T = cuda::device_scalar_t<Scalar>;
+  using T = cuda::detail::kernel_t<Scalar>;
   // r = f − A u for random factors, u and f, 2D and 3D, odd sizes, against SeparableOperator.
   std::uint64_t seed = 3;
   for (const auto& shape : std::vector<std::vector<index_t>>{
@@ -304,7 +304,7 @@ TYPED_TEST(SolverGpuEmulation, ResidualStageMatchesTheOperator) {
     std::vector<std::unique_ptr<FB>> fb;
     for (const auto& fac : factors) fb.push_back(std::make_unique<FB>(exec, fac));
     const auto a1 = fb[0]->op();
-    const T c = T(op.c());
+    const T c = cuda::detail::to_kernel(op.c());
     const index_t N = n / shape[0];
     std::vector<Scalar> r(P * n, Scalar(std::nan("")));
     auto run = [&](auto row) {
