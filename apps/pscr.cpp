@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <utility>
 
 #include "apps/args.hpp"
 #include "apps/exit_codes.hpp"
@@ -21,6 +23,10 @@
 #include "io/solution_file.hpp"
 #include "problems/generate.hpp"
 #include "pscr/reference/solver.hpp"
+#ifdef PSCR_WITH_CUDA
+#include "common/cuda/check.hpp"
+#include "pscr/cuda/solver.hpp"
+#endif
 
 namespace pscr::app {
 namespace {
@@ -280,15 +286,89 @@ int cmd_residual(const std::vector<std::string>& argv) {
   return check_tolerance(args, worst);
 }
 
+/// Solves right-hand sides [k, k + count) into u; returns (solve seconds, transfer seconds).
+template <class Scalar>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::pair<double, double> solve(index_t count, const Scalar* f, Scalar* u) = 0;
+  /// Right-hand sides solved together (progress is reported between such chunks).
+  virtual index_t chunk() const { return 1; }
+  std::string name;
+  int threads = 1;
+  double init_seconds = 0;
+};
+
+template <class Scalar>
+class CpuBackend : public Backend<Scalar> {
+ public:
+  CpuBackend(const SeparableOperator<Scalar>& op, int threads) {
+    reference::SolverOptions options;
+    options.threads = threads;
+    const auto t0 = Clock::now();
+    solver_ = std::make_unique<reference::Solver<Scalar>>(op, options);
+    this->init_seconds = seconds_since(t0);
+    this->name = "cpu";
+    this->threads = solver_->threads();
+  }
+  std::pair<double, double> solve(index_t count, const Scalar* f, Scalar* u) override {
+    const auto t0 = Clock::now();
+    solver_->solve_many(count, f, u);
+    return {seconds_since(t0), 0.0};
+  }
+
+ private:
+  std::unique_ptr<reference::Solver<Scalar>> solver_;
+};
+
+#ifdef PSCR_WITH_CUDA
+template <class Scalar>
+class GpuBackend : public Backend<Scalar> {
+ public:
+  explicit GpuBackend(const SeparableOperator<Scalar>& op) {
+    solver_ = std::make_unique<cuda::Solver<Scalar>>(op);
+    this->init_seconds = solver_->init_seconds();
+    this->name = "gpu";
+    this->threads = omp_get_max_threads();  // the CPU threads of the plan's initialization
+  }
+  std::pair<double, double> solve(index_t count, const Scalar* f, Scalar* u) override {
+    solver_->solve_many(count, f, u);
+    const auto& s = solver_->last_solve();
+    return {s.solve_ms / 1e3, (s.upload_ms + s.download_ms) / 1e3};
+  }
+  index_t chunk() const override { return solver_->rhs_per_round(); }
+
+ private:
+  std::unique_ptr<cuda::Solver<Scalar>> solver_;
+};
+#endif
+
+/// True when the GPU backend is compiled in and a CUDA device is present.
+bool gpu_available() {
+#ifdef PSCR_WITH_CUDA
+  return cuda::device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+template <class Scalar>
+std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend,
+                                              const SeparableOperator<Scalar>& op, int threads) {
+#ifdef PSCR_WITH_CUDA
+  if (backend == "gpu" || (backend == "auto" && gpu_available()))
+    return std::make_unique<GpuBackend<Scalar>>(op);
+#else
+  (void)backend;
+#endif
+  return std::make_unique<CpuBackend<Scalar>>(op, threads);
+}
+
 template <class Scalar>
 int solve_problem(const ArgParser& args, const std::string& problem_path, const Problem<Scalar>& p,
-                  int threads, bool quiet) {
+                  const std::string& backend_name, int threads, bool quiet) {
   const index_t n = p.op.grid_size();
-  reference::SolverOptions options;
-  options.threads = threads;
-  const auto t_init = Clock::now();
-  reference::Solver<Scalar> solver(p.op, options);
-  const double init_seconds = seconds_since(t_init);
+  const auto backend = make_backend(backend_name, p.op, threads);
 
   io::Solution<Scalar> solution;
   solution.shape = p.op.shape();
@@ -297,25 +377,29 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
   const bool progress = !quiet && p.nrhs > 1;
   const auto t_solve = Clock::now();
   auto last_report = t_solve;
-  for (index_t k = 0; k < p.nrhs; ++k) {
-    solver.solve(p.rhs(k), solution.u.data() + k * n);
-    if (progress && (seconds_since(last_report) > 0.5 || k + 1 == p.nrhs)) {
+  double solve_seconds = 0, transfer_seconds = 0;
+  for (index_t k = 0; k < p.nrhs; k += backend->chunk()) {
+    const index_t count = std::min(backend->chunk(), p.nrhs - k);
+    const auto [solve_s, transfer_s] = backend->solve(count, p.rhs(k), solution.u.data() + k * n);
+    solve_seconds += solve_s;
+    transfer_seconds += transfer_s;
+    if (progress && (seconds_since(last_report) > 0.5 || k + count == p.nrhs)) {
       last_report = Clock::now();
-      std::cerr << "\rsolved " << k + 1 << " of " << p.nrhs << " right-hand sides (" << std::fixed
-                << std::setprecision(1) << seconds_since(t_solve) << " s)" << std::flush;
+      std::cerr << "\rsolved " << k + count << " of " << p.nrhs << " right-hand sides ("
+                << std::fixed << std::setprecision(1) << seconds_since(t_solve) << " s)"
+                << std::flush;
     }
   }
   if (progress) std::cerr << "\n";
-  const double solve_seconds = seconds_since(t_solve);
 
   auto& r = solution.record;
-  r.backend = "cpu";
+  r.backend = backend->name;
   r.pscr_version = version;
   r.problem_file = problem_path;
-  r.threads = threads > 0 ? threads : omp_get_max_threads();
-  r.init_seconds = init_seconds;
+  r.threads = backend->threads;
+  r.init_seconds = backend->init_seconds;
   r.solve_seconds = solve_seconds;
-  r.transfer_seconds = 0;
+  r.transfer_seconds = transfer_seconds;
   double worst_error = -1;
   for (index_t k = 0; k < p.nrhs; ++k) {
     r.residuals.push_back(p.op.relative_residual(solution.u.data() + k * n, p.rhs(k)));
@@ -331,11 +415,12 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
     for (int d = 0; d < p.op.dimension(); ++d)
       std::cout << (d ? " x " : "") << p.op.factor(d).size();
     std::cout << " (" << scalar_traits<Scalar>::name << "), " << p.nrhs << " right-hand side(s)\n"
-              << "  backend:   cpu, " << r.threads << " thread(s)\n"
-              << std::scientific << std::setprecision(3) << "  init:      " << init_seconds
+              << "  backend:   " << r.backend << ", " << r.threads << " CPU thread(s)\n"
+              << std::scientific << std::setprecision(3) << "  init:      " << r.init_seconds
               << " s\n  solve:     " << solve_seconds << " s (" << solve_seconds / p.nrhs
-              << " s per right-hand side)\n  residual:  " << worst
-              << " (largest relative ‖Au − f‖/‖f‖)\n";
+              << " s per right-hand side";
+    if (r.backend == "gpu") std::cout << ", device time; transfers " << transfer_seconds << " s";
+    std::cout << ")\n  residual:  " << worst << " (largest relative ‖Au − f‖/‖f‖)\n";
     if (worst_error >= 0)
       std::cout << "  error:     " << worst_error << " (largest ‖u − u*‖/‖u*‖)\n";
   }
@@ -350,8 +435,8 @@ int cmd_solve(const std::vector<std::string>& argv) {
   args.option("output", "FILE", "solution file to write (required)");
   args.option(
       "backend", "cpu|gpu|auto",
-      "cpu; gpu (not available yet: the GPU PSCR stages are issue 6); auto picks the GPU when\n"
-      "      it is built and present, else the CPU",
+      "cpu: the CPU backend (OpenMP); gpu: the CUDA backend (exit code 6 if it is not built or\n"
+      "      no device is present); auto: the GPU when it is built and present, else the CPU",
       "auto");
   args.option("threads", "N", "CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all cores)",
               "0");
@@ -365,9 +450,11 @@ int cmd_solve(const std::vector<std::string>& argv) {
   const std::string backend = args.get("backend");
   if (backend != "cpu" && backend != "gpu" && backend != "auto")
     throw UsageError("--backend expects cpu, gpu or auto, found '" + backend + "'");
-  if (backend == "gpu") {
-    std::cerr << "pscr solve: the GPU backend is not available in this version (pscr " << version
-              << "); use --backend cpu or auto\n";
+  if (backend == "gpu" && !gpu_available()) {
+    std::cerr << "pscr solve: --backend gpu, but "
+              << (built_with_cuda ? "no CUDA device is present"
+                                  : "this pscr was built without CUDA")
+              << "; use --backend cpu or auto\n";
     return exit_library;
   }
   const int threads = static_cast<int>(args.get_int("threads", 0));
@@ -376,7 +463,9 @@ int cmd_solve(const std::vector<std::string>& argv) {
   io::check_writable(output, args.flag_set("force"));
   const AnyProblem problem = io::read_problem(path);
   return std::visit(
-      [&](const auto& p) { return solve_problem(args, path, p, threads, args.flag_set("quiet")); },
+      [&](const auto& p) {
+        return solve_problem(args, path, p, backend, threads, args.flag_set("quiet"));
+      },
       problem);
 }
 

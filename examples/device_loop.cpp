@@ -111,13 +111,19 @@ int run(int dim, int steps) {
   PSCR_CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
   std::printf("  %d steps, %.3f ms per solve on the device, worst residual %.2e\n", steps,
               solve_ms / steps, worst);
-  bool ok = worst <= 1e-12;
+  // The Poisson residual bound of the CPU backend (issue 4). The CPU backend leaves 3.1e-12 on the
+  // 2D problem (random mesh, c = 1/Δt = 1000): rounding of ‖A‖‖u‖, which refinement cannot cut.
+  const double bound = 1e-11;
+  bool ok = true;
+  if (worst > bound) {
+    std::printf("  FAILED: residual %.2e above %.0e\n", worst, bound);
+    ok = false;
+  }
   if (steps > 1 && free_after != free_before) {
     std::printf("  FAILED: free device memory changed in the loop (%zu -> %zu bytes)\n",
                 free_before, free_after);
     ok = false;
   }
-  if (!ok) std::printf("  FAILED: residual above 1e-12\n");
   return ok ? 0 : 1;
 }
 

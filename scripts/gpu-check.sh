@@ -56,6 +56,17 @@ case "$tests" in
   *) echo "gpu-check: --tests must be gpu, all or none, found '$tests'" >&2; exit 2 ;;
 esac
 
+# The command end to end on the GPU: the shipped example through --backend gpu.
+if [ "$tests" != none ]; then
+  step "pscr solve --backend gpu (shipped example)"
+  { "$build/apps/pscr" solve "$root/examples/helmholtz-2d.h5" -o "$out/example-solution.h5" \
+      --backend gpu --force --tolerance 1e-9 &&
+    "$build/apps/pscr" residual "$root/examples/helmholtz-2d.h5" "$out/example-solution.h5" \
+      --tolerance 1e-9; } 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  rm -f "$out/example-solution.h5"
+fi
+
 for name in ${benches//,/ }; do
   step "bench $name"
   if [ ! -x "$root/bench/$name.sh" ]; then echo "no benchmark script bench/$name.sh" | tee -a "$log"; status=1; continue; fi
