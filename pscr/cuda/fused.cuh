@@ -30,8 +30,11 @@ namespace pscr::cuda::detail {
 inline constexpr int kFusedRows = 8;
 /// Target threads per block of the fused stage.
 inline constexpr int kFusedThreads = 256;
-/// Largest system the fused stage takes (n ≤ 4·kFusedThreads keeps its shared memory moderate).
-inline constexpr index_t kFusedMaxN = 1024;
+/// Largest system the fused stage takes. Measured on an H200 (bench/results/pscr-gpu-h200.csv,
+/// fused vs separate stages): faster up to n = 64 (2D n = 64: 0.175 vs 0.208 ms; 3D 63³: 0.67 vs
+/// 0.94 ms), slower from n = 90 on (2D n = 128: 0.33 vs 0.22 ms; n = 1024: 5.2 vs 0.72 ms; 3D
+/// 90³: 3.2 vs 2.3 ms), so the stages stay separate beyond 64.
+inline constexpr index_t kFusedMaxN = 64;
 
 /// @brief Launch shape of the fused stage for systems of size n and at most `lanes` eigenvalues
 /// per chunk: G systems solved at once, P partitions (threads) per system.
