@@ -24,7 +24,7 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex) 
     const double dist = dn * dn + db * db;
     if (dist < best) {
       best = dist;
-      choice = {e.method, e.method == Method::partition ? e.rows_per_thread : 0,
+      choice = {e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
                 e.staged ? Staging::shared : Staging::global};
     }
   }

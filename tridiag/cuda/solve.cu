@@ -1,6 +1,7 @@
 // Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
 // of the partition method (one block per system group, or several blocks per system with a
-// recursive coarse solve), and the instantiations. Kernels: thomas.cuh, partition.cuh.
+// recursive coarse solve), of the warp method (one warp per system, blocks looping over system
+// groups), and the instantiations. Kernels: thomas.cuh, partition.cuh, warp.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
@@ -11,6 +12,7 @@
 #include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/thomas.cuh"
+#include "tridiag/cuda/warp.cuh"
 
 namespace pscr::tridiag::cuda {
 namespace {
@@ -117,17 +119,37 @@ PartitionPlan plan_partition(index_t n, index_t batch, int M, bool interleaved,
   return pl;
 }
 
+/// Largest n of the warp method: 32 lanes of at most 16 rows.
+constexpr index_t kWarpMaxRows = detail::kWarpLanes * 16;
+
+/// Rows per lane of the warp method: the smallest of 2, 4, 8, 16 that covers n, or `requested`
+/// if larger.
+int warp_rows(index_t n, int requested) {
+  int k = 2;
+  while (detail::kWarpLanes * k < n) k *= 2;
+  return std::max(k, requested);
+}
+
 /// Fills in an automatic method / rows_per_thread / staging from the selection table; checks the
-/// rest.
+/// rest. The warp method on n > kWarpMaxRows becomes the partition method.
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex) {
-  if (opt.rows_per_thread != 0 && opt.rows_per_thread != 4 && opt.rows_per_thread != 8 &&
-      opt.rows_per_thread != 16)
-    PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16, got "
-                     << opt.rows_per_thread);
+  const int r = opt.rows_per_thread;
+  if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
+      (r == 2 && opt.method == Method::partition))
+    PSCR_INPUT_ERROR(
+        "tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16 (2 also for the warp "
+        "method), got "
+        << r);
   const Options table = select_method(n, batch, interleaved, complex);
   if (opt.method == Method::automatic) opt.method = table.method;
-  if (opt.method == Method::partition && opt.rows_per_thread == 0)
-    opt.rows_per_thread = table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+  if (opt.method == Method::warp && n > kWarpMaxRows) {
+    opt.method = Method::partition;
+    opt.rows_per_thread = 0;
+  }
+  if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
+    opt.rows_per_thread =
+        table.method == Method::partition && table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+  if (opt.method == Method::warp) opt.rows_per_thread = warp_rows(n, opt.rows_per_thread);
   if (opt.staging == Staging::automatic) opt.staging = table.staging;
   return opt;
 }
@@ -138,6 +160,7 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                            std::size_t budget) {
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
   if (opt.method == Method::thomas) return n * batch;
+  if (opt.method == Method::warp) return 0;
   const PartitionPlan pl =
       plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, 0, budget);
   if (pl.single) return 0;
@@ -181,6 +204,64 @@ template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget);
+
+/// Shared-memory bytes of the warp kernel with G systems per group (d tile, the Form's tiles per
+/// system and tables per block, padded as detail::PaddedIndex<K>).
+std::size_t warp_smem(index_t n, int K, index_t G, int tiles, int shared_tiles,
+                      std::size_t scalar_bytes) {
+  return scalar_bytes *
+         static_cast<std::size_t>(((1 + tiles) * G + shared_tiles) * padded_rows(n, K));
+}
+
+/// Bytes of d a block of the warp method loads per group (enough in flight per load phase).
+constexpr std::size_t kWarpGroupBytes = 32 * 1024;
+
+/// The warp method (n ≤ kWarpMaxRows): 8 warps per block (fewer for a smaller batch), groups of
+/// G systems (about kWarpGroupBytes of d, fewer where the tiles do not fit), and as many blocks
+/// as are resident at once, each looping over groups.
+template <class T, class Form>
+void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch, const T* d,
+                 const BatchLayout& dl, T* x, const BatchLayout& xl, std::size_t budget) {
+  const index_t warps = std::min<index_t>(batch, detail::kMaxWarpThreads / detail::kWarpLanes);
+  const index_t per_warp = std::max<index_t>(
+      1, static_cast<index_t>(kWarpGroupBytes / (sizeof(T) * n * warps * (1 + Form::tiles))));
+  index_t G = std::min(warps * per_warp, batch);
+  while (G > 1 && warp_smem(n, K, G, Form::tiles, Form::shared_tiles, sizeof(T)) > budget) G /= 2;
+  const std::size_t smem = warp_smem(n, K, G, Form::tiles, Form::shared_tiles, sizeof(T));
+  const int threads = static_cast<int>(std::min(warps, G)) * detail::kWarpLanes;
+  const index_t groups = (batch + G - 1) / G;
+  int device = 0, sms = 0, resident = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  auto go = [&](auto k) {
+    auto* kernel = detail::warp_partition_kernel<decltype(k)::value, T, Form>;
+    allow_shared(kernel, smem);
+    PSCR_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
+    const index_t blocks =
+        std::min<index_t>(groups, static_cast<index_t>(std::max(resident, 1)) * sms);
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        form, n, batch, static_cast<int>(G), d, strides(dl), row_fastest(dl), x, strides(xl),
+        row_fastest(xl));
+    PSCR_CUDA_CHECK_LAUNCH();
+  };
+  switch (K) {
+    case 2:
+      go(std::integral_constant<int, 2>{});
+      break;
+    case 4:
+      go(std::integral_constant<int, 4>{});
+      break;
+    case 8:
+      go(std::integral_constant<int, 8>{});
+      break;
+    case 16:
+      go(std::integral_constant<int, 16>{});
+      break;
+    default:
+      PSCR_INPUT_ERROR("tridiag::cuda: warp rows per lane must be 2, 4, 8 or 16, got " << K);
+  }
+}
 
 /// The partition method with a plan: one kernel when whole systems fit a block, else reduce,
 /// recursive coarse solve (general form, in the workspace) and substitute.
@@ -251,6 +332,17 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
   if (opt.method == Method::thomas) {
     launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
+    return;
+  }
+  if (opt.method == Method::warp) {
+    if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+      if (opt.staging == Staging::shared) {
+        launch_warp(stream, detail::StagedShiftedForm<T>{form.m, form.shifts}, opt.rows_per_thread,
+                    n, batch, d, dl, x, xl, budget);
+        return;
+      }
+    }
+    launch_warp(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, budget);
     return;
   }
   const PartitionPlan pl = plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T),

@@ -20,6 +20,13 @@
 ///              block, d is read once and x written once (the floor); larger systems are split
 ///              over blocks, the coarse system goes through the workspace and is solved
 ///              recursively, and d is read twice.
+///   warp:      register partition (tridiag/cuda/warp.cuh): one warp per system of n ≤ 32·K
+///              rows (K = rows_per_thread: 2, 4, 8 or 16; 0 or too small = the smallest K with
+///              32·K ≥ n); each lane keeps K consecutive rows in registers, eliminates its
+///              interior, and the warp solves the 64-row interface system with shuffles (one
+///              cyclic-reduction step, five PCR steps). d read once, x written once, shared
+///              memory only for the coalesced transposes (and the staged A, M). Systems with
+///              n > 512 run the partition method (M = 8) instead.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -66,9 +73,9 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition };
+enum class Method { automatic, thomas, partition, warp };
 
-/// @brief Where the partition method reads the shifted form's A and M from: straight from
+/// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
 /// without shrinking the block's work).
 enum class Staging { automatic, global, shared };
@@ -76,7 +83,8 @@ enum class Staging { automatic, global, shared };
 /// @brief Method and parameters; the defaults take everything from the selection table.
 struct Options {
   Method method = Method::automatic;
-  /// partition: rows per partition (4, 8 or 16); 0 = from the selection table.
+  /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
+  /// the smallest that covers n); 0 = from the selection table.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };

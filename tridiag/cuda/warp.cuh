@@ -1,0 +1,226 @@
+#pragma once
+/// @file The register partition method ("warp"): one warp per system of n ≤ 32·K rows. Lane l
+/// owns rows [lK, lK + K) and keeps them in registers: it eliminates its interior rows
+/// (lK + 1 .. lK + K − 2), expressing each as x_i = D_i + G_i x_first + H_i x_last, which leaves
+/// two rows per lane (its first and last row) coupled only to the neighbouring lanes' interface
+/// unknowns: a reduced tridiagonal system of 64 rows (the Schur complement of RPTS, klein2021).
+/// One cyclic-reduction step (kim2011 eq. 3) removes the last rows, five PCR steps (kim2011
+/// eqs. 5–6) on the remaining one-row-per-lane system decouple it, all with warp shuffles; the
+/// last rows follow from their own equation, and each lane writes x_i = D_i + G_i x_first +
+/// H_i x_last. Shared memory holds only the block's d/x tile (loaded and stored coalesced, see
+/// rows.cuh) and, for the shifted form, the staged A and M tables; each row of the tile is read
+/// once and written once by its lane. Rows at or past n are identity rows (a = c = d = 0,
+/// b = 1) that never touch memory.
+///
+/// The per-lane steps (lane_reduce, cr_even, pcr_combine, lane_substitute) are host and device
+/// functions: tests/tridiag/test_cuda_emulation.cu runs them on the CPU in lockstep over 32
+/// emulated lanes. Include only from .cu files.
+
+#include "tridiag/cuda/rows.cuh"
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Lanes per system.
+constexpr int kWarpLanes = 32;
+/// Largest block of the warp kernel (warps = systems per block).
+constexpr int kMaxWarpThreads = 256;
+
+/// One row a x_{i−1} + b x_i + c x_{i+1} = d of a (reduced) tridiagonal system.
+template <class T>
+struct Row4 {
+  T a, b, c, d;
+};
+
+/// Row r of a system of n rows (identity past n): coefficients from `A` (sub/diag/sup by global
+/// row), right-hand side from `v` (get by global row).
+template <class T, class Rows, class Vec>
+PSCR_HD Row4<T> lane_row(const Rows& A, const Vec& v, index_t r, index_t n) {
+  if (r >= n) return {T(0), T(1), T(0), T(0)};
+  return {A.sub(r), A.diag(r), A.sup(r), v.get(r)};
+}
+
+/// What a lane keeps between the reduction and the substitution: interior row i is
+/// x_i = D[i] + G[i] x_first + H[i] x_last (i = 1..K−2; compile-time indices, registers).
+template <int K, class T>
+struct LaneState {
+  T D[K], G[K], H[K];
+};
+
+/// Eliminates the interior rows of the lane's rows [p, p + K) and returns its two reduced rows:
+/// P (row p: couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (row p + K − 1:
+/// couples x_p, x_{p+K−1}, the next lane's first unknown). Thomas downward on the interior with
+/// the x_p column carried along (g), then upward back substitution into D, G, H.
+template <int K, class T, class Rows, class Vec>
+PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, LaneState<K, T>& s,
+                         Row4<T>& P, Row4<T>& Q) {
+  static_assert(K >= 2, "a lane needs at least its two interface rows");
+  const Row4<T> first = lane_row<T>(A, v, p, n);
+  const Row4<T> last = lane_row<T>(A, v, p + K - 1, n);
+  if constexpr (K == 2) {
+    P = first;
+    Q = last;
+  } else {
+    T cp = T(0), dp = T(0), gp = T(0);
+#pragma unroll
+    for (int i = 1; i < K - 1; ++i) {
+      const Row4<T> r = lane_row<T>(A, v, p + i, n);
+      const T inv = T(1) / (i == 1 ? r.b : r.b - r.a * cp);
+      dp = (i == 1 ? r.d : r.d - r.a * dp) * inv;
+      gp = -r.a * (i == 1 ? T(1) : gp) * inv;
+      cp = r.c * inv;
+      s.D[i] = dp;
+      s.G[i] = gp;
+      s.H[i] = cp;  // c′ for now
+    }
+    s.H[K - 2] = -s.H[K - 2];
+#pragma unroll
+    for (int i = K - 3; i >= 1; --i) {
+      const T c = s.H[i];
+      s.D[i] -= c * s.D[i + 1];
+      s.G[i] -= c * s.G[i + 1];
+      s.H[i] = -c * s.H[i + 1];
+    }
+    P = {first.a, first.b + first.c * s.G[1], first.c * s.H[1], first.d - first.c * s.D[1]};
+    Q = {last.a * s.G[K - 2], last.b + last.a * s.H[K - 2], last.c, last.d - last.a * s.D[K - 2]};
+  }
+}
+
+/// Writes x of the lane's rows (those below n) into `v` from the interface values.
+template <int K, class T, class Vec>
+PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, index_t n,
+                             T x_first, T x_last) {
+  if (p < n) v.set(p, x_first);
+#pragma unroll
+  for (int i = 1; i < K - 1; ++i)
+    if (p + i < n) v.set(p + i, s.D[i] + s.G[i] * x_first + s.H[i] * x_last);
+  if (p + K - 1 < n) v.set(p + K - 1, x_last);
+}
+
+/// Cyclic reduction of the last rows: the lane's first row P with the previous lane's last row
+/// `qp` (absent on lane 0) and its own last row Q eliminated; the result couples the previous
+/// and next lanes' first unknowns.
+template <class T>
+PSCR_HD Row4<T> cr_even(const Row4<T>& P, const Row4<T>& qp, bool has_prev, const Row4<T>& Q) {
+  const T k2 = P.c / Q.b;
+  Row4<T> r{T(0), P.b - k2 * Q.a, -k2 * Q.c, P.d - k2 * Q.d};
+  if (has_prev) {
+    const T k1 = P.a / qp.b;
+    r.a = -k1 * qp.a;
+    r.b -= k1 * qp.c;
+    r.d -= k1 * qp.d;
+  }
+  return r;
+}
+
+/// One PCR step (kim2011 eqs. 5–6) of row r with the rows `lo` (stride below, if has_lo) and
+/// `hi` (stride above, if has_hi); absent rows count as identity rows.
+template <class T>
+PSCR_HD Row4<T> pcr_combine(const Row4<T>& r, const Row4<T>& lo, bool has_lo, const Row4<T>& hi,
+                            bool has_hi) {
+  Row4<T> o{T(0), r.b, T(0), r.d};
+  if (has_lo) {
+    const T k1 = r.a / lo.b;
+    o.a = -lo.a * k1;
+    o.b -= lo.c * k1;
+    o.d -= lo.d * k1;
+  }
+  if (has_hi) {
+    const T k2 = r.c / hi.b;
+    o.c = -hi.c * k2;
+    o.b -= hi.a * k2;
+    o.d -= hi.d * k2;
+  }
+  return o;
+}
+
+/// The last row's unknown once the first rows' unknowns (own x_p, next lane's) are known.
+template <class T>
+PSCR_HD T solve_last(const Row4<T>& Q, T x_first, T x_next) {
+  return (Q.d - Q.a * x_first - Q.c * x_next) / Q.b;
+}
+
+__device__ __forceinline__ double shfl_up(double v, int s) {
+  return __shfl_up_sync(0xffffffffu, v, s);
+}
+__device__ __forceinline__ double shfl_down(double v, int s) {
+  return __shfl_down_sync(0xffffffffu, v, s);
+}
+__device__ __forceinline__ Complex shfl_up(const Complex& v, int s) {
+  return {shfl_up(v.re, s), shfl_up(v.im, s)};
+}
+__device__ __forceinline__ Complex shfl_down(const Complex& v, int s) {
+  return {shfl_down(v.re, s), shfl_down(v.im, s)};
+}
+template <class T>
+__device__ __forceinline__ Row4<T> shfl_up(const Row4<T>& r, int s) {
+  return {shfl_up(r.a, s), shfl_up(r.b, s), shfl_up(r.c, s), shfl_up(r.d, s)};
+}
+template <class T>
+__device__ __forceinline__ Row4<T> shfl_down(const Row4<T>& r, int s) {
+  return {shfl_down(r.a, s), shfl_down(r.b, s), shfl_down(r.c, s), shfl_down(r.d, s)};
+}
+
+/// Solves the warp's reduced system (lane l: rows 2l = P, 2l + 1 = Q of 64) with shuffles; every
+/// lane of the warp calls it.
+template <class T>
+__device__ void warp_reduced_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last) {
+  const int lane = threadIdx.x & (kWarpLanes - 1);
+  Row4<T> r = cr_even(P, shfl_up(Q, 1), lane > 0, Q);
+#pragma unroll
+  for (int s = 1; s < kWarpLanes; s <<= 1) {
+    const Row4<T> lo = shfl_up(r, s);
+    const Row4<T> hi = shfl_down(r, s);
+    r = pcr_combine(r, lo, lane >= s, hi, lane + s < kWarpLanes);
+  }
+  x_first = r.d / r.b;
+  const T next = shfl_down(x_first, 1);
+  x_last = solve_last(Q, x_first, lane + 1 < kWarpLanes ? next : T(0));
+}
+
+/// A block of W warps takes groups of G systems (G ≥ W, so that each load phase has enough bytes
+/// in flight): warp w solves systems w, w + W, ... of the group; blocks loop over the groups
+/// (grid sized to the resident blocks). Shared memory: the d/x tile of the group
+/// (PaddedIndex<K>: lane l's rows are K + 1 elements apart, no bank conflicts), then the Form's
+/// coefficient tiles per system (general form) or tables per block (staged shifted form, loaded
+/// once).
+template <int K, class T, class Form>
+__global__ void __launch_bounds__(kMaxWarpThreads)
+    warp_partition_kernel(Form form, index_t n, index_t batch, int G, const T* d, Strides ds,
+                          bool d_row_fastest, T* x, Strides xs, bool x_row_fastest) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* smem = reinterpret_cast<T*>(smem_raw);
+  using Index = PaddedIndex<K>;
+  const int ni = static_cast<int>(n);
+  const Index idx{Index::system_stride(ni)};
+  const int warps = static_cast<int>(blockDim.x) / kWarpLanes;
+  const int tile = G * idx.stride;
+  T* dt = smem;
+  T* coef = dt + tile;
+  if constexpr (Form::tiles == 0) form.load(ds, 0, G, 0, ni, d_row_fastest, coef, idx, tile);
+
+  const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const index_t p = static_cast<index_t>(threadIdx.x & (kWarpLanes - 1)) * K;
+  const index_t groups = (batch + G - 1) / G;
+  for (index_t group = blockIdx.x; group < groups; group += gridDim.x) {
+    const index_t k0 = group * G;
+    const int gv = static_cast<int>(min(static_cast<index_t>(G), batch - k0));
+    load_tile(d, ds, k0, gv, 0, ni, d_row_fastest, dt, idx);
+    if constexpr (Form::tiles > 0) form.load(ds, k0, gv, 0, ni, d_row_fastest, coef, idx, tile);
+    __syncthreads();
+    for (int g = warp; g < gv; g += warps) {  // warp-uniform
+      const auto rows = form.rows(k0 + g, g, 0, coef, idx, tile);
+      const TileVector<T, Index> v{dt, idx, g, 0};
+      LaneState<K, T> st;
+      Row4<T> P, Q;
+      lane_reduce<K>(rows, v, p, n, st, P, Q);
+      T x_first, x_last;
+      warp_reduced_solve(P, Q, x_first, x_last);
+      lane_substitute<K>(st, v, p, n, x_first, x_last);
+    }
+    __syncthreads();
+    store_tile(x, xs, k0, gv, 0, ni, x_row_fastest, dt, idx);
+    __syncthreads();
+  }
+}
+
+}  // namespace pscr::tridiag::cuda::detail
