@@ -40,6 +40,14 @@ std::vector<Config> non_pivoting_configs() {
           {"partition M=" + std::to_string(m) + (staging == cuda::Staging::shared ? " staged" : ""),
            false,
            {cuda::Method::partition, m, staging}});
+  // warp: K from n (0), and K = 16 (most rows per lane: many identity rows on small n); n > 512
+  // runs the partition method.
+  for (int k : {0, 16})
+    for (cuda::Staging staging : {cuda::Staging::global, cuda::Staging::shared})
+      configs.push_back(
+          {"warp K=" + std::to_string(k) + (staging == cuda::Staging::shared ? " staged" : ""),
+           false,
+           {cuda::Method::warp, k, staging}});
   configs.push_back({"automatic", false, {}});
   return configs;
 }
@@ -267,6 +275,8 @@ TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {
 TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
   using Scalar = TypeParam;
   EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::partition, 3}), InputError);
+  EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::partition, 2}), InputError);
+  EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::warp, 32}), InputError);
   const index_t n = 100, batch = 4;
   const auto t = testing::make_shifted<Scalar>(n, batch, Kind::dominant, 9);
   const cuda::DeviceSymTridiagBuffer<Scalar> A(t.A), M(t.M);

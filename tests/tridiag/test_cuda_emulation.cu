@@ -1,8 +1,10 @@
-// The algebra of the GPU partition method, run on the CPU: the kernels' own per-partition and
-// per-row functions (partition_reduce, partition_substitute, pcr_row; tridiag/cuda/partition.cuh)
-// driven by plain loops in place of threads, on the same tile index maps, chunk offsets and
-// coarse-row numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the
-// method's mathematics against the CPU reference; the gpu tests check the kernels themselves.
+// The algebra of the GPU partition and warp methods, run on the CPU: the kernels' own
+// per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
+// tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute;
+// tridiag/cuda/warp.cuh) driven by plain loops in place of threads and shuffles, on the same tile
+// index maps, chunk offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no GPU
+// to run: it checks the method's mathematics against the CPU reference; the gpu tests check the
+// kernels themselves.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -13,6 +15,7 @@
 #include "tests/tridiag/systems.hpp"
 #include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
+#include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
 
 namespace pscr::tridiag {
@@ -113,6 +116,41 @@ std::vector<T> emulate_partition(const RowsOf& rows_of, const std::vector<T>& d,
     }
     for (int i = 0; i < lv; ++i) x[r0 + i] = tile[idx(0, i)];
   }
+  return x;
+}
+
+/// The warp method on one system (n ≤ 32·K): 32 lanes in lockstep, each shuffle of
+/// warp_reduced_solve replaced by reading the neighbouring lane's value of the previous step.
+/// `rows_of(0, n).view(0, n)` is the rows accessor of the whole system.
+template <int K, class T, class RowsOf>
+std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
+  using cuda::detail::Row4;
+  constexpr int L = cuda::detail::kWarpLanes;
+  const index_t n = static_cast<index_t>(d.size());
+  auto tile = make_tile<K>(d, 0, static_cast<int>(n));
+  const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
+  const TileVector<T, PaddedIndex<K>> v{tile.data(), idx, 0, 0};
+  const auto holder = rows_of(0, static_cast<int>(n));
+  const auto rows = holder.view(0, n);
+  std::vector<cuda::detail::LaneState<K, T>> st(L);
+  std::vector<Row4<T>> P(L), Q(L), r(L);
+  for (int l = 0; l < L; ++l) cuda::detail::lane_reduce<K>(rows, v, l * K, n, st[l], P[l], Q[l]);
+  for (int l = 0; l < L; ++l) r[l] = cuda::detail::cr_even(P[l], Q[l > 0 ? l - 1 : 0], l > 0, Q[l]);
+  for (int s = 1; s < L; s <<= 1) {
+    std::vector<Row4<T>> next(L);
+    for (int l = 0; l < L; ++l)
+      next[l] = cuda::detail::pcr_combine(r[l], r[l >= s ? l - s : l], l >= s,
+                                          r[l + s < L ? l + s : l], l + s < L);
+    r.swap(next);
+  }
+  std::vector<T> xf(L);
+  for (int l = 0; l < L; ++l) xf[l] = r[l].d / r[l].b;
+  for (int l = 0; l < L; ++l) {
+    const T xl = cuda::detail::solve_last(Q[l], xf[l], l + 1 < L ? xf[l + 1] : T(0));
+    cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xf[l], xl);
+  }
+  std::vector<T> x(n);
+  for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
   return x;
 }
 
@@ -222,6 +260,59 @@ void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool 
   }
 }
 
+/// The warp method with K rows per lane on every system of t (n ≤ 32·K), all its forms.
+template <int K, class Scalar>
+void check_warp(const testing::Batch<Scalar>& t, bool shifted) {
+  using T = cuda::detail::kernel_scalar_t<Scalar>;
+  const index_t n = t.n;
+  std::vector<Scalar> ref(n * t.batch), work(n);
+  const BatchLayout l = BatchLayout::contiguous(n);
+  reference::solve_general(n, t.batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l,
+                           ref.data(), l, work.data(), n);
+  const auto cond = testing::condition_numbers(t);
+  for (index_t k = 0; k < t.batch; ++k) {
+    std::vector<T> d(n), a(n), b(n), c(n);
+    for (index_t r = 0; r < n; ++r) {
+      d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
+      a[r] = reinterpret_cast<const T&>(t.a[k * n + r]);
+      b[r] = reinterpret_cast<const T&>(t.b[k * n + r]);
+      c[r] = reinterpret_cast<const T&>(t.c[k * n + r]);
+    }
+    auto check = [&](const std::vector<T>& x, const char* variant) {
+      std::vector<Scalar> xs(n * t.batch);
+      for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const Scalar&>(x[r]);
+      // Both solves are backward stable on these systems: as in test_reference.cpp.
+      EXPECT_LE(testing::forward_error(xs, ref, n, k),
+                pscr::testing::tolerance<Scalar>(200, cond[k]))
+          << variant << ", warp K " << K << ", n " << n << ", system " << k;
+    };
+    if (shifted) {
+      const cuda::detail::ShiftedMatrix<T> m{
+          cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
+          cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
+      const T s = reinterpret_cast<const T&>(t.shifts[k]);
+      const ShiftedHolder<T> holder{{m, s}};
+      check(emulate_warp<K>([&](index_t, int) { return holder; }, d), "shifted");
+      check(emulate_warp<K>(StagedChunks<K, T>{m, s}, d), "shifted, staged");
+    } else {
+      check(emulate_warp<K>(GeneralChunks<K, T>{&a, &b, &c}, d), "general");
+    }
+  }
+}
+
+/// Every size up to 32·K from the issue's list (and the ones that fill all lanes exactly).
+template <class Scalar, int K>
+void warp_sweep(testing::Kind kind, std::uint64_t seed) {
+  const std::vector<index_t> sizes = {1,  2,  3,  4,   5,   15,  16,  17,  31,  32, 33,
+                                      63, 64, 65, 127, 128, 255, 256, 257, 511, 512};
+  for (index_t n : sizes) {
+    if (n > cuda::detail::kWarpLanes * K) continue;
+    check_warp<K>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true);
+    if (kind == testing::Kind::dominant)
+      check_warp<K>(testing::make_general<Scalar>(n, 2, testing::Kind::dominant, seed++), false);
+  }
+}
+
 template <class Scalar, int M>
 void sweep(testing::Kind kind, std::uint64_t seed) {
   const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 255, 1000, 1023};
@@ -246,6 +337,19 @@ TYPED_TEST(EmulationTest, PartitionDominant) {
 TYPED_TEST(EmulationTest, PartitionComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   sweep<TypeParam, 8>(testing::Kind::indefinite, 4000);
+}
+
+TYPED_TEST(EmulationTest, WarpDominant) {
+  warp_sweep<TypeParam, 2>(testing::Kind::dominant, 5000);
+  warp_sweep<TypeParam, 4>(testing::Kind::dominant, 6000);
+  warp_sweep<TypeParam, 8>(testing::Kind::dominant, 7000);
+  warp_sweep<TypeParam, 16>(testing::Kind::dominant, 8000);
+}
+
+TYPED_TEST(EmulationTest, WarpComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  warp_sweep<TypeParam, 4>(testing::Kind::indefinite, 9000);
+  warp_sweep<TypeParam, 16>(testing::Kind::indefinite, 9500);
 }
 
 }  // namespace
