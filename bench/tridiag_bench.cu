@@ -1,4 +1,5 @@
-// Benchmark of the GPU tridiagonal solvers (issue 5): every method on the shapes of the issue,
+// Benchmark of the GPU tridiagonal solvers (issue 5): every method on the shapes of the issue
+// (warp only where n ≤ 512),
 // real and complex, shifted and general form, contiguous and interleaved layouts, against the
 // device-to-device copy bandwidth measured in the same run and, for the general form, cuSPARSE
 // gtsv2StridedBatch and gtsvInterleavedBatch (algorithms 0, 1, 2) on the same data.
@@ -123,11 +124,12 @@ Scalar random_scalar(std::mt19937_64& gen, double lo, double hi) {
 }
 
 /// Nominal flops per row (real arithmetic; ×4 for complex, roughly): Thomas 8 (+4 to form the
-/// shifted row), partition ≈ 3 sweeps of Thomas, pivoting ≈ 2 Thomas. Only for GFLOP/s.
+/// shifted row), partition ≈ 3 sweeps of Thomas, warp ≈ 2 (elimination with a fill-in column,
+/// then substitution), pivoting ≈ 2 Thomas. Only for GFLOP/s.
 double nominal_flops(const std::string& method, bool shifted, bool complex) {
   double f = 8;
   if (method.rfind("partition", 0) == 0 || method == "automatic") f = 24;
-  if (method == "pivoting") f = 16;
+  if (method == "pivoting" || method == "warp") f = 16;
   if (shifted) f += 4;
   return complex ? 4 * f : f;
 }
@@ -280,6 +282,10 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   for (int m : {4, 8, 16})
     for (tc::Staging staging : {tc::Staging::global, tc::Staging::shared})
       configs.push_back({"partition", false, {tc::Method::partition, m, staging}});
+  // warp: K from n (n > 512 runs the partition method, so only small n).
+  if (n <= 512)
+    for (tc::Staging staging : {tc::Staging::global, tc::Staging::shared})
+      configs.push_back({"warp", false, {tc::Method::warp, 0, staging}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
@@ -337,9 +343,11 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
         } else {
           t = {0, 0, 0, skipped[ci]};
         }
-        const char* staging = cfg.options.method != tc::Method::partition || !shifted ? "-"
-                              : cfg.options.staging == tc::Staging::shared            ? "shared"
-                                                                                      : "global";
+        const bool staged_method =
+            cfg.options.method == tc::Method::partition || cfg.options.method == tc::Method::warp;
+        const char* staging = !staged_method || !shifted                   ? "-"
+                              : cfg.options.staging == tc::Staging::shared ? "shared"
+                                                                           : "global";
         record(form, layout, cfg.name, cfg.options.rows_per_thread, staging, t,
                t.reps > 0 ? max_residual(p, d_x, interleaved) : 0.0);
       }
