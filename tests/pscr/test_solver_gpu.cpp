@@ -231,7 +231,7 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
   using Scalar = TypeParam;
   testing::GpuCase c;
   c.complex_poisson = is_complex_v<Scalar>;
-  c.spec.dims = {{255}, {127}};
+  c.spec.dims = {{255}, {63}};  // n2 ≤ kFusedMaxN, so the fused stage applies
   const Problem<Scalar> p = testing::make_problem<Scalar>(c);
   for (bool fused : {true, false}) {
     SCOPED_TRACE(fused ? "fused stages" : "separate stages");
