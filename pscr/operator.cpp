@@ -1,5 +1,6 @@
 #include "pscr/operator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -58,6 +59,18 @@ SymTridiag<Scalar> SymTridiag<Scalar>::submatrix(index_t first, index_t last) co
 }
 
 template <class Scalar>
+double SymTridiag<Scalar>::infinity_norm() const {
+  double m = 0;
+  for (index_t k = 0; k < size(); ++k) {
+    double row = std::abs(diag[k]);
+    if (k > 0) row += std::abs(off[k - 1]);
+    if (k + 1 < size()) row += std::abs(off[k]);
+    m = std::max(m, row);
+  }
+  return m;
+}
+
+template <class Scalar>
 void SymTridiag<Scalar>::validate(const char* what) const {
   if (diag.empty()) PSCR_INPUT_ERROR(what << ": expected at least 1 diagonal entry, found 0");
   if (off.size() + 1 != diag.size())
@@ -86,6 +99,45 @@ SeparableOperator<Scalar>::SeparableOperator(std::vector<Factor<Scalar>> factors
                          << factors_[d].M.size() << ": the factors of a dimension must match");
   }
   if (!is_finite(c_)) PSCR_INPUT_ERROR("the shift c is not finite");
+}
+
+template <class Scalar>
+double SeparableOperator<Scalar>::infinity_norm_bound() const {
+  double mass = std::abs(c_);
+  for (const auto& f : factors_) mass *= f.M.infinity_norm();
+  double total = mass;
+  for (int s = 0; s < dimension(); ++s) {
+    double term = 1;
+    for (int d = 0; d < dimension(); ++d)
+      term *= d == s ? factors_[d].A.infinity_norm() : factors_[d].M.infinity_norm();
+    total += term;
+  }
+  return total;
+}
+
+template <class Scalar>
+bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
+  const index_t n = A.size();
+  z.assign(n, Scalar(0));
+  z[0] = Scalar(1);
+  if (n == 1) return A.diag[0] == Scalar(0);
+  for (index_t k = 0; k + 1 < n; ++k) {
+    if (A.off[k] == Scalar(0)) return false;
+    Scalar v = A.diag[k] * z[k];
+    if (k > 0) v += A.off[k - 1] * z[k - 1];
+    z[k + 1] = -v / A.off[k];
+  }
+  const Scalar last = A.off[n - 2] * z[n - 2] + A.diag[n - 1] * z[n - 1];
+  const real_t<Scalar> scale =
+      std::abs(A.off[n - 2] * z[n - 2]) + std::abs(A.diag[n - 1] * z[n - 1]);
+  // The recurrence loses about n·eps; a non-singular A leaves a residual of order its smallest
+  // eigenvalue, far above this.
+  const real_t<Scalar> tol = 1e3 * static_cast<real_t<Scalar>>(n) * eps<Scalar>();
+  if (!(std::abs(last) <= tol * scale)) return false;
+  real_t<Scalar> norm = 0;
+  for (const auto& v : z) norm = std::max(norm, std::abs(v));
+  for (auto& v : z) v /= norm;
+  return true;
 }
 
 template <class Scalar>
@@ -184,10 +236,11 @@ real_t<Scalar> SeparableOperator<Scalar>::relative_residual(const Scalar* u,
   return nf > 0 ? nr / nf : nr;
 }
 
-#define PSCR_INSTANTIATE_OPERATOR(S)              \
-  template struct SymTridiag<S>;                  \
-  template class SeparableOperator<S>;            \
-  template real_t<S> norm2<S>(const S*, index_t); \
+#define PSCR_INSTANTIATE_OPERATOR(S)                                   \
+  template struct SymTridiag<S>;                                       \
+  template class SeparableOperator<S>;                                 \
+  template bool null_vector<S>(const SymTridiag<S>&, std::vector<S>&); \
+  template real_t<S> norm2<S>(const S*, index_t);                      \
   template void apply_kronecker<S>(const std::vector<const SymTridiag<S>*>&, const S*, S*);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_OPERATOR)
 

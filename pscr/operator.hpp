@@ -27,6 +27,8 @@ struct SymTridiag {
   Scalar operator()(index_t r, index_t s) const;
   /// The principal submatrix of rows/columns [first, last] (inclusive).
   SymTridiag submatrix(index_t first, index_t last) const;
+  /// ‖T‖∞, the largest absolute row sum.
+  double infinity_norm() const;
   /// Throws InputError unless off.size() == diag.size() − 1 ≥ 0 and every entry is finite;
   /// `what` names the matrix in the message.
   void validate(const char* what) const;
@@ -56,6 +58,10 @@ class SeparableOperator {
   /// Number of unknowns n1·n2[·n3].
   index_t grid_size() const;
 
+  /// @brief Bound of ‖A‖∞ through the Kronecker structure:
+  /// Σ_s ‖A_s‖∞ Π_{d≠s} ‖M_d‖∞ + |c| Π_d ‖M_d‖∞ (scales the rounding floor of a residual).
+  double infinity_norm_bound() const;
+
   /// @brief y = A u for one grid (C order, shape()). O(N), OpenMP-parallel.
   void apply(const Scalar* u, Scalar* y) const;
 
@@ -66,6 +72,13 @@ class SeparableOperator {
   std::vector<Factor<Scalar>> factors_;
   Scalar c_;
 };
+
+/// @brief The null vector of a singular symmetric tridiagonal A (pure Neumann factors): z_0 = 1
+/// and rows 0..n−2 of A z = 0 give z_1..z_{n−1} (three-term recurrence, needs non-zero
+/// off-diagonals); A is singular when its last row then holds to rounding. Returns false (z
+/// meaningless) otherwise; on success z has max-norm 1.
+template <class Scalar>
+bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z);
 
 /// @brief Euclidean norm of n entries.
 template <class Scalar>

@@ -17,32 +17,6 @@
 
 namespace pscr::cuda::detail {
 
-/// The null vector z of a symmetric tridiagonal A when A is singular (the CPU backend's test,
-/// pscr/reference/solver.cpp): z_0 = 1 and rows 0..n−2 of A z = 0 give the rest (non-zero
-/// off-diagonals needed); A is singular when the last row then holds to rounding. Max-norm 1.
-template <class Scalar>
-bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
-  const index_t n = A.size();
-  z.assign(n, Scalar(0));
-  z[0] = Scalar(1);
-  if (n == 1) return A.diag[0] == Scalar(0);
-  for (index_t k = 0; k + 1 < n; ++k) {
-    if (A.off[k] == Scalar(0)) return false;
-    Scalar v = A.diag[k] * z[k];
-    if (k > 0) v += A.off[k - 1] * z[k - 1];
-    z[k + 1] = -v / A.off[k];
-  }
-  const Scalar last = A.off[n - 2] * z[n - 2] + A.diag[n - 1] * z[n - 1];
-  const real_t<Scalar> scale =
-      std::abs(A.off[n - 2] * z[n - 2]) + std::abs(A.diag[n - 1] * z[n - 1]);
-  const real_t<Scalar> tol = 1e3 * static_cast<real_t<Scalar>>(n) * eps<Scalar>();
-  if (!(std::abs(last) <= tol * scale)) return false;
-  real_t<Scalar> norm = 0;
-  for (const auto& v : z) norm = std::max(norm, std::abs(v));
-  for (auto& v : z) v /= norm;
-  return true;
-}
-
 /// |λ_zero| ≤ 1e-8 · max |λ| over the top-level block (the CPU backend's test).
 template <class Scalar>
 bool has_zero_eigenvalue(const Tables<Scalar>& t) {
@@ -51,34 +25,6 @@ bool has_zero_eigenvalue(const Tables<Scalar>& t) {
   for (index_t l = 0; l < top.m; ++l)
     largest = std::max(largest, std::abs(t.lambda[top.lambda + l]));
   return std::abs(t.lambda[top.lambda + t.zero_lane]) <= 1e-8 * largest;
-}
-
-/// ‖T‖∞ of a symmetric tridiagonal T.
-template <class Scalar>
-double infinity_norm(const SymTridiag<Scalar>& t) {
-  double m = 0;
-  for (index_t k = 0; k < t.size(); ++k) {
-    double row = std::abs(t.diag[k]);
-    if (k > 0) row += std::abs(t.off[k - 1]);
-    if (k + 1 < t.size()) row += std::abs(t.off[k]);
-    m = std::max(m, row);
-  }
-  return m;
-}
-
-/// ‖A‖∞ ≤ Σ_s ‖A_s‖∞ Π_{d≠s} ‖M_d‖∞ + |c| Π_d ‖M_d‖∞ (the CPU backend's bound).
-template <class Scalar>
-double infinity_norm_bound(const SeparableOperator<Scalar>& op) {
-  double mass = std::abs(op.c());
-  for (const auto& f : op.factors()) mass *= infinity_norm(f.M);
-  double total = mass;
-  for (int s = 0; s < op.dimension(); ++s) {
-    double term = 1;
-    for (int d = 0; d < op.dimension(); ++d)
-      term *= d == s ? infinity_norm(op.factor(d).A) : infinity_norm(op.factor(d).M);
-    total += term;
-  }
-  return total;
 }
 
 /// y = T x for one symmetric tridiagonal T (host).
@@ -128,7 +74,7 @@ class SolverCore {
           << options.max_refinements << ", " << options.device_refinements << " and "
           << options.refine_tolerance);
     e_c_ = to_kernel(op.c());
-    anorm_ = infinity_norm_bound(op);
+    anorm_ = op.infinity_norm_bound();
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
     if (d == 2) {

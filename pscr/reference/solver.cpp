@@ -29,32 +29,6 @@ constexpr int kRadix = 4;
 /// alone commits about that much) and refinement is not tried.
 constexpr double kResidualFloor = 32.0;
 
-template <class Scalar>
-double infinity_norm(const SymTridiag<Scalar>& t) {
-  double m = 0;
-  for (index_t k = 0; k < t.size(); ++k) {
-    double row = std::abs(t.diag[k]);
-    if (k > 0) row += std::abs(t.off[k - 1]);
-    if (k + 1 < t.size()) row += std::abs(t.off[k]);
-    m = std::max(m, row);
-  }
-  return m;
-}
-
-/// ‖A‖∞ ≤ Σ_s ‖A_s‖∞ Π_{d≠s} ‖M_d‖∞ + |c| Π_d ‖M_d‖∞.
-template <class Scalar>
-double infinity_norm_bound(const SeparableOperator<Scalar>& op) {
-  double mass = std::abs(op.c());
-  for (const auto& f : op.factors()) mass *= infinity_norm(f.M);
-  double total = mass;
-  for (int s = 0; s < op.dimension(); ++s) {
-    double term = 1;
-    for (int d = 0; d < op.dimension(); ++d)
-      term *= d == s ? infinity_norm(op.factor(d).A) : infinity_norm(op.factor(d).M);
-    total += term;
-  }
-  return total;
-}
 /// Tasks per level the 2D solver aims at: enough for many cores, few enough that the slots of
 /// split blocks stay small (64 · 3 rows).
 constexpr index_t kTargetTasks2d = 64;
@@ -66,34 +40,6 @@ bool all_finite(const Scalar* x, index_t n, int threads) {
     if (threads > 1 && n > 65536)
   for (index_t k = 0; k < n; ++k) ok = ok && is_finite(x[k]);
   return ok;
-}
-
-/// The null vector z of a symmetric tridiagonal A, when A is singular: z_0 = 1 and rows
-/// 0..n−2 of A z = 0 give z_1..z_{n−1} (three-term recurrence, needs non-zero off-diagonals);
-/// A is singular when the last row then holds to rounding. Returns false otherwise.
-template <class Scalar>
-bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
-  const index_t n = A.size();
-  z.assign(n, Scalar(0));
-  z[0] = Scalar(1);
-  if (n == 1) return A.diag[0] == Scalar(0);
-  for (index_t k = 0; k + 1 < n; ++k) {
-    if (A.off[k] == Scalar(0)) return false;
-    Scalar v = A.diag[k] * z[k];
-    if (k > 0) v += A.off[k - 1] * z[k - 1];
-    z[k + 1] = -v / A.off[k];
-  }
-  const Scalar last = A.off[n - 2] * z[n - 2] + A.diag[n - 1] * z[n - 1];
-  const real_t<Scalar> scale =
-      std::abs(A.off[n - 2] * z[n - 2]) + std::abs(A.diag[n - 1] * z[n - 1]);
-  // The recurrence loses about n·eps; a non-singular A leaves a residual of order its smallest
-  // eigenvalue, far above this.
-  const real_t<Scalar> tol = 1e3 * static_cast<real_t<Scalar>>(n) * eps<Scalar>();
-  if (!(std::abs(last) <= tol * scale)) return false;
-  real_t<Scalar> norm = 0;
-  for (const auto& v : z) norm = std::max(norm, std::abs(v));
-  for (auto& v : z) v /= norm;
-  return true;
 }
 
 /// |λ| ≤ tol · max|λ| over the top-level block: the pencil (A1, M1) has a zero eigenvalue.
@@ -164,7 +110,7 @@ struct Solver<Scalar>::Impl {
       ws3 = plan3->make_workspace(threads);
       plan2 = inner;
     }
-    anorm = infinity_norm_bound(op);
+    anorm = op.infinity_norm_bound();
     F.assign(op.grid_size(), Scalar(0));
     if (options.max_refinements > 0) {
       D.assign(op.grid_size(), Scalar(0));
