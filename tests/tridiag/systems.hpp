@@ -74,6 +74,25 @@ void fill_explicit_from_shifted(Batch<Scalar>& t) {
   }
 }
 
+/// @brief Two systems (shifts 0 and 1e-14) of A = tridiag(1, 1e-13, 1), M = I, n = 64: well
+/// conditioned but indefinite with a tiny diagonal, so Thomas's pivots alternate δ and ~ −1/δ and
+/// its error grows like eps/δ, while scaled partial pivoting meets a 1e-10 relative residual.
+template <class Scalar>
+Batch<Scalar> tiny_diagonal_batch() {
+  const index_t n = 64, batch = 2;
+  Batch<Scalar> t;
+  t.n = n;
+  t.batch = batch;
+  t.A.diag.assign(n, Scalar(1e-13));
+  t.A.off.assign(n - 1, Scalar(1));
+  t.M.diag.assign(n, Scalar(1));
+  t.M.off.assign(n - 1, Scalar(0));
+  t.shifts = {Scalar(0), Scalar(1e-14)};
+  fill_explicit_from_shifted(t);
+  t.d = pscr::testing::random_vector<Scalar>(n * batch, 77);
+  return t;
+}
+
 /// @brief Shifted batch. dominant: A, M diagonally dominant with positive diagonals and shifts
 /// with Re s ∈ [0, 2] (Im s ∈ [−1, 1] when complex), so every A + s M is strictly dominant.
 /// indefinite: the FE Laplacian A = tridiag(−1, 2, −1)/h and lumped mass M = h·I on a uniform

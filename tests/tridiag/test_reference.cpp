@@ -177,17 +177,8 @@ TYPED_TEST(ReferenceTest, InPlace) {
 // partial pivoting interchanges rows and meets a 1e-10 relative residual.
 TYPED_TEST(ReferenceTest, PivotingSucceedsWhereThomasLosesAccuracy) {
   using Scalar = TypeParam;
-  const index_t n = 64, batch = 2;
-  Batch<Scalar> t;
-  t.n = n;
-  t.batch = batch;
-  t.A.diag.assign(n, Scalar(1e-13));
-  t.A.off.assign(n - 1, Scalar(1));
-  t.M.diag.assign(n, Scalar(1));
-  t.M.off.assign(n - 1, Scalar(0));
-  t.shifts = {Scalar(0), Scalar(1e-14)};
-  testing::fill_explicit_from_shifted(t);
-  t.d = pscr::testing::random_vector<Scalar>(n * batch, 77);
+  Batch<Scalar> t = testing::tiny_diagonal_batch<Scalar>();
+  const index_t n = t.n, batch = t.batch;
   const auto cond = testing::condition_numbers(t);
   const BatchLayout l = BatchLayout::contiguous(n);
   for (Form form : {Form::shifted, Form::general}) {
