@@ -337,8 +337,8 @@ int main(int argc, char** argv) {
         if (!good) ok = false;
         const bool goal = n == sw.goal_n;
         out << device << ',' << (helm ? "helmholtz" : "poisson") << ','
-            << (helm ? "complex" : "real") << ",random," << sw.dim << ',' << n << ',' << unknowns
-            << ',' << row.init_s << ',' << row.h2d_ms << ',' << row.d2h_ms << ','
+            << (helm ? "complex" : "real") << ",random," << sw.dim << ',' << n << ',' << variant
+            << ',' << unknowns << ',' << row.init_s << ',' << row.h2d_ms << ',' << row.d2h_ms << ','
             << row.host_solve_ms << ',' << row.reps << ',' << row.median_ms << ',' << row.min_ms
             << ',' << row.max_ms << ',' << paper_ms << ','
             << (row.median_ms > 0 ? paper_ms / row.median_ms : 0) << ','
