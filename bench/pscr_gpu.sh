@@ -7,8 +7,11 @@
 #        --only poisson2d|helmholtz2d|poisson3d|helmholtz3d]
 # Environment: PSCR_BUILD_DIR, the build directory (default: build-gpu next to bench/).
 # Exit code: pscr_gpu_bench's (0 when every residual met its bound).
+# Plots are a separate step, run where matplotlib is (the GPU machine may lack it), after the
+# CSVs are fetched: bench/plot_results.py --pscr-gpu OUTDIR/pscr-gpu.csv --peers PEERS.csv
+# --out OUTDIR (docs/benchmarks.md).
 set -euo pipefail
-if [ $# -lt 1 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+if [ $# -lt 1 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 shift
