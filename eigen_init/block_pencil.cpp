@@ -25,6 +25,7 @@
 #include "eigen_init/eigen_init.hpp"
 #include "eigen_init/inverse_iteration.hpp"
 #include "eigen_init/reduction.hpp"
+#include "eigen_init/tasks.hpp"
 
 namespace pscr {
 
@@ -144,11 +145,13 @@ BlockEigen<Scalar> solve_persymmetric(const SymTridiag<Scalar>& A, const SymTrid
   for (index_t r : rows) half_rows.push_back(r < m - 1 - r ? r : m - 1 - r);
   std::sort(half_rows.begin(), half_rows.end());
   half_rows.erase(std::unique(half_rows.begin(), half_rows.end()), half_rows.end());
-  const BlockEigen<Scalar> sym = solve_any(half(A, 1), half(M, 1), half_rows);
   std::vector<index_t> anti_rows;
   for (index_t r : half_rows)
     if (r < p) anti_rows.push_back(r);
-  const BlockEigen<Scalar> anti = solve_any(half(A, -1), half(M, -1), anti_rows);
+  BlockEigen<Scalar> sym, anti;
+  eigen_detail::run_both(
+      true, [&] { sym = solve_any(half(A, 1), half(M, 1), half_rows); },
+      [&] { anti = solve_any(half(A, -1), half(M, -1), anti_rows); });
 
   // Merge the two spectra in order; components by the symmetry of each vector.
   BlockEigen<Scalar> out;

@@ -6,8 +6,6 @@
 // tracks, besides the restrictions of the node's functionals, its first and last rows.
 #include "eigen_init/divide_conquer.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -15,6 +13,8 @@
 
 #include "common/error.hpp"
 #include "eigen_init/reduction.hpp"
+#include "eigen_init/simd_clones.hpp"
+#include "eigen_init/tasks.hpp"
 
 namespace pscr::eigen_detail {
 
@@ -22,8 +22,8 @@ namespace {
 
 /// Nodes up to this size are solved by implicit QL.
 constexpr index_t kLeafSize = 32;
-/// Merges with at least this many secular roots use OpenMP threads.
-constexpr index_t kParallelRoots = 256;
+/// Nodes at least this large solve their two children as parallel tasks (tasks.hpp).
+constexpr index_t kTaskNode = 1024;
 
 /// Sorts (d, columns of F) by ascending d, stably.
 void sort_columns(std::vector<double>& d, std::vector<double>& F, index_t nf) {
@@ -87,8 +87,8 @@ void node(double* d, const double* e, index_t n, std::vector<double>& F, index_t
 /// matches f and f' at the current point, with the poles p, q around the root; bisection
 /// whenever a step leaves the bracket). Returns the number of evaluations, or −1 without
 /// convergence.
-int secular_root(index_t K, index_t j, const double* d, const double* r, double r_sum,
-                 index_t& origin, double& tau) {
+PSCR_SIMD_CLONES int secular_root(index_t K, index_t j, const double* d, const double* r,
+                                  double r_sum, index_t& origin, double& tau) {
   const double eps_d = eps<double>();
   // The pair of poles of the model: (j, j+1), or (K−2, K−1) for the last root.
   const index_t p = j + 1 < K ? j : K - 2, q = p + 1;
@@ -177,6 +177,71 @@ int secular_root(index_t K, index_t j, const double* d, const double* r, double 
   return -1;
 }
 
+/// Gu and Eisenstat's ẑ_i for i in [0, K): the ζ for which the computed roots are exact,
+/// ẑ_i² = −δ_i(i) Π_{j≠i} δ_j(i) / (dl_i − dl_j) with δ_j(i) = dl_i − λ_j = (dl_i − dorg_j) − tau_j
+/// (dlaed3), sign of w_i. By interlacing every factor of the product over j > i lies in
+/// (1, (dl_{j+1} − dl_i)/(dl_j − dl_i)) and over j < i in (0, 1), with telescoping bounds on
+/// the whole product, so the partial products of vector lanes neither overflow nor underflow.
+PSCR_SIMD_CLONES void recompute_z(index_t K, const double* dl, const double* dorg,
+                                  const double* tau, const double* w, double* zhat) {
+  for (index_t i = 0; i < K; ++i) {
+    const double di = dl[i];
+    double below = 1, above = 1;
+#pragma omp simd reduction(* : below)
+    for (index_t j = 0; j < i; ++j) below *= ((di - dorg[j]) - tau[j]) / (di - dl[j]);
+#pragma omp simd reduction(* : above)
+    for (index_t j = i + 1; j < K; ++j) above *= ((di - dorg[j]) - tau[j]) / (di - dl[j]);
+    const double prod = ((di - dorg[i]) - tau[i]) * below * above;
+    zhat[i] = std::copysign(std::sqrt(-prod), w[i]);
+  }
+}
+
+/// Roots per block of secular_vectors, and poles per chunk: the functionals' chunk stays in
+/// the L1 cache while it meets kVectorRoots vectors.
+constexpr index_t kVectorRoots = 4;
+constexpr index_t kVectorChunk = 256;
+
+/// Columns j in [lo, hi) (at most kVectorRoots) of G·U, U(:, j) = s/‖s‖ with
+/// s_i = ẑ_i / (dl_i − λ_j) (G: nf × K row-major, U: nf × K row-major).
+PSCR_SIMD_CLONES void secular_vectors(index_t K, index_t lo, index_t hi, const double* dl,
+                                      const double* dorg, const double* tau, const double* zhat,
+                                      const double* G, index_t nf, double* U) {
+  const index_t nj = hi - lo;
+  double s[kVectorRoots][kVectorChunk];
+  double norm2[kVectorRoots] = {};
+  std::vector<double> acc(nf * kVectorRoots, 0.0);
+  for (index_t i0 = 0; i0 < K; i0 += kVectorChunk) {
+    const index_t ni = std::min(kVectorChunk, K - i0);
+    const double *dli = dl + i0, *zi = zhat + i0;
+    for (index_t r = 0; r < nj; ++r) {
+      const double dj = dorg[lo + r], tj = tau[lo + r];
+      double* sr = s[r];
+      double n2 = 0;
+#pragma omp simd reduction(+ : n2)
+      for (index_t i = 0; i < ni; ++i) {
+        const double x = zi[i] / ((dli[i] - dj) - tj);
+        sr[i] = x;
+        n2 += x * x;
+      }
+      norm2[r] += n2;
+    }
+    for (index_t k = 0; k < nf; ++k) {
+      const double* g = G + k * K + i0;
+      for (index_t r = 0; r < nj; ++r) {
+        const double* sr = s[r];
+        double a = 0;
+#pragma omp simd reduction(+ : a)
+        for (index_t i = 0; i < ni; ++i) a += g[i] * sr[i];
+        acc[k * kVectorRoots + r] += a;
+      }
+    }
+  }
+  for (index_t r = 0; r < nj; ++r) {
+    const double inv = 1 / std::sqrt(norm2[r]);
+    for (index_t k = 0; k < nf; ++k) U[k * K + lo + r] = acc[k * kVectorRoots + r] * inv;
+  }
+}
+
 /// The merge: eigenvalues of D + ρ ζζᵀ (poles D ascending per child, not jointly) and the
 /// functionals G·U (G: nf × n, the node's functionals times diag(Q₁, Q₂)).
 void merge(double* d_out, std::vector<double> D, std::vector<double> z, double rho,
@@ -248,11 +313,8 @@ void merge(double* d_out, std::vector<double> D, std::vector<double> z, double r
     for (index_t k = 0; k < nf; ++k) Gk[k * K + i] = G[k * n + kept[i]];
   }
 
-  // Secular roots λ_j = dl[origin_j] + tau_j (dlaed4 keeps the distance to the nearer pole
-  // exact), then Gu–Eisenstat's ẑ from the computed roots and the vectors ẑ_i / (dl_i − λ_j).
   std::vector<double> lambda(K), tau(K), U(nf * K);
   std::vector<index_t> origin(K);
-  const bool threads = K >= kParallelRoots && !omp_in_parallel();
   if (K == 1) {
     lambda[0] = dl[0] + rho * w[0] * w[0];
     for (index_t k = 0; k < nf; ++k) U[k] = Gk[k];
@@ -282,64 +344,24 @@ void merge(double* d_out, std::vector<double> D, std::vector<double> z, double r
       r[i] = rho * w[i] * w[i];
       r_sum += r[i];
     }
+    // Secular roots λ_j = dl[origin_j] + tau_j (dlaed4 keeps the distance to the nearer pole
+    // exact), then Gu–Eisenstat's ẑ from the computed roots and the vectors ẑ_i / (dl_i − λ_j).
+    std::vector<double> dorg(K), zhat(K);
     index_t failure = -1;
-#pragma omp parallel for schedule(static) if (threads)
     for (index_t j = 0; j < K; ++j) {
-      if (secular_root(K, j, dl.data(), r.data(), r_sum, origin[j], tau[j]) < 0) {
-#pragma omp atomic write
-        failure = j;
-      }
-      lambda[j] = dl[origin[j]] + tau[j];
+      if (secular_root(K, j, dl.data(), r.data(), r_sum, origin[j], tau[j]) < 0) failure = j;
+      dorg[j] = dl[origin[j]];
+      lambda[j] = dorg[j] + tau[j];
     }
+    recompute_z(K, dl.data(), dorg.data(), tau.data(), w.data(), zhat.data());
+    for (index_t j0 = 0; j0 < K; j0 += kVectorRoots)
+      secular_vectors(K, j0, std::min(K, j0 + kVectorRoots), dl.data(), dorg.data(), tau.data(),
+                      zhat.data(), Gk.data(), nf, U.data());
     if (failure >= 0) {
       std::ostringstream msg;
       msg << "eigen_init: the secular equation of a divide-and-conquer merge of size " << K
           << " was not solved (root " << failure << ")";
       throw SolverError(msg.str());
-    }
-    // δ_j(i) = dl_i − λ_j = (dl_i − dl[origin_j]) − tau_j, accurate to working precision.
-    std::vector<double> dorg(K);
-    for (index_t j = 0; j < K; ++j) dorg[j] = dl[origin[j]];
-    // ẑ_i² = −δ_i(i) Π_{j≠i} δ_j(i) / (dl_i − dl_j) (dlaed3), the product in blocks of 8 factors
-    // so that one division serves eight of them.
-    std::vector<double> zhat(K);
-#pragma omp parallel for schedule(static) if (threads)
-    for (index_t i = 0; i < K; ++i) {
-      const double di = dl[i];
-      double prod = (di - dorg[i]) - tau[i];
-      for (index_t j0 = 0; j0 < K; j0 += 8) {
-        const index_t j1 = std::min(K, j0 + 8);
-        double num = 1, den = 1;
-        for (index_t j = j0; j < j1; ++j) {
-          if (j == i) continue;
-          num *= (di - dorg[j]) - tau[j];
-          den *= di - dl[j];
-        }
-        prod *= num / den;
-      }
-      zhat[i] = std::copysign(std::sqrt(-prod), w[i]);
-    }
-#pragma omp parallel if (threads)
-    {
-      std::vector<double> s(K);
-#pragma omp for schedule(static)
-      for (index_t j = 0; j < K; ++j) {
-        const double dj = dorg[j], tj = tau[j];
-        double norm2 = 0;
-#pragma omp simd reduction(+ : norm2)
-        for (index_t i = 0; i < K; ++i) {
-          s[i] = zhat[i] / ((dl[i] - dj) - tj);
-          norm2 += s[i] * s[i];
-        }
-        const double inv = 1 / std::sqrt(norm2);
-        for (index_t k = 0; k < nf; ++k) {
-          const double* g = Gk.data() + k * K;
-          double acc = 0;
-#pragma omp simd reduction(+ : acc)
-          for (index_t i = 0; i < K; ++i) acc += g[i] * s[i];
-          U[k * K + j] = acc * inv;
-        }
-      }
     }
   }
 
@@ -377,8 +399,9 @@ void node(double* d, const double* e, index_t n, std::vector<double>& F, index_t
   d[n1] -= ab;
   ChildFunctionals left = child_functionals(F, nf, n, 0, n1);
   ChildFunctionals right = child_functionals(F, nf, n, n1, n2);
-  node(d, e, n1, left.F, left.nf);
-  node(d + n1, e + n1, n2, right.F, right.nf);
+  run_both(
+      n >= kTaskNode, [&] { node(d, e, n1, left.F, left.nf); },
+      [&] { node(d + n1, e + n1, n2, right.F, right.nf); });
 
   // Merge data: poles, ζ, ρ, and the node's functionals in the children's eigenbases.
   std::vector<double> D(d, d + n), z(n), G(nf * n, 0.0);

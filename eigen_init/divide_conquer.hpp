@@ -17,8 +17,8 @@ namespace pscr::eigen_detail {
 /// Gu and Eisenstat's recomputed secular vector (so Q is orthogonal to working accuracy however
 /// close the eigenvalues are) and the deflation of LAPACK's dlaed2; secular roots by the
 /// "middle way" iteration of LAPACK's dlaed4.
-/// Each merge costs O(m·(nf + iterations)) per eigenvalue, O(m²) in all; the loops over the
-/// eigenvalues of a merge use OpenMP threads when called outside a parallel region.
+/// Each merge costs O(m·(nf + iterations)) per eigenvalue, O(m²) in all; the two children of a
+/// large node are parallel OpenMP tasks (tasks.hpp) when called inside a parallel region.
 /// Throws SolverError when a secular equation is not solved.
 void divide_conquer(std::vector<double>& d, const std::vector<double>& e, std::vector<double>& F,
                     index_t nf);

@@ -1,9 +1,11 @@
 #include "eigen_init/eigen_init.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <exception>
 #include <map>
+#include <numeric>
 #include <string>
 
 #include "common/error.hpp"
@@ -11,9 +13,6 @@
 namespace pscr {
 
 namespace {
-
-/// Pencils of at least this size are solved one at a time with threads inside the solver.
-constexpr index_t kLargeBlock = 1024;
 
 /// The identity of a block pencil: its size, relative component rows and the bytes of every
 /// entry of (A)_B and (M)_B. Equal keys ⇔ identical pencils (bitwise equal entries).
@@ -77,22 +76,25 @@ EigenData<Scalar> compute_eigen_data(const Factor<Scalar>& factor, const Partiti
     data.distinct[e] = solve_block_pencil(factor.A.submatrix(b.first, b.last),
                                           factor.M.submatrix(b.first, b.last), rows);
   };
-  // Large pencils one at a time, each using the threads inside its solver; then the others,
-  // one per thread. Entries are independent, and each result is the same either way.
-  std::vector<index_t> large, small;
-  for (index_t e = 0; e < count; ++e)
-    (first_block[e]->size() >= kLargeBlock ? large : small).push_back(e);
-  for (index_t e : large) solve(e);
+  // One task per distinct pencil, the largest first (tasks.hpp); each result is the same
+  // whichever thread computes it.
+  std::vector<index_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) {
+    return first_block[x]->size() > first_block[y]->size();
+  });
   std::exception_ptr failure;
-  const index_t nsmall = static_cast<index_t>(small.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (index_t k = 0; k < nsmall; ++k) {
-    try {
-      // Later entries belong to higher levels and are larger: start with them.
-      solve(small[nsmall - 1 - k]);
-    } catch (...) {
+#pragma omp parallel
+#pragma omp single
+  for (index_t e : order) {
+#pragma omp task firstprivate(e) default(shared)
+    {
+      try {
+        solve(e);
+      } catch (...) {
 #pragma omp critical(pscr_eigen_init_failure)
-      if (!failure) failure = std::current_exception();
+        if (!failure) failure = std::current_exception();
+      }
     }
   }
   if (failure) std::rethrow_exception(failure);
