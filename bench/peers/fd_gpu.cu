@@ -57,9 +57,7 @@ template <class Scalar>
 cuda::DeviceBuffer<Scalar> upload(const std::vector<Scalar>& host, std::size_t spare = 0) {
   // `spare` extra elements keep a valid pointer for empty off-diagonals (n = 1).
   cuda::DeviceBuffer<Scalar> d(host.size() + spare);
-  if (!host.empty())
-    PSCR_CUDA_CHECK(
-        cudaMemcpy(d.data(), host.data(), host.size() * sizeof(Scalar), cudaMemcpyHostToDevice));
+  d.copy_from_host(host.data(), host.size());
   return d;
 }
 
@@ -76,9 +74,6 @@ FdGpuSolver<Scalar>::FdGpuSolver(const FdSetup<Scalar>& setup)
   shifts_ = upload(setup.shifts);
   work_ = cuda::DeviceBuffer<Scalar>(grid_size_);
   tmp_ = cuda::DeviceBuffer<Scalar>(grid_size_);
-  // A pageable cudaMemcpy may return before its DMA has landed, and solve() runs on a stream that
-  // does not wait for the legacy one: finish the uploads here (setup, not timed).
-  PSCR_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 template <class Scalar>

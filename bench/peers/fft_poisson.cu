@@ -61,9 +61,6 @@ FftPoissonSolver::FftPoissonSolver(const SeparableOperator<double>& op)
   lead_.copy_from_host(scaling_.lead.data());
   last_ = cuda::DeviceBuffer<double>(scaling_.last.size());
   last_.copy_from_host(scaling_.last.data());
-  // A pageable cudaMemcpy may return before its DMA has landed, and solve() runs on a stream that
-  // does not wait for the legacy one: finish the uploads here (setup, not timed).
-  PSCR_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 std::size_t FftPoissonSolver::device_bytes(const std::vector<index_t>& shape) {

@@ -4,9 +4,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include "common/cuda/check.hpp"
+#include "common/error.hpp"
 
 namespace pscr::cuda {
 
@@ -37,16 +39,26 @@ class DeviceBuffer {
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
 
-  /// Copies `size()` elements from host memory (synchronous).
-  void copy_from_host(const T* host) {
-    if (size_ > 0) PSCR_CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice));
+  /// Copies the first `count` (default: all) elements from host memory and waits until they
+  /// have landed. A plain pageable cudaMemcpy may return before its DMA completes, and work on a
+  /// non-blocking stream does not wait for it: the copy is synchronized explicitly, so the data
+  /// is in place for any stream afterwards.
+  void copy_from_host(const T* host) { copy_from_host(host, size_); }
+  void copy_from_host(const T* host, std::size_t count) {
+    copy(ptr_, host, count, cudaMemcpyHostToDevice);
   }
-  /// Copies `size()` elements to host memory (synchronous).
-  void copy_to_host(T* host) const {
-    if (size_ > 0) PSCR_CUDA_CHECK(cudaMemcpy(host, ptr_, bytes(), cudaMemcpyDeviceToHost));
-  }
+  /// Copies `size()` elements to host memory (synchronous, as copy_from_host).
+  void copy_to_host(T* host) const { copy(host, ptr_, size_, cudaMemcpyDeviceToHost); }
 
  private:
+  void copy(T* dst, const T* src, std::size_t count, cudaMemcpyKind kind) const {
+    if (count > size_)
+      throw LibraryError("DeviceBuffer: copy of " + std::to_string(count) + " elements into " +
+                         std::to_string(size_));
+    if (count == 0) return;
+    PSCR_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), kind, cudaStreamLegacy));
+    PSCR_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
   void release() noexcept {
     if (ptr_ != nullptr) cudaFree(ptr_);
     ptr_ = nullptr;

@@ -45,9 +45,7 @@ typename DeviceOperator<Scalar>::DeviceTridiag DeviceOperator<Scalar>::upload(
   d.diag.copy_from_host(t.diag.data());
   // One spare element so that a 1×1 factor still has a valid (unused) off pointer.
   d.off = DeviceBuffer<Scalar>(t.off.size() + 1);
-  if (!t.off.empty())
-    PSCR_CUDA_CHECK(cudaMemcpy(d.off.data(), t.off.data(), t.off.size() * sizeof(Scalar),
-                               cudaMemcpyHostToDevice));
+  d.off.copy_from_host(t.off.data(), t.off.size());
   return d;
 }
 
