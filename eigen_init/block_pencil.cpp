@@ -6,7 +6,10 @@
 // asked-for rows of X from the right, so W = (X Q) restricted to those rows, M-orthonormal to
 // working accuracy however close the eigenvalues are.
 //
-// Complex symmetric: Crawford's reduction with complex orthogonal rotations and implicit QL
+// Complex symmetric of the boundary form (real but for the diagonal entries of the first and last
+// rows: absorbing ends): the real part by the real path, then a rank ≤ 2 secular equation
+// (boundary_secular.hpp). Where that refuses, and for other complex pencils: Crawford's
+// reduction with complex orthogonal rotations and implicit QL
 // give the eigenvalues; the eigenvectors come from inverse iteration on the pencil itself
 // (inverse_iteration.hpp), which also refines the eigenvalues. A complex pencil whose entries
 // are all real takes the real path.
@@ -21,6 +24,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "eigen_init/boundary_secular.hpp"
 #include "eigen_init/divide_conquer.hpp"
 #include "eigen_init/eigen_init.hpp"
 #include "eigen_init/inverse_iteration.hpp"
@@ -82,6 +86,8 @@ BlockEigen<C> solve_complex(const SymTridiag<C>& A, const SymTridiag<C>& M,
     out.W.assign(re.W.begin(), re.W.end());
     return out;
   }
+  if (eigen_detail::has_boundary_form(A, M) && eigen_detail::solve_boundary_pencil(A, M, rows, out))
+    return out;
   std::vector<C> d, e, none;
   eigen_detail::crawford_reduce(A, M, {}, d, e, none);
   eigen_detail::implicit_ql(d, e, none, 0);

@@ -22,7 +22,11 @@ namespace pscr {
 ///
 /// O(m²) work and O(rows.size()·m) memory. Real pencils: Crawford's reduction and divide and
 /// conquer, applied to the asked-for rows only (M-orthonormal to working accuracy however close
-/// the eigenvalues are). Complex pencils: Crawford's reduction and implicit QL for the
+/// the eigenvalues are). Complex pencils that are real but for the diagonal entries of their
+/// first and last rows (Helmholtz with absorbing ends): through the real part, a rank ≤ 2
+/// secular equation with measured reorthogonalization and an a-posteriori backward-error check
+/// (boundary_secular.hpp); where that refuses, and for other complex pencils: Crawford's
+/// reduction and implicit QL for the
 /// eigenvalues, inverse iteration on the pencil for the vectors, Gram–Schmidt in clusters of
 /// close eigenvalues (whole blocks up to 256 rows; for larger blocks the O(m²) budget can leave
 /// pairs at a distance δ with |w_iᵀ M w_j| ≈ eps·‖M⁻¹A‖/δ). A complex pencil with only real

@@ -213,18 +213,6 @@ C refine(const Problem& p, index_t l, C lambda, const std::vector<Finished>& pre
   throw SolverError(msg.str());
 }
 
-double norm_inf(const SymTridiag<C>& t) {
-  double r = 0;
-  const index_t m = t.size();
-  for (index_t k = 0; k < m; ++k) {
-    double s = std::abs(t.diag[k]);
-    if (k > 0) s += std::abs(t.off[k - 1]);
-    if (k + 1 < m) s += std::abs(t.off[k]);
-    r = std::max(r, s);
-  }
-  return r;
-}
-
 /// Cluster boundaries: starts of clusters of consecutive eigenvalues (ends with m). Pairs
 /// closer than `tight` are always joined (repeated eigenvalues need it); looser pairs up to
 /// `gap_limit` are joined closest first while the Gram–Schmidt budget allows.
@@ -266,7 +254,7 @@ void inverse_iteration(const SymTridiag<C>& A, const SymTridiag<C>& M, std::vect
                        const std::vector<index_t>& rows, std::vector<C>& W) {
   const index_t m = A.size();
   const index_t nz = static_cast<index_t>(rows.size());
-  const Problem p{A, M, norm_inf(A), norm_inf(M), m};
+  const Problem p{A, M, A.infinity_norm(), M.infinity_norm(), m};
   double lambda_max = 0;
   for (const C& x : lambda) lambda_max = std::max(lambda_max, std::abs(x));
   const std::vector<index_t> starts =
