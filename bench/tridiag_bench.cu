@@ -55,10 +55,11 @@ struct Shape {
   index_t n, batch;
 };
 
-/// The shapes of issue 5: 2^24 rows each.
+/// The shapes of issue 5 (2^24 rows each), then the odd sizes of the 3D PSCR benchmark's level-3
+/// systems (n3 = 361, 511), so that the selection table has entries where PSCR needs them.
 std::vector<Shape> default_shapes() {
-  return {{64, 1 << 18},   {512, 1 << 15}, {1024, 1 << 14},
-          {8192, 1 << 11}, {65536, 256},   {1 << 20, 16}};
+  return {{64, 1 << 18}, {512, 1 << 15}, {1024, 1 << 14}, {8192, 1 << 11},
+          {65536, 256},  {1 << 20, 16},  {361, 1 << 16},  {511, 1 << 16}};
 }
 
 struct Timing {
@@ -286,6 +287,9 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   if (n <= 512)
     for (tc::Staging staging : {tc::Staging::global, tc::Staging::shared})
       configs.push_back({"warp", false, {tc::Method::warp, 0, staging}});
+  // segment: K rows per lane (interleaved layouts run the partition method).
+  for (int k : {2, 4, 8, 16})
+    if (k > 2 || n <= 64) configs.push_back({"segment", false, {tc::Method::segment, k}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
@@ -320,6 +324,8 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
     const Scalar* c = interleaved ? d_ci.data() : d_cc.data();
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const Config& cfg = configs[ci];
+      // The segment method runs the partition method on interleaved layouts: not a method there.
+      if (interleaved && cfg.options.method == tc::Method::segment) continue;
       for (const char* form : {"shifted", "general"}) {
         const bool shifted = std::string(form) == "shifted";
         auto run = [&] {

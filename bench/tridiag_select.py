@@ -4,7 +4,7 @@
 Usage: tridiag_select.py BENCH.csv OUTPUT.inc
 
 For every measured (scalar, layout, n, batch) of the shifted form (the form PSCR uses), picks
-the fastest non-pivoting configuration (thomas, or partition / warp with its rows_per_thread
+the fastest non-pivoting configuration (thomas, or partition / warp / segment with its rows_per_thread
 and staging) whose max_residual is below 1e-10, and writes one entry per shape in the format of
 tridiag/cuda/selection_table.inc: {interleaved, complex, n, batch, method, rows_per_thread,
 staged}. Rows the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
@@ -18,7 +18,8 @@ def main(path, output):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            if row["form"] != "shifted" or row["method"] not in ("thomas", "partition", "warp"):
+            methods = ("thomas", "partition", "warp", "segment")
+            if row["form"] != "shifted" or row["method"] not in methods:
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:
                 continue

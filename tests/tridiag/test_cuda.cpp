@@ -48,6 +48,10 @@ std::vector<Config> non_pivoting_configs() {
           {"warp K=" + std::to_string(k) + (staging == cuda::Staging::shared ? " staged" : ""),
            false,
            {cuda::Method::warp, k, staging}});
+  // segment: one pass up to n = 32·K, reduce + recursive coarse solve + substitute beyond;
+  // interleaved layouts run the partition method.
+  for (int k : {2, 8, 16})
+    configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
   configs.push_back({"automatic", false, {}});
   return configs;
 }

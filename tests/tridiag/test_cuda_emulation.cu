@@ -7,6 +7,9 @@
 // kernels themselves.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <complex>
+#include <type_traits>
 #include <vector>
 
 #include "tests/support/random.hpp"
@@ -15,6 +18,7 @@
 #include "tests/tridiag/systems.hpp"
 #include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
+#include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
 
@@ -119,13 +123,43 @@ std::vector<T> emulate_partition(const RowsOf& rows_of, const std::vector<T>& d,
   return x;
 }
 
-/// The warp method on one system (n ≤ 32·K): 32 lanes in lockstep, each shuffle of
-/// warp_reduced_solve replaced by reading the neighbouring lane's value of the previous step.
+/// warp_reduced_solve on one group of L = P.size() emulated lanes (a power of two ≤ 32) in
+/// lockstep, each shuffle replaced by reading the neighbouring lane's value of the previous step:
+/// lane l's rows 2l = P[l], 2l + 1 = Q[l] give its unknowns first[l][j], last[l][j] for
+/// right-hand side j.
+template <class T, int R>
+struct LaneUnknowns {
+  std::vector<std::array<T, R>> first, last;
+};
+template <class T, int R>
+LaneUnknowns<T, R> emulate_warp_solve(const std::vector<cuda::detail::Row<T, R>>& P,
+                                      const std::vector<cuda::detail::Row<T, R>>& Q) {
+  const int L = static_cast<int>(P.size());
+  std::vector<cuda::detail::Row<T, R>> r(L);
+  for (int l = 0; l < L; ++l) r[l] = cuda::detail::cr_even(P[l], Q[l > 0 ? l - 1 : 0], l > 0, Q[l]);
+  for (int s = 1; s < L; s <<= 1) {
+    std::vector<cuda::detail::Row<T, R>> next(L);
+    for (int l = 0; l < L; ++l)
+      next[l] = cuda::detail::pcr_combine(r[l], r[l >= s ? l - s : l], l >= s,
+                                          r[l + s < L ? l + s : l], l + s < L);
+    r.swap(next);
+  }
+  LaneUnknowns<T, R> x{std::vector<std::array<T, R>>(L), std::vector<std::array<T, R>>(L)};
+  for (int l = 0; l < L; ++l)
+    for (int j = 0; j < R; ++j) x.first[l][j] = r[l].d[j] / r[l].b;
+  for (int l = 0; l < L; ++l)
+    for (int j = 0; j < R; ++j)
+      x.last[l][j] =
+          cuda::detail::solve_last(Q[l], j, x.first[l][j], l + 1 < L ? x.first[l + 1][j] : T(0));
+  return x;
+}
+
+/// The warp method on one system (n ≤ L·K) with L lanes (a power of two ≤ 32).
 /// `rows_of(0, n).view(0, n)` is the rows accessor of the whole system.
 template <int K, class T, class RowsOf>
-std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
+std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d,
+                            int L = cuda::detail::kWarpLanes) {
   using cuda::detail::Row4;
-  constexpr int L = cuda::detail::kWarpLanes;
   const index_t n = static_cast<index_t>(d.size());
   auto tile = make_tile<K>(d, 0, static_cast<int>(n));
   const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
@@ -133,21 +167,75 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
   const auto holder = rows_of(0, static_cast<int>(n));
   const auto rows = holder.view(0, n);
   std::vector<cuda::detail::LaneState<K, T>> st(L);
-  std::vector<Row4<T>> P(L), Q(L), r(L);
+  std::vector<Row4<T>> P(L), Q(L);
   for (int l = 0; l < L; ++l) cuda::detail::lane_reduce<K>(rows, v, l * K, n, st[l], P[l], Q[l]);
-  for (int l = 0; l < L; ++l) r[l] = cuda::detail::cr_even(P[l], Q[l > 0 ? l - 1 : 0], l > 0, Q[l]);
-  for (int s = 1; s < L; s <<= 1) {
-    std::vector<Row4<T>> next(L);
-    for (int l = 0; l < L; ++l)
-      next[l] = cuda::detail::pcr_combine(r[l], r[l >= s ? l - s : l], l >= s,
-                                          r[l + s < L ? l + s : l], l + s < L);
-    r.swap(next);
+  const auto xr = emulate_warp_solve(P, Q);
+  for (int l = 0; l < L; ++l)
+    cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
+  std::vector<T> x(n);
+  for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
+  return x;
+}
+
+/// The segment method on one system, as segment_kernel and run_segment compute it: one pass
+/// (the warp method) for one segment; else per segment the lanes reduce, the warp's spikes give
+/// its coarse rows F, L, the coarse system is solved (by the reference here), and each segment
+/// solves its reduced rows with the first and last fixed to the coarse solution.
+template <int K, class T, class RowsOf>
+std::vector<T> emulate_segment(const RowsOf& rows_of, const std::vector<T>& d) {
+  using cuda::detail::Row;
+  using cuda::detail::Row4;
+  constexpr int L = cuda::detail::kWarpLanes;
+  const index_t n = static_cast<index_t>(d.size());
+  const index_t segments = cuda::detail::segment_count(n, K);
+  if (segments == 1) return emulate_warp<K>(rows_of, d, cuda::detail::segment_width(n, K));
+  auto tile = make_tile<K>(d, 0, static_cast<int>(n));
+  const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
+  const TileVector<T, PaddedIndex<K>> v{tile.data(), idx, 0, 0};
+  const auto holder = rows_of(0, static_cast<int>(n));
+  const auto rows = holder.view(0, n);
+  const index_t nc = 2 * segments;
+  std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
+  std::vector<std::vector<cuda::detail::LaneState<K, T>>> st(segments);
+  std::vector<std::vector<Row4<T>>> P(segments), Q(segments);
+  for (index_t j = 0; j < segments; ++j) {  // reduce
+    st[j].resize(L);
+    P[j].resize(L);
+    Q[j].resize(L);
+    std::vector<Row<T, 3>> wp(L), wq(L);
+    for (int l = 0; l < L; ++l) {
+      cuda::detail::lane_reduce<K>(rows, v, (j * L + l) * K, n, st[j][l], P[j][l], Q[j][l]);
+      cuda::detail::spike_rows(P[j][l], Q[j][l], l, wp[l], wq[l]);
+    }
+    const auto spikes = emulate_warp_solve(wp, wq);
+    T sl[3], sf[3];
+    for (int i = 0; i < 3; ++i) {
+      sl[i] = spikes.last[0][i];
+      sf[i] = spikes.first[L - 1][i];
+    }
+    const Row4<T> f = cuda::detail::coarse_first(P[j][0], sl);
+    const Row4<T> g = cuda::detail::coarse_last(Q[j][L - 1], sf);
+    for (const auto& [e, r] : {std::pair{2 * j, f}, std::pair{2 * j + 1, g}}) {
+      ca[e] = r.a;
+      cb[e] = r.b;
+      cc[e] = r.c;
+      cd[e] = r.d[0];
+    }
   }
-  std::vector<T> xf(L);
-  for (int l = 0; l < L; ++l) xf[l] = r[l].d / r[l].b;
-  for (int l = 0; l < L; ++l) {
-    const T xl = cuda::detail::solve_last(Q[l], xf[l], l + 1 < L ? xf[l + 1] : T(0));
-    cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xf[l], xl);
+  // The reference works on the host scalar (std::complex<double> has the kernel Complex layout).
+  using S = std::conditional_t<std::is_same_v<T, double>, double, std::complex<double>>;
+  auto host = [](std::vector<T>& v) { return reinterpret_cast<S*>(v.data()); };
+  std::vector<T> xc(nc), work(nc);
+  const BatchLayout cl = BatchLayout::contiguous(nc);
+  reference::solve_general(nc, 1, host(ca), host(cb), host(cc), host(cd), cl, host(xc), cl,
+                           host(work), nc);
+  for (index_t j = 0; j < segments; ++j) {  // substitute
+    P[j][0] = {T(0), T(1), T(0), {xc[2 * j]}};
+    Q[j][L - 1] = {T(0), T(1), T(0), {xc[2 * j + 1]}};
+    const auto xr = emulate_warp_solve(P[j], Q[j]);
+    for (int l = 0; l < L; ++l)
+      cuda::detail::lane_substitute<K>(st[j][l], v, (j * L + l) * K, n, xr.first[l][0],
+                                       xr.last[l][0]);
   }
   std::vector<T> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
@@ -260,9 +348,11 @@ void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool 
   }
 }
 
-/// The warp method with K rows per lane on every system of t (n ≤ 32·K), all its forms.
-template <int K, class Scalar>
-void check_warp(const testing::Batch<Scalar>& t, bool shifted) {
+/// A register method (`emulate(rows_of, d)`: emulate_warp<K> or emulate_segment<K>) with K rows
+/// per lane on every system of t, all its forms.
+template <int K, class Scalar, class Emulate>
+void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* method,
+                 const Emulate& emulate) {
   using T = cuda::detail::kernel_scalar_t<Scalar>;
   const index_t n = t.n;
   std::vector<Scalar> ref(n * t.batch), work(n);
@@ -284,7 +374,7 @@ void check_warp(const testing::Batch<Scalar>& t, bool shifted) {
       // Both solves are backward stable on these systems: as in test_reference.cpp.
       EXPECT_LE(testing::forward_error(xs, ref, n, k),
                 pscr::testing::tolerance<Scalar>(200, cond[k]))
-          << variant << ", warp K " << K << ", n " << n << ", system " << k;
+          << variant << ", " << method << " K " << K << ", n " << n << ", system " << k;
     };
     if (shifted) {
       const cuda::detail::ShiftedMatrix<T> m{
@@ -292,10 +382,10 @@ void check_warp(const testing::Batch<Scalar>& t, bool shifted) {
           cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
       const T s = reinterpret_cast<const T&>(t.shifts[k]);
       const ShiftedHolder<T> holder{{m, s}};
-      check(emulate_warp<K>([&](index_t, int) { return holder; }, d), "shifted");
-      check(emulate_warp<K>(StagedChunks<K, T>{m, s}, d), "shifted, staged");
+      check(emulate([&](index_t, int) { return holder; }, d), "shifted");
+      check(emulate(StagedChunks<K, T>{m, s}, d), "shifted, staged");
     } else {
-      check(emulate_warp<K>(GeneralChunks<K, T>{&a, &b, &c}, d), "general");
+      check(emulate(GeneralChunks<K, T>{&a, &b, &c}, d), "general");
     }
   }
 }
@@ -305,11 +395,38 @@ template <class Scalar, int K>
 void warp_sweep(testing::Kind kind, std::uint64_t seed) {
   const std::vector<index_t> sizes = {1,  2,  3,  4,   5,   15,  16,  17,  31,  32, 33,
                                       63, 64, 65, 127, 128, 255, 256, 257, 511, 512};
+  auto emulate = [](const auto& rows_of, const auto& d) { return emulate_warp<K>(rows_of, d); };
   for (index_t n : sizes) {
     if (n > cuda::detail::kWarpLanes * K) continue;
-    check_warp<K>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true);
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true, "warp", emulate);
     if (kind == testing::Kind::dominant)
-      check_warp<K>(testing::make_general<Scalar>(n, 2, testing::Kind::dominant, seed++), false);
+      check_lanes<K>(testing::make_general<Scalar>(n, 2, testing::Kind::dominant, seed++), false,
+                     "warp", emulate);
+  }
+}
+
+/// The segment method on sizes around lane and segment boundaries, up to 40 segments.
+template <class Scalar, int K>
+void segment_sweep(testing::Kind kind, std::uint64_t seed) {
+  constexpr index_t lane = K, warp = cuda::detail::kWarpLanes * K;
+  const std::vector<index_t> sizes = {1,
+                                      2,
+                                      3,
+                                      lane - 1,
+                                      lane + 1,
+                                      warp - 1,
+                                      warp,
+                                      warp + 1,
+                                      3 * warp + 5,
+                                      8 * warp - 1,
+                                      8 * warp,
+                                      40 * warp + 3};
+  auto emulate = [](const auto& rows_of, const auto& d) { return emulate_segment<K>(rows_of, d); };
+  for (index_t n : sizes) {
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "segment", emulate);
+    if (kind == testing::Kind::dominant)
+      check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
+                     "segment", emulate);
   }
 }
 
@@ -344,6 +461,16 @@ TYPED_TEST(EmulationTest, WarpDominant) {
   warp_sweep<TypeParam, 4>(testing::Kind::dominant, 6000);
   warp_sweep<TypeParam, 8>(testing::Kind::dominant, 7000);
   warp_sweep<TypeParam, 16>(testing::Kind::dominant, 8000);
+}
+
+TYPED_TEST(EmulationTest, SegmentDominant) {
+  segment_sweep<TypeParam, 2>(testing::Kind::dominant, 10000);
+  segment_sweep<TypeParam, 8>(testing::Kind::dominant, 11000);
+}
+
+TYPED_TEST(EmulationTest, SegmentComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  segment_sweep<TypeParam, 8>(testing::Kind::indefinite, 12000);
 }
 
 TYPED_TEST(EmulationTest, WarpComplexDamped) {

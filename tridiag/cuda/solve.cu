@@ -4,11 +4,13 @@
 // groups), and the instantiations. Kernels: thomas.cuh, partition.cuh, warp.cuh.
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include "common/cuda/check.hpp"
 #include "common/error.hpp"
 #include "tridiag/cuda/partition.cuh"
+#include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/thomas.cuh"
@@ -131,7 +133,8 @@ int warp_rows(index_t n, int requested) {
 }
 
 /// Fills in an automatic method / rows_per_thread / staging from the selection table; checks the
-/// rest. The warp method on n > kWarpMaxRows becomes the partition method.
+/// rest. The warp method on n > kWarpMaxRows, and the segment method on layouts whose rows are
+/// not contiguous (interleaved), become the partition method.
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex) {
   const int r = opt.rows_per_thread;
   if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
@@ -145,6 +148,15 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   if (opt.method == Method::warp && n > kWarpMaxRows) {
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
+  }
+  if (opt.method == Method::segment) {
+    if (r == 0)
+      opt.rows_per_thread =
+          table.method == Method::segment && table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+    if (interleaved) {
+      opt.method = Method::partition;
+      opt.rows_per_thread = 0;
+    }
   }
   if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
     opt.rows_per_thread =
@@ -161,6 +173,13 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
   if (opt.method == Method::thomas) return n * batch;
   if (opt.method == Method::warp) return 0;
+  if (opt.method == Method::segment) {
+    const index_t segments = detail::segment_count(n, opt.rows_per_thread);
+    if (segments == 1) return 0;
+    const index_t nc = 2 * segments;
+    return 4 * nc * batch + required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
+                                                  Options{Method::segment}, budget);
+  }
   const PartitionPlan pl =
       plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, 0, budget);
   if (pl.single) return 0;
@@ -169,21 +188,14 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                                                    budget);
 }
 
-/// Calls f(std::integral_constant<int, M>) for the runtime M.
-template <class F>
-void with_rows_per_thread(int M, F&& f) {
-  switch (M) {
-    case 4:
-      f(std::integral_constant<int, 4>{});
-      break;
-    case 8:
-      f(std::integral_constant<int, 8>{});
-      break;
-    case 16:
-      f(std::integral_constant<int, 16>{});
-      break;
-    default:
-      PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread must be 4, 8 or 16, got " << M);
+/// Calls f(std::integral_constant<int, V>{}) for the runtime value v, one of Vs.
+template <int... Vs, class F>
+void with_constant(int v, const char* what, F&& f) {
+  const bool found = ((v == Vs ? (f(std::integral_constant<int, Vs>{}), true) : false) || ...);
+  if (!found) {
+    std::string allowed;
+    ((allowed += (allowed.empty() ? "" : ", ") + std::to_string(Vs)), ...);
+    PSCR_INPUT_ERROR("tridiag::cuda: " << what << " must be one of " << allowed << ", got " << v);
   }
 }
 
@@ -245,22 +257,80 @@ void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_
         row_fastest(xl));
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  switch (K) {
-    case 2:
-      go(std::integral_constant<int, 2>{});
-      break;
-    case 4:
-      go(std::integral_constant<int, 4>{});
-      break;
-    case 8:
-      go(std::integral_constant<int, 8>{});
-      break;
-    case 16:
-      go(std::integral_constant<int, 16>{});
-      break;
-    default:
-      PSCR_INPUT_ERROR("tridiag::cuda: warp rows per lane must be 2, 4, 8 or 16, got " << K);
+  with_constant<2, 4, 8, 16>(K, "warp rows per lane", go);
+}
+
+/// The segment kernel's form for a tiled form: the shifted form keeps A and M in registers, the
+/// general form loads a, b, c per system.
+template <class T>
+detail::ShiftedSegmentForm<T> segment_form(const detail::ShiftedForm<T>& f) {
+  return {f.m, f.shifts};
+}
+template <class T>
+detail::GeneralSegmentForm<T> segment_form(const detail::GeneralForm<T>& f) {
+  return {f.a, f.b, f.c, f.n};
+}
+
+/// Launches one pass of the segment kernel over `warps` warps (as many as are resident, a
+/// multiple of the segment count where possible so that each warp keeps its segment).
+template <detail::SegmentPass Pass, class T, class SegForm>
+void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, index_t batch,
+                    const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
+                    T* cc, T* cd) {
+  const index_t segments = detail::segment_count(n, K);
+  const int width = detail::segment_width(n, K);
+  const index_t groups = detail::kWarpLanes / width;
+  int device = 0, sms = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  constexpr int warps_per_block = detail::kSegmentThreads / detail::kWarpLanes;
+  auto go = [&](auto k) {
+    auto* kernel = detail::segment_kernel<decltype(k)::value, Pass, T, SegForm>;
+    int per_sm = 0;
+    PSCR_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, detail::kSegmentThreads, 0));
+    const index_t resident = static_cast<index_t>(std::max(per_sm, 1)) * sms * warps_per_block;
+    const index_t units = batch * segments;
+    index_t warps = std::min((units + groups - 1) / groups, resident);
+    if (segments <= warps * groups) {  // each group keeps its segment
+      const index_t g = warps * groups / segments * segments;
+      if (g % groups == 0) warps = g / groups;
+    }
+    const index_t blocks = (warps + warps_per_block - 1) / warps_per_block;
+    kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, 0, stream>>>(
+        form, n, batch, segments, width, warps, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
+    PSCR_CUDA_CHECK_LAUNCH();
+  };
+  with_constant<2, 4, 8, 16>(K, "segment rows per lane", go);
+}
+
+/// The segment method: one pass for systems of one segment, else reduce, recursive coarse solve
+/// (general form, in the workspace) and substitute.
+template <class T, class Form>
+void run_segment(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch, const T* d,
+                 const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
+                 std::size_t budget) {
+  using detail::SegmentPass;
+  const auto sf = segment_form(form);
+  const index_t segments = detail::segment_count(n, K);
+  if (segments == 1) {
+    launch_segment<SegmentPass::whole>(stream, sf, K, n, batch, d, dl, x, xl,
+                                       static_cast<T*>(nullptr), static_cast<T*>(nullptr),
+                                       static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+    return;
   }
+  // Coarse systems in the workspace: a, b, c, d, system k at k·nc; solved in place in cd.
+  const index_t nc = 2 * segments;
+  const index_t cn = nc * batch;
+  T* ca = ws;
+  T* cb = ca + cn;
+  T* cc = cb + cn;
+  T* cd = cc + cn;
+  launch_segment<SegmentPass::reduce>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
+  const BatchLayout cl = BatchLayout::contiguous(nc);
+  solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, nc}, nc, batch, cd, cl, cd, cl,
+               ws + 4 * cn, wc - 4 * cn, Options{Method::segment}, budget);
+  launch_segment<SegmentPass::substitute>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
 }
 
 /// The partition method with a plan: one kernel when whole systems fit a block, else reduce,
@@ -271,7 +341,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
                    T* ws, index_t wc, std::size_t budget) {
   const bool drf = row_fastest(dl), xrf = row_fastest(xl);
   if (pl.single) {
-    with_rows_per_thread(pl.M, [&](auto m) {
+    with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
       auto* kernel = detail::partition_block_kernel<decltype(m)::value, T, Form>;
       allow_shared(kernel, pl.smem);
       const index_t blocks = (batch + pl.G - 1) / pl.G;
@@ -289,7 +359,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   T* cc = cb + cn;
   T* cd = cc + cn;
   const index_t blocks = (batch + pl.G - 1) / pl.G * pl.chunks;
-  with_rows_per_thread(pl.M, [&](auto m) {
+  with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
     auto* kernel = detail::partition_reduce_kernel<decltype(m)::value, T, Form>;
     allow_shared(kernel, pl.smem);
     kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
@@ -300,7 +370,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   const BatchLayout cl = BatchLayout::contiguous(pl.nc);
   solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, pl.nc}, pl.nc, batch, cd, cl, cd, cl,
                ws + 4 * cn, wc - 4 * cn, Options{}, budget);
-  with_rows_per_thread(pl.M, [&](auto m) {
+  with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
     auto* kernel = detail::partition_substitute_kernel<decltype(m)::value, T, Form>;
     allow_shared(kernel, pl.smem);
     kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
@@ -330,6 +400,10 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  if (opt.method == Method::segment) {
+    run_segment(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, ws, wc, budget);
+    return;
+  }
   if (opt.method == Method::thomas) {
     launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
     return;
@@ -410,9 +484,7 @@ template <class Scalar>
 DeviceSymTridiagBuffer<Scalar>::DeviceSymTridiagBuffer(const SymTridiag<Scalar>& t)
     : diag_(t.diag.size()), off_(std::max<std::size_t>(t.off.size(), 1)), n_(t.size()) {
   diag_.copy_from_host(t.diag.data());
-  if (!t.off.empty())
-    PSCR_CUDA_CHECK(cudaMemcpy(off_.data(), t.off.data(), t.off.size() * sizeof(Scalar),
-                               cudaMemcpyHostToDevice));
+  off_.copy_from_host(t.off.data(), t.off.size());
 }
 
 template <class Scalar>

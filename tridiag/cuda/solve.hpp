@@ -27,6 +27,14 @@
 ///              cyclic-reduction step, five PCR steps). d read once, x written once, shared
 ///              memory only for the coalesced transposes (and the staged A, M). Systems with
 ///              n > 512 run the partition method (M = 8) instead.
+///   segment:   register segments (tridiag/cuda/segment.cuh): one warp per segment of 32·K rows
+///              (K = rows_per_thread: 2, 4, 8 or 16), K rows per lane in registers from load to
+///              store, warps independent (no shared memory, no block barriers); the shifted
+///              form's A and M stay in registers while a warp walks through the systems. One
+///              segment: d read once, x written once, no workspace. Several: each segment's two
+///              coarse rows go to the workspace, the coarse systems (2 rows per segment) are
+///              solved recursively, and a second pass reads d again and writes x. Layouts whose
+///              rows are not contiguous (interleaved) run the partition method instead.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -73,7 +81,7 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition, warp };
+enum class Method { automatic, thomas, partition, warp, segment };
 
 /// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
@@ -84,7 +92,8 @@ enum class Staging { automatic, global, shared };
 struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
-  /// the smallest that covers n); 0 = from the selection table.
+  /// the smallest that covers n); segment: rows per lane (2, 4, 8 or 16); 0 = from the
+  /// selection table.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };

@@ -25,11 +25,15 @@ constexpr int kWarpLanes = 32;
 /// Largest block of the warp kernel (warps = systems per block).
 constexpr int kMaxWarpThreads = 256;
 
-/// One row a x_{i−1} + b x_i + c x_{i+1} = d of a (reduced) tridiagonal system.
-template <class T>
-struct Row4 {
-  T a, b, c, d;
+/// One row a x_{i−1} + b x_i + c x_{i+1} = d of a (reduced) tridiagonal system, with R
+/// right-hand sides d[0..R) that share the matrix row (the segment method solves three at once).
+template <class T, int R = 1>
+struct Row {
+  T a, b, c;
+  T d[R];
 };
+template <class T>
+using Row4 = Row<T, 1>;
 
 /// Row r of a system of n rows (identity past n): coefficients from `A` (sub/diag/sup by global
 /// row), right-hand side from `v` (get by global row).
@@ -65,7 +69,7 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
     for (int i = 1; i < K - 1; ++i) {
       const Row4<T> r = lane_row<T>(A, v, p + i, n);
       const T inv = T(1) / (i == 1 ? r.b : r.b - r.a * cp);
-      dp = (i == 1 ? r.d : r.d - r.a * dp) * inv;
+      dp = (i == 1 ? r.d[0] : r.d[0] - r.a * dp) * inv;
       gp = -r.a * (i == 1 ? T(1) : gp) * inv;
       cp = r.c * inv;
       s.D[i] = dp;
@@ -80,8 +84,9 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
       s.G[i] -= c * s.G[i + 1];
       s.H[i] = -c * s.H[i + 1];
     }
-    P = {first.a, first.b + first.c * s.G[1], first.c * s.H[1], first.d - first.c * s.D[1]};
-    Q = {last.a * s.G[K - 2], last.b + last.a * s.H[K - 2], last.c, last.d - last.a * s.D[K - 2]};
+    P = {first.a, first.b + first.c * s.G[1], first.c * s.H[1], first.d[0] - first.c * s.D[1]};
+    Q = {last.a * s.G[K - 2], last.b + last.a * s.H[K - 2], last.c,
+         last.d[0] - last.a * s.D[K - 2]};
   }
 }
 
@@ -99,82 +104,104 @@ PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, 
 /// Cyclic reduction of the last rows: the lane's first row P with the previous lane's last row
 /// `qp` (absent on lane 0) and its own last row Q eliminated; the result couples the previous
 /// and next lanes' first unknowns.
-template <class T>
-PSCR_HD Row4<T> cr_even(const Row4<T>& P, const Row4<T>& qp, bool has_prev, const Row4<T>& Q) {
+template <class T, int R>
+PSCR_HD Row<T, R> cr_even(const Row<T, R>& P, const Row<T, R>& qp, bool has_prev,
+                          const Row<T, R>& Q) {
   const T k2 = P.c / Q.b;
-  Row4<T> r{T(0), P.b - k2 * Q.a, -k2 * Q.c, P.d - k2 * Q.d};
+  Row<T, R> r{T(0), P.b - k2 * Q.a, -k2 * Q.c};
+#pragma unroll
+  for (int j = 0; j < R; ++j) r.d[j] = P.d[j] - k2 * Q.d[j];
   if (has_prev) {
     const T k1 = P.a / qp.b;
     r.a = -k1 * qp.a;
     r.b -= k1 * qp.c;
-    r.d -= k1 * qp.d;
+#pragma unroll
+    for (int j = 0; j < R; ++j) r.d[j] -= k1 * qp.d[j];
   }
   return r;
 }
 
 /// One PCR step (kim2011 eqs. 5–6) of row r with the rows `lo` (stride below, if has_lo) and
 /// `hi` (stride above, if has_hi); absent rows count as identity rows.
-template <class T>
-PSCR_HD Row4<T> pcr_combine(const Row4<T>& r, const Row4<T>& lo, bool has_lo, const Row4<T>& hi,
-                            bool has_hi) {
-  Row4<T> o{T(0), r.b, T(0), r.d};
+template <class T, int R>
+PSCR_HD Row<T, R> pcr_combine(const Row<T, R>& r, const Row<T, R>& lo, bool has_lo,
+                              const Row<T, R>& hi, bool has_hi) {
+  Row<T, R> o = r;
+  o.a = T(0);
+  o.c = T(0);
   if (has_lo) {
     const T k1 = r.a / lo.b;
     o.a = -lo.a * k1;
     o.b -= lo.c * k1;
-    o.d -= lo.d * k1;
+#pragma unroll
+    for (int j = 0; j < R; ++j) o.d[j] -= lo.d[j] * k1;
   }
   if (has_hi) {
     const T k2 = r.c / hi.b;
     o.c = -hi.c * k2;
     o.b -= hi.a * k2;
-    o.d -= hi.d * k2;
+#pragma unroll
+    for (int j = 0; j < R; ++j) o.d[j] -= hi.d[j] * k2;
   }
   return o;
 }
 
-/// The last row's unknown once the first rows' unknowns (own x_p, next lane's) are known.
-template <class T>
-PSCR_HD T solve_last(const Row4<T>& Q, T x_first, T x_next) {
-  return (Q.d - Q.a * x_first - Q.c * x_next) / Q.b;
+/// The last row's unknown for right-hand side j once the first rows' unknowns (own x_p, next
+/// lane's) are known.
+template <class T, int R>
+PSCR_HD T solve_last(const Row<T, R>& Q, int j, T x_first, T x_next) {
+  return (Q.d[j] - Q.a * x_first - Q.c * x_next) / Q.b;
 }
 
-__device__ __forceinline__ double shfl_up(double v, int s) {
-  return __shfl_up_sync(0xffffffffu, v, s);
+// Shuffles within groups of `width` lanes (a power of two ≤ 32).
+__device__ __forceinline__ double shfl_up(double v, int s, int width) {
+  return __shfl_up_sync(0xffffffffu, v, s, width);
 }
-__device__ __forceinline__ double shfl_down(double v, int s) {
-  return __shfl_down_sync(0xffffffffu, v, s);
+__device__ __forceinline__ double shfl_down(double v, int s, int width) {
+  return __shfl_down_sync(0xffffffffu, v, s, width);
 }
-__device__ __forceinline__ Complex shfl_up(const Complex& v, int s) {
-  return {shfl_up(v.re, s), shfl_up(v.im, s)};
+__device__ __forceinline__ Complex shfl_up(const Complex& v, int s, int width) {
+  return {shfl_up(v.re, s, width), shfl_up(v.im, s, width)};
 }
-__device__ __forceinline__ Complex shfl_down(const Complex& v, int s) {
-  return {shfl_down(v.re, s), shfl_down(v.im, s)};
+__device__ __forceinline__ Complex shfl_down(const Complex& v, int s, int width) {
+  return {shfl_down(v.re, s, width), shfl_down(v.im, s, width)};
 }
-template <class T>
-__device__ __forceinline__ Row4<T> shfl_up(const Row4<T>& r, int s) {
-  return {shfl_up(r.a, s), shfl_up(r.b, s), shfl_up(r.c, s), shfl_up(r.d, s)};
+template <class T, int R>
+__device__ __forceinline__ Row<T, R> shfl_up(const Row<T, R>& r, int s, int width) {
+  Row<T, R> o{shfl_up(r.a, s, width), shfl_up(r.b, s, width), shfl_up(r.c, s, width)};
+#pragma unroll
+  for (int j = 0; j < R; ++j) o.d[j] = shfl_up(r.d[j], s, width);
+  return o;
 }
-template <class T>
-__device__ __forceinline__ Row4<T> shfl_down(const Row4<T>& r, int s) {
-  return {shfl_down(r.a, s), shfl_down(r.b, s), shfl_down(r.c, s), shfl_down(r.d, s)};
+template <class T, int R>
+__device__ __forceinline__ Row<T, R> shfl_down(const Row<T, R>& r, int s, int width) {
+  Row<T, R> o{shfl_down(r.a, s, width), shfl_down(r.b, s, width), shfl_down(r.c, s, width)};
+#pragma unroll
+  for (int j = 0; j < R; ++j) o.d[j] = shfl_down(r.d[j], s, width);
+  return o;
 }
 
-/// Solves the warp's reduced system (lane l: rows 2l = P, 2l + 1 = Q of 64) with shuffles; every
-/// lane of the warp calls it.
-template <class T>
-__device__ void warp_reduced_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last) {
-  const int lane = threadIdx.x & (kWarpLanes - 1);
-  Row4<T> r = cr_even(P, shfl_up(Q, 1), lane > 0, Q);
+/// Solves the reduced system of each group of `width` lanes (a power of two ≤ 32; lane l of the
+/// group: rows 2l = P, 2l + 1 = Q of 2·width) for R right-hand sides with shuffles: one
+/// cyclic-reduction step, log2(width) PCR steps. Every lane of the warp calls it.
+template <class T, int R>
+__device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
+                                   T (&x_last)[R], int width = kWarpLanes) {
+  const int lane = threadIdx.x & (width - 1);
+  Row<T, R> r = cr_even(P, shfl_up(Q, 1, width), lane > 0, Q);
 #pragma unroll
   for (int s = 1; s < kWarpLanes; s <<= 1) {
-    const Row4<T> lo = shfl_up(r, s);
-    const Row4<T> hi = shfl_down(r, s);
-    r = pcr_combine(r, lo, lane >= s, hi, lane + s < kWarpLanes);
+    if (s >= width) break;  // uniform over the warp
+    const Row<T, R> lo = shfl_up(r, s, width);
+    const Row<T, R> hi = shfl_down(r, s, width);
+    r = pcr_combine(r, lo, lane >= s, hi, lane + s < width);
   }
-  x_first = r.d / r.b;
-  const T next = shfl_down(x_first, 1);
-  x_last = solve_last(Q, x_first, lane + 1 < kWarpLanes ? next : T(0));
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    x_first[j] = r.d[j] / r.b;
+    const T next = shfl_down(x_first[j], 1, width);
+    x_last[j] = solve_last(Q, j, x_first[j], lane + 1 < width ? next : T(0));
+  }
 }
 
 /// A block of W warps takes groups of G systems (G ≥ W, so that each load phase has enough bytes
@@ -213,9 +240,9 @@ __global__ void __launch_bounds__(kMaxWarpThreads)
       LaneState<K, T> st;
       Row4<T> P, Q;
       lane_reduce<K>(rows, v, p, n, st, P, Q);
-      T x_first, x_last;
+      T x_first[1], x_last[1];
       warp_reduced_solve(P, Q, x_first, x_last);
-      lane_substitute<K>(st, v, p, n, x_first, x_last);
+      lane_substitute<K>(st, v, p, n, x_first[0], x_last[0]);
     }
     __syncthreads();
     store_tile(x, xs, k0, gv, 0, ni, x_row_fastest, dt, idx);

@@ -1,0 +1,286 @@
+#pragma once
+/// @file The segment method: systems cut into segments of 32·K rows, one warp per segment, K
+/// consecutive rows per lane kept in registers from load to store. Warps work independently
+/// (no block barriers, no shared memory), so loads, arithmetic and stores of the many warps of
+/// an SM overlap. A warp keeps its segment while it walks through the systems, so the shifted
+/// form's rows of A and M are loaded into registers once per warp, not once per system.
+///
+/// Per segment, the register partition of the warp method (warp.cuh, RPTS's Schur complement,
+/// klein2021): lane_reduce leaves two rows per lane, a 64-row reduced system solved with
+/// shuffles. A system of one segment is solved in one pass (SegmentPass::whole). Longer systems
+/// take three steps, as SPIKE does:
+///  - reduce: the warp's 64 reduced rows, with the first and last replaced by identity rows, are
+///    solved for three right-hand sides (d, e_0, e_63): every reduced unknown becomes
+///    x_i = D_i + G_i x_0 + H_i x_63 in terms of the segment's first and last unknowns.
+///    Substituting rows 1 and 62 into rows 0 and 63 gives the segment's two coarse rows, F_j (row
+///    2j of the coarse system) and L_j (row 2j + 1), coupled only to the neighbouring segments'
+///    L_{j−1} and F_{j+1}: a tridiagonal system of 2·segments rows per system, written to global
+///    memory (a, b, c, d arrays, system k at k·2·segments).
+///  - the coarse systems are solved by the caller (any method, in place in d).
+///  - substitute: each warp reads d again, reduces again, and solves its 64 reduced rows with
+///    the first and last fixed to the coarse solution; the lanes substitute and write x.
+/// d is read once (one segment) or twice, x written once. Rows at or past n are identity rows.
+/// The per-lane register views are host and device code: tests/tridiag/test_cuda_emulation.cu
+/// runs the same steps on the CPU. Include only from .cu files.
+
+#include "tridiag/cuda/warp.cuh"
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Threads per block of the segment kernel (independent warps).
+constexpr int kSegmentThreads = 128;
+
+/// What one launch of the segment kernel does (see the file comment).
+enum class SegmentPass { whole, reduce, substitute };
+
+/// Lanes per segment for systems of n rows and K rows per lane: the fewest (a power of two) that
+/// cover n, at most a warp. Narrower segments mean fewer PCR steps on the reduced rows; a warp
+/// then solves 32 / width systems at once.
+__host__ __device__ inline int segment_width(index_t n, int K) {
+  int width = 1;
+  while (width < kWarpLanes && static_cast<index_t>(width) * K < n) width *= 2;
+  return width;
+}
+
+/// Segments of width·K rows in a system of n rows.
+__host__ __device__ inline index_t segment_count(index_t n, int K) {
+  const index_t rows = static_cast<index_t>(segment_width(n, K)) * K;
+  return (n + rows - 1) / rows;
+}
+
+/// The lane's K values of one vector (d on entry, x after lane_substitute) in registers,
+/// addressed by global row (rows [p, p + K)).
+template <class T>
+struct LaneVector {
+  T* v;
+  index_t p;
+  PSCR_HD T get(index_t r) const { return v[r - p]; }
+  PSCR_HD void set(index_t r, const T& x) const { v[r - p] = x; }
+};
+
+/// The shifted form's rows [p, p + K) of A and M in a lane's registers: diagonals ad, md of rows
+/// p + i, off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where absent).
+template <int K, class T>
+struct ShiftedLaneCoefs {
+  T ad[K], md[K], ao[K + 1], mo[K + 1];
+};
+
+/// Rows of A + s M from a lane's ShiftedLaneCoefs, by global row (sub(0) = sup(n−1) = 0).
+template <int K, class T>
+struct ShiftedLaneRows {
+  const ShiftedLaneCoefs<K, T>* c;
+  T s;
+  index_t p;
+  index_t n;
+  PSCR_HD T off(index_t i) const { return c->ao[i] + s * c->mo[i]; }
+  PSCR_HD T sub(index_t r) const { return r > 0 ? off(r - p) : T(0); }
+  PSCR_HD T diag(index_t r) const { return c->ad[r - p] + s * c->md[r - p]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? off(r - p + 1) : T(0); }
+};
+
+/// Rows of one general system from a lane's registers: a, b, c of rows [p, p + K).
+template <int K, class T>
+struct GeneralLaneRows {
+  T a[K], b[K], c[K];
+  index_t p;
+  index_t n;
+  PSCR_HD T sub(index_t r) const { return r > 0 ? a[r - p] : T(0); }
+  PSCR_HD T diag(index_t r) const { return b[r - p]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[r - p] : T(0); }
+};
+
+/// Loads rows [p, p + K) of system k (zero past n). Rows contiguous in memory and the lane's
+/// first row 16-byte aligned: 16-byte vector loads (coalesced across the warp's lanes, which
+/// hold consecutive row ranges); otherwise one load per row.
+template <int K, class T>
+__device__ __forceinline__ void load_lane(const T* src, Strides s, index_t k, index_t p, index_t n,
+                                          T (&v)[K]) {
+  const T* base = src + s.at(k, p);
+  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+    if (s.row == 1 && p + K <= n && (reinterpret_cast<std::uintptr_t>(base) & 15) == 0) {
+#pragma unroll
+      for (int i = 0; i < K; i += 2) {
+        const double2 w = reinterpret_cast<const double2*>(base)[i / 2];
+        v[i] = w.x;
+        v[i + 1] = w.y;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < K; ++i) v[i] = p + i < n ? src[s.at(k, p + i)] : T(0);
+}
+
+/// Stores rows [p, p + K) ∩ [0, n) of system k (the twin of load_lane).
+template <int K, class T>
+__device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t p, index_t n,
+                                           const T (&v)[K]) {
+  T* base = dst + s.at(k, p);
+  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+    if (s.row == 1 && p + K <= n && (reinterpret_cast<std::uintptr_t>(base) & 15) == 0) {
+#pragma unroll
+      for (int i = 0; i < K; i += 2)
+        reinterpret_cast<double2*>(base)[i / 2] = make_double2(v[i], v[i + 1]);
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < K; ++i)
+    if (p + i < n) dst[s.at(k, p + i)] = v[i];
+}
+
+/// The shifted form of the segment kernel: A and M of the lane's rows in registers (loaded when
+/// the warp changes segment), the shift per system.
+template <class T>
+struct ShiftedSegmentForm {
+  ShiftedMatrix<T> m;
+  const T* shifts;
+
+  template <int K>
+  using Lane = ShiftedLaneCoefs<K, T>;
+  template <int K>
+  __device__ void load(Lane<K>& c, index_t p) const {
+    const index_t n = m.n;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const bool in = p + i < n;
+      c.ad[i] = in ? m.a_diag[p + i] : T(0);
+      c.md[i] = in ? m.m_diag[p + i] : T(0);
+    }
+#pragma unroll
+    for (int i = 0; i <= K; ++i) {
+      const index_t r = p + i;  // off-diagonal r − 1 couples rows r − 1 and r
+      const bool has = r >= 1 && r <= n - 1;
+      c.ao[i] = has ? m.a_off[r - 1] : T(0);
+      c.mo[i] = has ? m.m_off[r - 1] : T(0);
+    }
+  }
+  template <int K>
+  __device__ ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
+    return {&c, shifts[k], p, m.n};
+  }
+};
+
+/// The general form of the segment kernel: a, b, c (layout of d) loaded per system.
+template <class T>
+struct GeneralSegmentForm {
+  const T* a;
+  const T* b;
+  const T* c;
+  index_t n;
+
+  template <int K>
+  struct Lane {};
+  template <int K>
+  __device__ void load(Lane<K>&, index_t) const {}
+  template <int K>
+  __device__ GeneralLaneRows<K, T> rows(const Lane<K>&, index_t k, index_t p, Strides s) const {
+    GeneralLaneRows<K, T> r;
+    load_lane<K>(a, s, k, p, n, r.a);
+    load_lane<K>(b, s, k, p, n, r.b);
+    load_lane<K>(c, s, k, p, n, r.c);
+    r.p = p;
+    r.n = n;
+    return r;
+  }
+};
+
+/// The coarse rows F (lane 0: row 0 with row 1 = D + G x_0 + H x_63 substituted) and L (last
+/// lane: row 63 with row 62 substituted) of a segment, from the lane's own reduced rows P, Q and
+/// the spikes of its first (sf) and last (sl) reduced unknowns.
+template <class T>
+PSCR_HD Row4<T> coarse_first(const Row4<T>& P, const T (&sl)[3]) {
+  return {P.a, P.b + P.c * sl[1], P.c * sl[2], {P.d[0] - P.c * sl[0]}};
+}
+template <class T>
+PSCR_HD Row4<T> coarse_last(const Row4<T>& Q, const T (&sf)[3]) {
+  return {Q.a * sf[1], Q.b + Q.a * sf[2], Q.c, {Q.d[0] - Q.a * sf[0]}};
+}
+
+/// The reduced rows of the reduce pass (segments of a full warp): the first and last rows
+/// become identity rows carrying the unit right-hand sides e_0, e_63.
+template <class T>
+PSCR_HD void spike_rows(const Row4<T>& P, const Row4<T>& Q, int lane, Row<T, 3>& wp,
+                        Row<T, 3>& wq) {
+  wp = {P.a, P.b, P.c, {P.d[0], T(0), T(0)}};
+  wq = {Q.a, Q.b, Q.c, {Q.d[0], T(0), T(0)}};
+  if (lane == 0) wp = {T(0), T(1), T(0), {T(0), T(1), T(0)}};
+  if (lane == kWarpLanes - 1) wq = {T(0), T(1), T(0), {T(0), T(0), T(1)}};
+}
+
+/// Segments of `width` = segment_width(n, K) lanes: 32 at most (and then every pass can occur),
+/// narrower only for one-segment systems (whole pass), a warp then taking 32 / width systems at
+/// once. Warps [0, warps) of the grid take work units u = warp·G + g, + warps·G, ... (G = 32 /
+/// width groups per warp, group g) of batch·segments (segment u % segments of system
+/// u / segments); with warps·G a multiple of segments a group keeps its segment. Coarse arrays
+/// (reduce writes a, b, c, d; substitute reads the solution from cd): system k's row e at
+/// k·2·segments + e.
+template <int K, SegmentPass Pass, class T, class Form>
+__global__ void __launch_bounds__(kSegmentThreads)
+    segment_kernel(Form form, index_t n, index_t batch, index_t segments, int width, index_t warps,
+                   const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+  const index_t warp = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpLanes;
+  if (warp >= warps) return;
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const int groups = kWarpLanes / width;
+  const int sub = lane & (width - 1);  // lane within the segment
+  const index_t units = batch * segments;
+  const index_t nc = 2 * segments;
+  typename Form::template Lane<K> lc;
+  index_t loaded = -1;
+  // The loop is uniform over the warp (shuffles need every lane); a group past the last unit
+  // repeats the last unit without storing.
+  for (index_t base = warp * groups; base < units; base += warps * groups) {
+    const index_t unit = base + lane / width;
+    const bool active = unit < units;
+    const index_t u = active ? unit : units - 1;
+    const index_t seg = u % segments;
+    const index_t k = u / segments;
+    const index_t p = (seg * width + sub) * K;
+    if (seg != loaded) {
+      form.template load<K>(lc, p);
+      loaded = seg;
+    }
+    T v[K];
+    load_lane<K>(d, ds, k, p, n, v);
+    const auto rows = form.template rows<K>(lc, k, p, ds);
+    const LaneVector<T> vec{v, p};
+    LaneState<K, T> st;
+    Row4<T> P, Q;
+    lane_reduce<K>(rows, vec, p, n, st, P, Q);
+    if constexpr (Pass == SegmentPass::reduce) {  // width == 32
+      Row<T, 3> wp, wq;
+      spike_rows(P, Q, lane, wp, wq);
+      T sf[3], sl[3];
+      warp_reduced_solve(wp, wq, sf, sl);
+      const index_t e = k * nc + 2 * seg;
+      if (active && lane == 0) {
+        const Row4<T> f = coarse_first(P, sl);
+        ca[e] = f.a;
+        cb[e] = f.b;
+        cc[e] = f.c;
+        cd[e] = f.d[0];
+      }
+      if (active && lane == kWarpLanes - 1) {
+        const Row4<T> l = coarse_last(Q, sf);
+        ca[e + 1] = l.a;
+        cb[e + 1] = l.b;
+        cc[e + 1] = l.c;
+        cd[e + 1] = l.d[0];
+      }
+    } else {
+      if constexpr (Pass == SegmentPass::substitute) {  // width == 32
+        // The segment's first and last unknowns are known: identity rows carrying them.
+        const index_t e = k * nc + 2 * seg;
+        if (lane == 0) P = {T(0), T(1), T(0), {cd[e]}};
+        if (lane == kWarpLanes - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
+      }
+      T xf[1], xl[1];
+      warp_reduced_solve(P, Q, xf, xl, width);
+      lane_substitute<K>(st, vec, p, n, xf[0], xl[0]);
+      if (active) store_lane<K>(x, xs, k, p, n, v);
+    }
+  }
+}
+
+}  // namespace pscr::tridiag::cuda::detail
