@@ -1,9 +1,10 @@
-// The algebra of the GPU partition and warp methods, run on the CPU: the kernels' own
+// The algebra of the GPU partition, warp and segment methods, run on the CPU: the kernels' own
 // per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
-// tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute;
-// tridiag/cuda/warp.cuh) driven by plain loops in place of threads and shuffles, on the same tile
-// index maps, chunk offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no GPU
-// to run: it checks the method's mathematics against the CPU reference; the gpu tests check the
+// tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
+// lane_resolve; tridiag/cuda/warp.cuh; spike_rows, coarse_first, coarse_last;
+// tridiag/cuda/segment.cuh) driven by plain loops in place of threads and shuffles, on the same
+// tile index maps, chunk offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no
+// GPU to run: it checks the method's mathematics against the CPU reference; the gpu tests check the
 // kernels themselves.
 #include <gtest/gtest.h>
 
@@ -154,11 +155,13 @@ LaneUnknowns<T, R> emulate_warp_solve(const std::vector<cuda::detail::Row<T, R>>
   return x;
 }
 
-/// The warp method on one system (n ≤ L·K) with L lanes (a power of two ≤ 32).
+/// The warp method on one system (n ≤ L·K) with L lanes (a power of two ≤ 32); `resolve`:
+/// the interior solved again from the interface values (lane_resolve, as the segment kernel
+/// does) instead of lane_substitute.
 /// `rows_of(0, n).view(0, n)` is the rows accessor of the whole system.
 template <int K, class T, class RowsOf>
 std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d,
-                            int L = cuda::detail::kWarpLanes) {
+                            int L = cuda::detail::kWarpLanes, bool resolve = false) {
   using cuda::detail::Row4;
   const index_t n = static_cast<index_t>(d.size());
   auto tile = make_tile<K>(d, 0, static_cast<int>(n));
@@ -170,8 +173,12 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d,
   std::vector<Row4<T>> P(L), Q(L);
   for (int l = 0; l < L; ++l) cuda::detail::lane_reduce<K>(rows, v, l * K, n, st[l], P[l], Q[l]);
   const auto xr = emulate_warp_solve(P, Q);
-  for (int l = 0; l < L; ++l)
-    cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
+  for (int l = 0; l < L; ++l) {
+    if (resolve)  // the segment kernel: the interior solved again, no LaneState kept
+      cuda::detail::lane_resolve<K>(rows, v, l * K, n, xr.first[l][0], xr.last[l][0]);
+    else
+      cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
+  }
   std::vector<T> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
   return x;
@@ -188,7 +195,8 @@ std::vector<T> emulate_segment(const RowsOf& rows_of, const std::vector<T>& d) {
   constexpr int L = cuda::detail::kWarpLanes;
   const index_t n = static_cast<index_t>(d.size());
   const index_t segments = cuda::detail::segment_count(n, K);
-  if (segments == 1) return emulate_warp<K>(rows_of, d, cuda::detail::segment_width(n, K));
+  if (segments == 1)
+    return emulate_warp<K>(rows_of, d, cuda::detail::segment_width(n, K), /*resolve=*/true);
   auto tile = make_tile<K>(d, 0, static_cast<int>(n));
   const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
   const TileVector<T, PaddedIndex<K>> v{tile.data(), idx, 0, 0};
@@ -234,8 +242,7 @@ std::vector<T> emulate_segment(const RowsOf& rows_of, const std::vector<T>& d) {
     Q[j][L - 1] = {T(0), T(1), T(0), {xc[2 * j + 1]}};
     const auto xr = emulate_warp_solve(P[j], Q[j]);
     for (int l = 0; l < L; ++l)
-      cuda::detail::lane_substitute<K>(st[j][l], v, (j * L + l) * K, n, xr.first[l][0],
-                                       xr.last[l][0]);
+      cuda::detail::lane_resolve<K>(rows, v, (j * L + l) * K, n, xr.first[l][0], xr.last[l][0]);
   }
   std::vector<T> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];

@@ -58,35 +58,55 @@ struct LaneVector {
   PSCR_HD void set(index_t r, const T& x) const { v[r - p] = x; }
 };
 
-/// The shifted form's rows [p, p + K) of A and M in a lane's registers: diagonals ad, md of rows
-/// p + i, off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where absent).
+/// The shifted form's rows [p, p + K) of A and M for one lane, kept in its warp's slice of shared
+/// memory (not registers: they would halve the resident warps): diagonals ad, md of rows p + i,
+/// off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where absent). Element i of the lane
+/// is at slot i·32 + lane of its table, so a warp reads 32 consecutive elements.
 template <int K, class T>
 struct ShiftedLaneCoefs {
-  T ad[K], md[K], ao[K + 1], mo[K + 1];
+  /// Scalars of one warp's slice: the four tables.
+  static constexpr int elements = (4 * K + 2) * kWarpLanes;
+  T* slice;
+  int lane;
+  PSCR_HD T& at(int table_row, int i) const { return slice[(table_row + i) * kWarpLanes + lane]; }
+  PSCR_HD T& ad(int i) const { return at(0, i); }
+  PSCR_HD T& md(int i) const { return at(K, i); }
+  PSCR_HD T& ao(int i) const { return at(2 * K, i); }
+  PSCR_HD T& mo(int i) const { return at(3 * K + 1, i); }
 };
 
 /// Rows of A + s M from a lane's ShiftedLaneCoefs, by global row (sub(0) = sup(n−1) = 0).
 template <int K, class T>
 struct ShiftedLaneRows {
-  const ShiftedLaneCoefs<K, T>* c;
+  ShiftedLaneCoefs<K, T> c;
   T s;
   index_t p;
   index_t n;
-  PSCR_HD T off(index_t i) const { return c->ao[i] + s * c->mo[i]; }
+  PSCR_HD T off(index_t i) const {
+    const int j = static_cast<int>(i);
+    return c.ao(j) + s * c.mo(j);
+  }
   PSCR_HD T sub(index_t r) const { return r > 0 ? off(r - p) : T(0); }
-  PSCR_HD T diag(index_t r) const { return c->ad[r - p] + s * c->md[r - p]; }
+  PSCR_HD T diag(index_t r) const {
+    const int j = static_cast<int>(r - p);
+    return c.ad(j) + s * c.md(j);
+  }
   PSCR_HD T sup(index_t r) const { return r + 1 < n ? off(r - p + 1) : T(0); }
 };
 
-/// Rows of one general system from a lane's registers: a, b, c of rows [p, p + K).
-template <int K, class T>
-struct GeneralLaneRows {
-  T a[K], b[K], c[K];
-  index_t p;
+/// Rows of general system k read from global memory (layout of d) each time they are needed:
+/// the lane's rows are read twice (lane_reduce, lane_resolve), the second time from cache.
+template <class T>
+struct GeneralGlobalRows {
+  const T* a;
+  const T* b;
+  const T* c;
+  Strides s;
+  index_t k;
   index_t n;
-  PSCR_HD T sub(index_t r) const { return r > 0 ? a[r - p] : T(0); }
-  PSCR_HD T diag(index_t r) const { return b[r - p]; }
-  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[r - p] : T(0); }
+  PSCR_HD T sub(index_t r) const { return r > 0 ? a[s.at(k, r)] : T(0); }
+  PSCR_HD T diag(index_t r) const { return b[s.at(k, r)]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
 };
 
 /// Loads rows [p, p + K) of system k (zero past n). Rows contiguous in memory and the lane's
@@ -129,8 +149,8 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
     if (p + i < n) dst[s.at(k, p + i)] = v[i];
 }
 
-/// The shifted form of the segment kernel: A and M of the lane's rows in registers (loaded when
-/// the warp changes segment), the shift per system.
+/// The shifted form of the segment kernel: A and M of the lane's rows in its warp's shared slice
+/// (loaded when the lane changes segment), the shift per system.
 template <class T>
 struct ShiftedSegmentForm {
   ShiftedMatrix<T> m;
@@ -138,30 +158,37 @@ struct ShiftedSegmentForm {
 
   template <int K>
   using Lane = ShiftedLaneCoefs<K, T>;
+  /// Shared-memory scalars per warp.
   template <int K>
-  __device__ void load(Lane<K>& c, index_t p) const {
+  static constexpr int shared_elements = Lane<K>::elements;
+  template <int K>
+  __device__ static Lane<K> lane_view(T* slice, int lane) {
+    return {slice, lane};
+  }
+  template <int K>
+  __device__ void load(const Lane<K>& c, index_t p) const {
     const index_t n = m.n;
 #pragma unroll
     for (int i = 0; i < K; ++i) {
       const bool in = p + i < n;
-      c.ad[i] = in ? m.a_diag[p + i] : T(0);
-      c.md[i] = in ? m.m_diag[p + i] : T(0);
+      c.ad(i) = in ? m.a_diag[p + i] : T(0);
+      c.md(i) = in ? m.m_diag[p + i] : T(0);
     }
 #pragma unroll
     for (int i = 0; i <= K; ++i) {
       const index_t r = p + i;  // off-diagonal r − 1 couples rows r − 1 and r
       const bool has = r >= 1 && r <= n - 1;
-      c.ao[i] = has ? m.a_off[r - 1] : T(0);
-      c.mo[i] = has ? m.m_off[r - 1] : T(0);
+      c.ao(i) = has ? m.a_off[r - 1] : T(0);
+      c.mo(i) = has ? m.m_off[r - 1] : T(0);
     }
   }
   template <int K>
   __device__ ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
-    return {&c, shifts[k], p, m.n};
+    return {c, shifts[k], p, m.n};
   }
 };
 
-/// The general form of the segment kernel: a, b, c (layout of d) loaded per system.
+/// The general form of the segment kernel: a, b, c (layout of d) read per row.
 template <class T>
 struct GeneralSegmentForm {
   const T* a;
@@ -172,16 +199,16 @@ struct GeneralSegmentForm {
   template <int K>
   struct Lane {};
   template <int K>
-  __device__ void load(Lane<K>&, index_t) const {}
+  static constexpr int shared_elements = 0;
   template <int K>
-  __device__ GeneralLaneRows<K, T> rows(const Lane<K>&, index_t k, index_t p, Strides s) const {
-    GeneralLaneRows<K, T> r;
-    load_lane<K>(a, s, k, p, n, r.a);
-    load_lane<K>(b, s, k, p, n, r.b);
-    load_lane<K>(c, s, k, p, n, r.c);
-    r.p = p;
-    r.n = n;
-    return r;
+  __device__ static Lane<K> lane_view(T*, int) {
+    return {};
+  }
+  template <int K>
+  __device__ void load(const Lane<K>&, index_t) const {}
+  template <int K>
+  __device__ GeneralGlobalRows<T> rows(const Lane<K>&, index_t k, index_t, Strides s) const {
+    return {a, b, c, s, k, n};
   }
 };
 
@@ -219,14 +246,17 @@ template <int K, SegmentPass Pass, class T, class Form>
 __global__ void __launch_bounds__(kSegmentThreads)
     segment_kernel(Form form, index_t n, index_t batch, index_t segments, int width, index_t warps,
                    const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   const index_t warp = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpLanes;
   if (warp >= warps) return;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  T* slice = reinterpret_cast<T*>(smem_raw) +
+             (threadIdx.x / kWarpLanes) * Form::template shared_elements<K>;
   const int groups = kWarpLanes / width;
   const int sub = lane & (width - 1);  // lane within the segment
   const index_t units = batch * segments;
   const index_t nc = 2 * segments;
-  typename Form::template Lane<K> lc;
+  const auto lc = Form::template lane_view<K>(slice, lane);
   index_t loaded = -1;
   // The loop is uniform over the warp (shuffles need every lane); a group past the last unit
   // repeats the last unit without storing.
@@ -245,9 +275,11 @@ __global__ void __launch_bounds__(kSegmentThreads)
     load_lane<K>(d, ds, k, p, n, v);
     const auto rows = form.template rows<K>(lc, k, p, ds);
     const LaneVector<T> vec{v, p};
-    LaneState<K, T> st;
     Row4<T> P, Q;
-    lane_reduce<K>(rows, vec, p, n, st, P, Q);
+    {
+      LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
+      lane_reduce<K>(rows, vec, p, n, st, P, Q);
+    }
     if constexpr (Pass == SegmentPass::reduce) {  // width == 32
       Row<T, 3> wp, wq;
       spike_rows(P, Q, lane, wp, wq);
@@ -277,7 +309,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
       }
       T xf[1], xl[1];
       warp_reduced_solve(P, Q, xf, xl, width);
-      lane_substitute<K>(st, vec, p, n, xf[0], xl[0]);
+      lane_resolve<K>(rows, vec, p, n, xf[0], xl[0]);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
   }

@@ -285,10 +285,15 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   constexpr int warps_per_block = detail::kSegmentThreads / detail::kWarpLanes;
   auto go = [&](auto k) {
-    auto* kernel = detail::segment_kernel<decltype(k)::value, Pass, T, SegForm>;
+    constexpr int kk = decltype(k)::value;
+    auto* kernel = detail::segment_kernel<kk, Pass, T, SegForm>;
+    const std::size_t smem = sizeof(T) *
+                             static_cast<std::size_t>(SegForm::template shared_elements<kk>) *
+                             warps_per_block;
+    allow_shared(kernel, smem);
     int per_sm = 0;
-    PSCR_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, detail::kSegmentThreads, 0));
+    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                                  detail::kSegmentThreads, smem));
     const index_t resident = static_cast<index_t>(std::max(per_sm, 1)) * sms * warps_per_block;
     const index_t units = batch * segments;
     index_t warps = std::min((units + groups - 1) / groups, resident);
@@ -297,7 +302,7 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
       if (g % groups == 0) warps = g / groups;
     }
     const index_t blocks = (warps + warps_per_block - 1) / warps_per_block;
-    kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, 0, stream>>>(
+    kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, smem, stream>>>(
         form, n, batch, segments, width, warps, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };

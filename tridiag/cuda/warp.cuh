@@ -90,6 +90,39 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
   }
 }
 
+/// Writes x of the lane's rows (those below n) into `v` from the interface values by solving the
+/// interior again (Thomas on rows p+1..p+K−2 with x_p = x_first, x_{p+K−1} = x_last moved to the
+/// right-hand side; rows at or past n are identity rows): the alternative to lane_substitute
+/// that keeps no LaneState across the interface solve (K − 2 factors live only here).
+template <int K, class T, class Rows, class Vec>
+PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x_first, T x_last) {
+  if (p < n) v.set(p, x_first);
+  if constexpr (K > 2) {
+    T cp[K];  // c′ of interior row i at cp[i]
+    T dprev = T(0);
+#pragma unroll
+    for (int i = 1; i < K - 1; ++i) {
+      Row4<T> r = lane_row<T>(A, v, p + i, n);
+      if (i == 1) r.d[0] -= r.a * x_first;
+      if (i == K - 2) r.d[0] -= r.c * x_last;
+      const T a = i == 1 ? T(0) : r.a;  // coupling to the previous interior row
+      const T inv = T(1) / (r.b - a * (i == 1 ? T(0) : cp[i - 1]));
+      cp[i] = i == K - 2 ? T(0) : r.c * inv;
+      dprev = (r.d[0] - a * dprev) * inv;
+      if (p + i < n) v.set(p + i, dprev);
+    }
+    T xn = T(0);
+#pragma unroll
+    for (int i = K - 2; i >= 1; --i) {
+      if (p + i < n) {
+        xn = v.get(p + i) - cp[i] * xn;
+        v.set(p + i, xn);
+      }
+    }
+  }
+  if (p + K - 1 < n) v.set(p + K - 1, x_last);
+}
+
 /// Writes x of the lane's rows (those below n) into `v` from the interface values.
 template <int K, class T, class Vec>
 PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, index_t n,
