@@ -79,18 +79,15 @@ Rotation<Scalar> make_rotation(const Scalar& f, const Scalar& g, const char* whe
   }
 }
 
-/// Z := Z·G on columns (i, j) of a row-major nz × m array: z_i ← c z_i + s z_j,
-/// z_j ← −s z_i + c z_j.
+/// Bulge chases of Crawford's reduction that advance together (see crawford_reduce).
+constexpr int kChases = 4;
+
+/// A bulge chase of Crawford's reduction in flight: the bulge C'(p, p+2) at position p.
 template <class Scalar>
-inline void rotate_columns(Scalar* Z, index_t nz, index_t m, index_t i, index_t j, const Scalar& c,
-                           const Scalar& s) {
-  for (index_t k = 0; k < nz; ++k) {
-    Scalar* z = Z + k * m;
-    const Scalar zi = z[i], zj = z[j];
-    z[i] = c * zi + s * zj;
-    z[j] = c * zj - s * zi;
-  }
-}
+struct Chase {
+  index_t p;
+  Scalar bulge;
+};
 
 }  // namespace
 
@@ -103,13 +100,61 @@ void crawford_reduce(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
   d = A.diag;
   e.assign(m, Scalar{});
   std::copy(A.off.begin(), A.off.end(), e.begin());
-  Z.assign(nz * m, Scalar{});
-  for (index_t k = 0; k < nz; ++k) Z[k * m + rows[k]] = Scalar(1);
+  // The tracked rows of X transposed (m × nz, row-major), so that the 2 columns a rotation
+  // mixes are contiguous; copied to Z at the end.
+  std::vector<Scalar> Xt(m * nz, Scalar{});
+  for (index_t k = 0; k < nz; ++k) Xt[rows[k] * nz + k] = Scalar(1);
 
   real_t<Scalar> m_norm = 0;
   for (const Scalar& x : M.diag) m_norm = std::max(m_norm, std::abs(x));
+
+  // The bulge chases in flight, oldest (deepest) first. Each rotation is a chain of dependent
+  // operations (square root, division) bound by latency, so up to kChases chases advance
+  // together, one rotation each per round, and their latencies overlap. The rotation at p reads
+  // and writes e[p … p+2], d[p+1 … p+2] and rows p+1, p+2 of Xt only; a chase takes its step
+  // at p once the next older one is past p+2, and step j once the newest is past j+1, so every
+  // entry sees the same operations in the same order as one chase after another would make:
+  // the result is bitwise the same.
+  Chase<Scalar> chases[kChases];
+  int active = 0;
+  auto rotate = [&](Chase<Scalar>& ch) {
+    const index_t p = ch.p;
+    const Rotation<Scalar> g =
+        make_rotation(e[p], ch.bulge, "Crawford's reduction", kMaxGrowthCrawford);
+    const index_t i = p + 1, q = p + 2;
+    const Scalar a_i = d[i], b_i = e[i], a_q = d[q];
+    const Scalar cc = g.c * g.c, ss = g.s * g.s, cs = g.c * g.s;
+    d[i] = cc * a_i + Scalar(2) * cs * b_i + ss * a_q;
+    d[q] = ss * a_i - Scalar(2) * cs * b_i + cc * a_q;
+    e[i] = (cc - ss) * b_i + cs * (a_q - a_i);
+    e[p] = g.r;
+    if (q + 1 < m) {
+      ch.bulge = g.s * e[q];
+      e[q] = g.c * e[q];
+    } else {
+      ch.bulge = Scalar{};
+    }
+    Scalar* xi = Xt.data() + i * nz;
+    Scalar* xq = Xt.data() + q * nz;
+    for (index_t k = 0; k < nz; ++k) {
+      const Scalar zi = xi[k], zq = xq[k];
+      xi[k] = g.c * zi + g.s * zq;
+      xq[k] = g.c * zq - g.s * zi;
+    }
+    ch.p = i;
+  };
+  auto round = [&] {
+    for (int c = 0; c < active; ++c)
+      if (c == 0 || chases[c - 1].p >= chases[c].p + 3) rotate(chases[c]);
+    int kept = 0;
+    for (int c = 0; c < active; ++c)
+      if (chases[c].bulge != Scalar{} && chases[c].p + 2 < m) chases[kept++] = chases[c];
+    active = kept;
+  };
+
   Scalar beta{};  // the coupling M'(j, j+1) left by the steps below row j
   for (index_t j = m - 1; j >= 0; --j) {
+    while (active > 0 && (active == kChases || chases[active - 1].p < j + 2)) round();
     Scalar bulge{};  // C'(j, j+2)
     Scalar pivot = M.diag[j];
     if (beta != Scalar{}) {
@@ -120,7 +165,7 @@ void crawford_reduce(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
       if (j + 2 < m) bulge = -beta * e[j + 1];
       e[j] = e[j] - beta * a1;
       pivot -= beta * beta;
-      for (index_t k = 0; k < nz; ++k) Z[k * m + j] -= beta * Z[k * m + j + 1];
+      for (index_t k = 0; k < nz; ++k) Xt[j * nz + k] -= beta * Xt[(j + 1) * nz + k];
     }
     // Scale column j so that M'(j, j) = 1: the reversed Cholesky pivot δ_j = √pivot.
     bool ok;
@@ -141,31 +186,18 @@ void crawford_reduce(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
     d[j] *= scale * scale;
     e[j] *= scale;
     bulge *= scale;
-    for (index_t k = 0; k < nz; ++k) Z[k * m + j] *= scale;
+    for (index_t k = 0; k < nz; ++k) Xt[j * nz + k] *= scale;
     if (j > 0) {
       e[j - 1] *= scale;
       beta = M.off[j - 1] * scale;
     }
-    // Chase the bulge C'(p, p+2) down with rotations of rows/columns (p+1, p+2).
-    for (index_t p = j; bulge != Scalar{} && p + 2 < m; ++p) {
-      const Rotation<Scalar> g =
-          make_rotation(e[p], bulge, "Crawford's reduction", kMaxGrowthCrawford);
-      const index_t i = p + 1, q = p + 2;
-      const Scalar a_i = d[i], b_i = e[i], a_q = d[q];
-      const Scalar cc = g.c * g.c, ss = g.s * g.s, cs = g.c * g.s;
-      d[i] = cc * a_i + Scalar(2) * cs * b_i + ss * a_q;
-      d[q] = ss * a_i - Scalar(2) * cs * b_i + cc * a_q;
-      e[i] = (cc - ss) * b_i + cs * (a_q - a_i);
-      e[p] = g.r;
-      if (q + 1 < m) {
-        bulge = g.s * e[q];
-        e[q] = g.c * e[q];
-      } else {
-        bulge = Scalar{};
-      }
-      rotate_columns(Z.data(), nz, m, i, q, g.c, g.s);
-    }
+    // Chase the bulge C'(j, j+2) down with rotations of rows/columns (p+1, p+2), p = j, j+1, …
+    if (bulge != Scalar{} && j + 2 < m) chases[active++] = {j, bulge};
   }
+  while (active > 0) round();
+  Z.resize(nz * m);
+  for (index_t j = 0; j < m; ++j)
+    for (index_t k = 0; k < nz; ++k) Z[k * m + j] = Xt[j * nz + k];
 }
 
 template <class Scalar>

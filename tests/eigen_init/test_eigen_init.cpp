@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "eigen_init/boundary_secular.hpp"
 #include "eigen_init/eigen_init.hpp"
+#include "eigen_init/reduction.hpp"
 #include "tests/eigen_init/pencils.hpp"
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
@@ -193,6 +194,51 @@ TYPED_TEST(BlockPencilTest, RandomPencils) {
       const SymTridiag<Scalar> M = random_mass<Scalar>(m, seed + 7, diagonal);
       seed += 100;
       check_pencil(A, M, "m " + std::to_string(m) + (diagonal ? " diagonal M" : " tridiagonal M"));
+    }
+  }
+}
+
+// Crawford's reduction on its own (its bulge chases advance several at a time, reduction.cpp):
+// with every row tracked, Z is the whole X, and Xᵀ M X = I and Xᵀ A X = C (the returned
+// tridiagonal), plain transpose. Also with zero off-diagonal entries in A and M, where no bulge
+// is made at some rows.
+TYPED_TEST(BlockPencilTest, CrawfordReduction) {
+  using Scalar = TypeParam;
+  using Dense = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  std::vector<index_t> sizes = testing::edge_sizes();
+  sizes.push_back(257);
+  std::uint64_t seed = 3000;
+  for (index_t m : sizes) {
+    for (bool gaps : {false, true}) {
+      SymTridiag<Scalar> A = random_tridiag<Scalar>(m, seed);
+      SymTridiag<Scalar> M = random_mass<Scalar>(m, seed + 7, false);
+      seed += 100;
+      if (gaps) {
+        for (index_t k = 0; k + 1 < m; ++k) {
+          if (k % 5 == 1) A.off[k] = Scalar{};
+          if (k % 7 == 3) M.off[k] = Scalar{};
+        }
+      }
+      std::vector<Scalar> d, e, Z;
+      eigen_detail::crawford_reduce(A, M, all_rows(m), d, e, Z);
+      ASSERT_EQ(static_cast<index_t>(Z.size()), m * m);
+      Dense X(m, m), Cm = Dense::Zero(m, m);
+      for (index_t r = 0; r < m; ++r)
+        for (index_t j = 0; j < m; ++j) X(r, j) = Z[r * m + j];
+      for (index_t k = 0; k < m; ++k) {
+        Cm(k, k) = d[k];
+        if (k + 1 < m) Cm(k, k + 1) = Cm(k + 1, k) = e[k];
+      }
+      const Dense xmx = X.transpose() * to_dense(M) * X;
+      const Dense xax = X.transpose() * to_dense(A) * X;
+      const double x_norm = X.cwiseAbs().rowwise().sum().maxCoeff();
+      // Each column of X takes up to m rotations: rounding errors grow with m.
+      const double tol = testing::tolerance<Scalar>(64, static_cast<double>(m));
+      const std::string what = "m " + std::to_string(m) + (gaps ? " with zeros" : "");
+      EXPECT_LE((xmx - Dense::Identity(m, m)).cwiseAbs().maxCoeff(),
+                tol * norm_inf(M) * x_norm * x_norm)
+          << what;
+      EXPECT_LE((xax - Cm).cwiseAbs().maxCoeff(), tol * norm_inf(A) * x_norm * x_norm) << what;
     }
   }
 }
