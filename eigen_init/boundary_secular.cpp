@@ -341,6 +341,28 @@ C bilinear(const Secular& sec, const RootVector& x, const RootVector& y) {
   return dot;
 }
 
+/// dot[h] = bilinear(sec, *x[h], y) for h < kWindow in one pass over y: the same sums in the
+/// same order, with independent accumulators whose latencies overlap.
+void bilinear_window(const Secular& sec, const RootVector* const* x, const RootVector& y, C* dot) {
+  const C *x0 = x[0]->a.data(), *x1 = x[1]->a.data(), *x2 = x[2]->a.data(), *x3 = x[3]->a.data(),
+          *ya = y.a.data();
+  C acc[kWindow];
+  for (index_t h = 0; h < kWindow; ++h)
+    acc[h] = sec.dm0 * x[h]->u0 * y.u0 + sec.dm1 * x[h]->u1 * y.u1;
+  C s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  const index_t K = sec.K;
+  for (index_t j = 0; j < K; ++j) {
+    s0 += x0[j] * ya[j];
+    s1 += x1[j] * ya[j];
+    s2 += x2[j] * ya[j];
+    s3 += x3[j] * ya[j];
+  }
+  dot[0] = s0;
+  dot[1] = s1;
+  dot[2] = s2;
+  dot[3] = s3;
+}
+
 /// ‖r‖ / ‖a‖ with r = (Λ0 − λ) a + Zᵀ D(λ) Z a, λ = pole[o] + τ: since A0 V = M0 V Λ0 and
 /// M0 V Zᵀ = P, (A − λM) V a = M0 V r, so the backward error of (λ, w = V a) is at most
 /// ‖M0‖ ‖r‖ / ((‖A‖ + |λ| ‖M‖) ‖a‖).
@@ -548,13 +570,28 @@ bool solve_boundary_pencil(const SymTridiag<C>& A, const SymTridiag<C>& M,
   }
   if (failed) return false;
 
-  // Columns of the stored rows of w = V a (secular poles only).
+  // Columns of the stored rows of w = V a (secular poles only): the stored rows of V at the
+  // secular poles, contiguous (nr × K, row-major), then up to 4 rows at a time in one pass over
+  // a, each row's sum in the order of j.
+  std::vector<double> vkept(nr * K);
+  for (index_t r = 0; r < nr; ++r)
+    for (index_t j = 0; j < K; ++j) vkept[r * K + j] = real.row(rows_at[r])[kept[j]];
   auto rows_of = [&](const std::vector<C>& a, index_t k) {
-    for (index_t r = 0; r < nr; ++r) {
-      const double* vrow = real.row(rows_at[r]);
-      C acc(0);
-      for (index_t j = 0; j < K; ++j) acc += vrow[kept[j]] * a[j];
-      wcol[kept[k] * nr + r] = acc;
+    for (index_t r0 = 0; r0 < nr; r0 += 4) {
+      const index_t n = std::min<index_t>(4, nr - r0);
+      const double* v0 = vkept.data() + r0 * K;
+      const double* v1 = vkept.data() + (r0 + std::min<index_t>(1, n - 1)) * K;
+      const double* v2 = vkept.data() + (r0 + std::min<index_t>(2, n - 1)) * K;
+      const double* v3 = vkept.data() + (r0 + std::min<index_t>(3, n - 1)) * K;
+      C acc0(0), acc1(0), acc2(0), acc3(0);
+      for (index_t j = 0; j < K; ++j) {
+        acc0 += v0[j] * a[j];
+        acc1 += v1[j] * a[j];
+        acc2 += v2[j] * a[j];
+        acc3 += v3[j] * a[j];
+      }
+      const C acc[4] = {acc0, acc1, acc2, acc3};
+      for (index_t h = 0; h < n; ++h) wcol[kept[k] * nr + r0 + h] = acc[h];
     }
   };
   for (index_t k = 0; k < K; ++k) lambda[kept[k]] = sec.pole[origin[k]] + tau[k];
@@ -594,14 +631,25 @@ bool solve_boundary_pencil(const SymTridiag<C>& A, const SymTridiag<C>& M,
     const double pair_scale = nm0 / (na + std::abs(lam) * nm);
     // The secular formula leaves a residual of the rounding errors of the sums in G (large where
     // |D(λ)| is): one step of inverse iteration removes it.
-    if (backward_error_bound(sec, origin[k], tau[k], v) * pair_scale > kRefineBackward &&
-        !inverse_step(sec, origin[k], tau[k], v))
-      return false;
-    for (int pass = 0; pass < 2; ++pass) {
+    double bound = backward_error_bound(sec, origin[k], tau[k], v) * pair_scale;
+    bool modified = false;  // v changed since `bound` was computed
+    if (bound > kRefineBackward) {
+      if (!inverse_step(sec, origin[k], tau[k], v)) return false;
+      modified = true;
+    }
+    // Modified Gram–Schmidt: the products of the window vectors with v in one pass, each
+    // computed again after v changes (the same values a product at a time would give).
+    const index_t nw = std::min(filled, kWindow);
+    const RootVector* previous[kWindow];
+    for (index_t h = 0; h < kWindow; ++h)
+      previous[h] = h < nw ? &window[(filled - 1 - h) % kWindow] : &v;
+    C dots[kWindow];
+    for (int pass = 0; pass < 2 && nw > 0; ++pass) {
       bool changed = false;
-      for (index_t h = 0; h < std::min(filled, kWindow); ++h) {
-        const RootVector& x = window[(filled - 1 - h) % kWindow];
-        const C dot = bilinear(sec, x, v);
+      bilinear_window(sec, previous, v, dots);
+      for (index_t h = 0; h < nw; ++h) {
+        const RootVector& x = *previous[h];
+        const C dot = changed ? bilinear(sec, x, v) : dots[h];
         if (std::abs(dot) <= kOrthoTol) continue;
         for (index_t j = 0; j < K; ++j) v.a[j] -= dot * x.a[j];
         v.u0 -= dot * x.u0;
@@ -610,9 +658,10 @@ bool solve_boundary_pencil(const SymTridiag<C>& A, const SymTridiag<C>& M,
       }
       if (!changed) break;
       if (!normalize(sec, v)) return false;
+      modified = true;
     }
-    if (backward_error_bound(sec, origin[k], tau[k], v) * pair_scale > kAcceptedBackward)
-      return false;
+    if (modified) bound = backward_error_bound(sec, origin[k], tau[k], v) * pair_scale;
+    if (bound > kAcceptedBackward) return false;
     rows_of(v.a, k);
     std::swap(window[filled % kWindow], v);
     ++filled;
