@@ -7,7 +7,7 @@
 // distinct pencil (the production check of Wᵀ M W = I; plain transpose for complex).
 //
 // Usage: eigen_init_bench [output.csv] [max_n1]   (defaults bench/results/eigen_init-cpu.csv,
-// 8191). Threads: OMP_NUM_THREADS.
+// 8191). Threads: OMP_NUM_THREADS (OPENBLAS_NUM_THREADS is recorded too).
 #include <omp.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -118,6 +119,12 @@ std::string load_average() {
   return in ? one + " " + five + " " + fifteen : "unknown";
 }
 
+/// The value of an environment variable at run time, or "unset".
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "unset";
+}
+
 int main(int argc, char** argv) {
   namespace pp = pscr::problems;
   const std::string out = argc > 1 ? argv[1] : "bench/results/eigen_init-cpu.csv";
@@ -130,7 +137,8 @@ int main(int argc, char** argv) {
   csv << "# eigen_init_bench: compute_eigen_data for dimension 1 of 2D problems (issue 3).\n"
       << "# Machine: the 2-core CI-class machine the project is developed on (shared with other "
          "jobs, so times are noisy); OpenMP threads: "
-      << omp_get_max_threads() << ". Load average at the start: " << load_average()
+      << omp_get_max_threads() << "; OPENBLAS_NUM_THREADS: " << environment("OPENBLAS_NUM_THREADS")
+      << ". Load average at the start: " << load_average()
       << ". Median and minimum of the repeats after one warm-up.\n"
       << "# cpu_s = median CPU time of the process (all threads), less sensitive to the load of "
          "the\n"
