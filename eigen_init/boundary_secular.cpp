@@ -221,6 +221,22 @@ index_t nearest_pole(const Secular& sec, index_t o, C tau) {
   return best;
 }
 
+/// Σ_{j≠k} 1 / (x_k − x_j) over the approximations x_j = vr[j] + i·vi[j], j < K: the
+/// repulsion term of Aberth's method.
+PSCR_SIMD_CLONES C repulsion(const double* vr, const double* vi, index_t K, index_t k) {
+  const double xr = vr[k], xi = vi[k];
+  double rr = 0, ri = 0;
+#pragma omp simd reduction(+ : rr, ri)
+  for (index_t j = 0; j < K; ++j) {
+    const double dr = xr - vr[j], di = xi - vi[j];
+    const double n2 = dr * dr + di * di;
+    const double inv = j == k ? 0.0 : 1 / n2;
+    rr += dr * inv;
+    ri -= di * inv;
+  }
+  return C(rr, ri);
+}
+
 /// Aberth's method (Ehrlich–Aberth, Jacobi sweeps) for the roots `redo`, restarted at their
 /// poles, the other roots held where they are: with p(λ) = φ_k(λ) Π_{j≠k} (λ0_j − λ), whose
 /// roots are the K eigenvalues, the step is 1 / (p'/p − Σ_{j≠k} 1 / (λ_k − λ_j)).
@@ -247,17 +263,8 @@ bool aberth(const Secular& sec, const std::vector<index_t>& redo, std::vector<C>
         done[i] = 1;
         continue;
       }
-      const double xr = vr[k], xi = vi[k];
-      double rr = 0, ri = 0;
-#pragma omp simd reduction(+ : rr, ri)
-      for (index_t j = 0; j < K; ++j) {
-        const double dr = xr - vr[j], di = xi - vi[j];
-        const double n2 = dr * dr + di * di;
-        const double inv = j == k ? 0.0 : 1 / n2;
-        rr += dr * inv;
-        ri -= di * inv;
-      }
-      const C step = C(1) / ((ev.phi.d / ev.phi.v - ev.pole_sum) - C(rr, ri));
+      const C step =
+          C(1) / ((ev.phi.d / ev.phi.v - ev.pole_sum) - repulsion(vr.data(), vi.data(), K, k));
       next[k] = tau[k] - step;
       done[i] = converged_step(sec, k, next[k], std::abs(step), previous[k]);
       previous[k] = std::abs(step);
@@ -299,6 +306,28 @@ bool normalize(const Secular& sec, RootVector& v) {
   return true;
 }
 
+/// a_j = −(z0_j du0 + z1_j du1) / ((λ0_j − λ0_o) − τ) for j ≠ o (a_o is left unset), divided in
+/// real arithmetic (1 / (x − i·y) = (x + i·y) / (x² + y²), as in accumulate) so that it
+/// vectorizes.
+PSCR_SIMD_CLONES void coefficients(const Secular& sec, index_t o, C tau, C du0, C du1, C* a) {
+  const double *pole = sec.pole.data(), *z0 = sec.z0.data(), *z1 = sec.z1.data();
+  const double po = sec.pole[o], tr = tau.real(), ti = tau.imag();
+  const double u0r = du0.real(), u0i = du0.imag(), u1r = du1.real(), u1i = du1.imag();
+  // std::complex<double> is an array of its real and imaginary parts ([complex.numbers]).
+  double* out = reinterpret_cast<double*>(a);
+  for (int part = 0; part < 2; ++part) {
+    const index_t lo = part == 0 ? 0 : o + 1, hi = part == 0 ? o : sec.K;
+#pragma omp simd
+    for (index_t j = lo; j < hi; ++j) {
+      const double nr = z0[j] * u0r + z1[j] * u1r, ni = z0[j] * u0i + z1[j] * u1i;
+      const double dr = (pole[j] - po) - tr;
+      const double inv = 1 / (dr * dr + ti * ti);
+      out[2 * j] = -(nr * dr - ni * ti) * inv;
+      out[2 * j + 1] = -(ni * dr + nr * ti) * inv;
+    }
+  }
+}
+
 /// The normalized eigenvector of the root pole[o] + τ: u = adj(B) z_o, a_o = det B,
 /// a_j = −z_jᵀ D u / (λ0_j − λ).
 bool root_vector(const Secular& sec, index_t o, C tau, RootVector& v) {
@@ -324,9 +353,8 @@ bool root_vector(const Secular& sec, index_t o, C tau, RootVector& v) {
   }
   const C du0 = d0 * u0, du1 = d1 * u1;
   v.a.resize(K);
-  for (index_t j = 0; j < K; ++j)
-    v.a[j] =
-        j == o ? ao : -(sec.z0[j] * du0 + sec.z1[j] * du1) / ((sec.pole[j] - sec.pole[o]) - tau);
+  coefficients(sec, o, tau, du0, du1, v.a.data());
+  v.a[o] = ao;
   v.u0 = u0;
   v.u1 = u1;
   return normalize(sec, v);
