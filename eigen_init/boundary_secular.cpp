@@ -291,13 +291,21 @@ struct RootVector {
 
 /// Scales v to wᵀ M w = 1; false when v is not finite or nearly
 /// isotropic (|wᵀMw| < 1e-8 Σ|a_j|²).
-bool normalize(const Secular& sec, RootVector& v) {
-  C norm = sec.dm0 * v.u0 * v.u0 + sec.dm1 * v.u1 * v.u1;
-  double size = std::abs(sec.dm0) * std::norm(v.u0) + std::abs(sec.dm1) * std::norm(v.u1);
-  for (const C& x : v.a) {
-    norm += x * x;
-    size += std::norm(x);
+PSCR_SIMD_CLONES bool normalize(const Secular& sec, RootVector& v) {
+  // Σ a_j² and Σ |a_j|² in real arithmetic, so that the sums vectorize.
+  const double* a = reinterpret_cast<const double*>(v.a.data());
+  const index_t K = static_cast<index_t>(v.a.size());
+  double sr = 0, si = 0, sn = 0;
+#pragma omp simd reduction(+ : sr, si, sn)
+  for (index_t j = 0; j < K; ++j) {
+    const double xr = a[2 * j], xi = a[2 * j + 1];
+    sr += xr * xr - xi * xi;
+    si += 2 * xr * xi;
+    sn += xr * xr + xi * xi;
   }
+  const C norm = sec.dm0 * v.u0 * v.u0 + sec.dm1 * v.u1 * v.u1 + C(sr, si);
+  const double size =
+      std::abs(sec.dm0) * std::norm(v.u0) + std::abs(sec.dm1) * std::norm(v.u1) + sn;
   if (!is_finite(norm) || !(std::abs(norm) >= 1e-8 * size)) return false;
   const C scale = C(1) / std::sqrt(norm);
   for (C& x : v.a) x *= scale;
@@ -393,22 +401,37 @@ void bilinear_window(const Secular& sec, const RootVector* const* x, const RootV
 
 /// ‖r‖ / ‖a‖ with r = (Λ0 − λ) a + Zᵀ D(λ) Z a, λ = pole[o] + τ: since A0 V = M0 V Λ0 and
 /// M0 V Zᵀ = P, (A − λM) V a = M0 V r, so the backward error of (λ, w = V a) is at most
-/// ‖M0‖ ‖r‖ / ((‖A‖ + |λ| ‖M‖) ‖a‖).
-double backward_error_bound(const Secular& sec, index_t o, C tau, const RootVector& v) {
+/// ‖M0‖ ‖r‖ / ((‖A‖ + |λ| ‖M‖) ‖a‖). The sums in real arithmetic, so that they vectorize.
+PSCR_SIMD_CLONES double backward_error_bound(const Secular& sec, index_t o, C tau,
+                                             const RootVector& v) {
   const index_t K = sec.K;
+  const double *pole = sec.pole.data(), *z0 = sec.z0.data(), *z1 = sec.z1.data();
+  const double* a = reinterpret_cast<const double*>(v.a.data());
   const C lam = sec.pole[o] + tau;
-  C u0(0), u1(0);
-  double a2 = 0;
+  double u0r = 0, u0i = 0, u1r = 0, u1i = 0, a2 = 0;
+#pragma omp simd reduction(+ : u0r, u0i, u1r, u1i, a2)
   for (index_t j = 0; j < K; ++j) {
-    u0 += sec.z0[j] * v.a[j];
-    u1 += sec.z1[j] * v.a[j];
-    a2 += std::norm(v.a[j]);
+    const double xr = a[2 * j], xi = a[2 * j + 1];
+    u0r += z0[j] * xr;
+    u0i += z0[j] * xi;
+    u1r += z1[j] * xr;
+    u1i += z1[j] * xi;
+    a2 += xr * xr + xi * xi;
   }
-  const C du0 = (sec.da0 - lam * sec.dm0) * u0, du1 = (sec.da1 - lam * sec.dm1) * u1;
+  const C du0 = (sec.da0 - lam * sec.dm0) * C(u0r, u0i),
+          du1 = (sec.da1 - lam * sec.dm1) * C(u1r, u1i);
+  const double po = sec.pole[o], tr = tau.real(), ti = tau.imag();
+  const double d0r = du0.real(), d0i = du0.imag(), d1r = du1.real(), d1i = du1.imag();
   double r2 = 0;
-  for (index_t j = 0; j < K; ++j)
-    r2 +=
-        std::norm(((sec.pole[j] - sec.pole[o]) - tau) * v.a[j] + sec.z0[j] * du0 + sec.z1[j] * du1);
+#pragma omp simd reduction(+ : r2)
+  for (index_t j = 0; j < K; ++j) {
+    // ((λ0_j − λ0_o) − τ) a_j + z0_j du0 + z1_j du1, with (λ0_j − λ0_o) − τ = dr − i·ti
+    const double xr = a[2 * j], xi = a[2 * j + 1];
+    const double dr = (pole[j] - po) - tr;
+    const double rr = dr * xr + ti * xi + z0[j] * d0r + z1[j] * d1r;
+    const double ri = dr * xi - ti * xr + z0[j] * d0i + z1[j] * d1i;
+    r2 += rr * rr + ri * ri;
+  }
   return std::sqrt(r2 / a2);
 }
 
