@@ -14,9 +14,8 @@ out=$1
 shift
 build=${PSCR_BUILD_DIR:-$root/build-gpu}
 exe="$build/bench/peers/peers_bench"
-if [ ! -x "$exe" ]; then
-  cmake --build "$build" --target peers_bench -j "$(nproc)"
-fi
+# Always (a no-op when up to date): a kept build directory may hold an older binary.
+cmake --build "$build" --target peers_bench -j "$(nproc)"
 mkdir -p "$out"
 "$exe" --csv "$out/peers.csv" "$@" 2>&1 | tee "$out/peers.log"
 exit "${PIPESTATUS[0]}"

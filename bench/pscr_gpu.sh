@@ -17,9 +17,8 @@ out=$1
 shift
 build=${PSCR_BUILD_DIR:-$root/build-gpu}
 exe="$build/bench/pscr_gpu_bench"
-if [ ! -x "$exe" ]; then
-  cmake --build "$build" --target pscr_gpu_bench -j "$(nproc)"
-fi
+# Always (a no-op when up to date): a kept build directory may hold an older binary.
+cmake --build "$build" --target pscr_gpu_bench -j "$(nproc)"
 mkdir -p "$out"
 "$exe" --csv "$out/pscr-gpu.csv" "$@" 2>&1 | tee "$out/pscr-gpu.log"
 exit "${PIPESTATUS[0]}"

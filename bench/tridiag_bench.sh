@@ -10,6 +10,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tridiag_bench.sh OUTDIR [args]}
 shift
 build=${PSCR_BUILD_DIR:-$root/build-gpu}
+exe="$build/bench/tridiag_bench"
+# Always (a no-op when up to date): a kept build directory may hold an older binary.
+cmake --build "$build" --target tridiag_bench -j "$(nproc)"
 mkdir -p "$out"
-"$build/bench/tridiag_bench" "$out/tridiag_bench.csv" "$@"
+"$exe" "$out/tridiag_bench.csv" "$@"
 python3 "$root/bench/tridiag_select.py" "$out/tridiag_bench.csv" "$out/selection_table.inc"

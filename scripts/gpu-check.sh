@@ -4,7 +4,8 @@
 # under $OUT (./gpu-out when OUT is unset).
 #
 # Usage: scripts/gpu-check.sh [--tests gpu|all|none] [--bench NAME[,NAME...]] [--help]
-#   --tests   which CTest labels to run (default gpu: only the GPU tests; all: the whole suite)
+#   --tests   which CTest labels to run (default gpu: only the GPU tests; all: the whole suite;
+#             none: no tests, and only the library and the benchmarks' own targets are built)
 #   --bench   benchmarks to run after the tests, by name of their script in bench/ (bench/NAME.sh),
 #             each writing its CSV/JSON into $OUT
 # Exit code: 0 when the build and every requested test pass, 1 otherwise.
@@ -33,10 +34,13 @@ step() { echo "== $*" | tee -a "$log"; }
 step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee -a "$log"
 
+# With --tests none only the library is built here; each benchmark script builds its own target
+# (a full build is most of a bench-only run's device time).
+if [ "$tests" = none ]; then targets=(--target pscr); else targets=(); fi
 step "configure and build"
 if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON \
          -DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90} &&
-       cmake --build "$build" -j "$(nproc)"; } >> "$log" 2>&1; then
+       cmake --build "$build" -j "$(nproc)" "${targets[@]}"; } >> "$log" 2>&1; then
   echo "build failed; the end of the log:" | tee -a "$log"
   tail -n 60 "$log"
   exit 1
