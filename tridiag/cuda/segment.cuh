@@ -1,9 +1,10 @@
 #pragma once
-/// @file The segment method: systems cut into segments of 32·K rows, one warp per segment, K
-/// consecutive rows per lane kept in registers from load to store. Warps work independently
-/// (no block barriers, no shared memory), so loads, arithmetic and stores of the many warps of
-/// an SM overlap. A warp keeps its segment while it walks through the systems, so the shifted
-/// form's rows of A and M are loaded into registers once per warp, not once per system.
+/// @file The segment method: systems cut into segments of width·K rows (width = 32 lanes, or
+/// fewer for short systems, several segments per warp then), K consecutive rows per lane kept in
+/// registers from load to store. Warps work independently (no block barriers), so loads,
+/// arithmetic and stores of the many warps of an SM overlap. A warp keeps its segment while it
+/// walks through the systems, so the shifted form's rows of A and M are loaded once per warp
+/// into its slice of shared memory, not once per system.
 ///
 /// Per segment, the register partition of the warp method (warp.cuh, RPTS's Schur complement,
 /// klein2021): lane_reduce leaves two rows per lane, a 64-row reduced system solved with
@@ -48,7 +49,7 @@ __host__ __device__ inline index_t segment_count(index_t n, int K) {
   return (n + rows - 1) / rows;
 }
 
-/// The lane's K values of one vector (d on entry, x after lane_substitute) in registers,
+/// The lane's K values of one vector (d on entry, x after lane_resolve) in registers,
 /// addressed by global row (rows [p, p + K)).
 template <class T>
 struct LaneVector {

@@ -28,9 +28,10 @@
 ///              memory only for the coalesced transposes (and the staged A, M). Systems with
 ///              n > 512 run the partition method (M = 8) instead.
 ///   segment:   register segments (tridiag/cuda/segment.cuh): one warp per segment of 32·K rows
-///              (K = rows_per_thread: 2, 4, 8 or 16), K rows per lane in registers from load to
-///              store, warps independent (no shared memory, no block barriers); the shifted
-///              form's A and M stay in registers while a warp walks through the systems. One
+///              (K = rows_per_thread: 2, 4, 8 or 16; short systems: narrower segments, several
+///              per warp), K rows per lane in registers from load to store, warps independent
+///              (no block barriers); the shifted form's A and M rows stay in the warp's shared
+///              memory while it walks through the systems. One
 ///              segment: d read once, x written once, no workspace. Several: each segment's two
 ///              coarse rows go to the workspace, the coarse systems (2 rows per segment) are
 ///              solved recursively, and a second pass reads d again and writes x. Layouts whose
