@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "apps/exit_codes.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
+#include "io/eigen_data_file.hpp"
 #include "io/file_info.hpp"
 #include "io/problem_file.hpp"
 #include "io/solution_file.hpp"
@@ -294,6 +296,8 @@ class Backend {
   virtual std::pair<double, double> solve(index_t count, const Scalar* f, Scalar* u) = 0;
   /// Right-hand sides solved together (progress is reported between such chunks).
   virtual index_t chunk() const { return 1; }
+  /// The eigen-data of the plan (dimension 1, then 2 in 3D), to save them.
+  virtual const std::vector<EigenData<Scalar>>& eigen_data() const = 0;
   std::string name;
   int threads = 1;
   double init_seconds = 0;
@@ -302,11 +306,14 @@ class Backend {
 template <class Scalar>
 class CpuBackend : public Backend<Scalar> {
  public:
-  CpuBackend(const SeparableOperator<Scalar>& op, int threads) {
+  /// `eigen`: precomputed eigen-data (moved from), or null to compute them.
+  CpuBackend(const SeparableOperator<Scalar>& op, int threads,
+             std::vector<EigenData<Scalar>>* eigen) {
     reference::SolverOptions options;
     options.threads = threads;
     const auto t0 = Clock::now();
-    solver_ = std::make_unique<reference::Solver<Scalar>>(op, options);
+    solver_ = eigen ? std::make_unique<reference::Solver<Scalar>>(op, std::move(*eigen), options)
+                    : std::make_unique<reference::Solver<Scalar>>(op, options);
     this->init_seconds = seconds_since(t0);
     this->name = "cpu";
     this->threads = solver_->threads();
@@ -315,6 +322,9 @@ class CpuBackend : public Backend<Scalar> {
     const auto t0 = Clock::now();
     solver_->solve_many(count, f, u);
     return {seconds_since(t0), 0.0};
+  }
+  const std::vector<EigenData<Scalar>>& eigen_data() const override {
+    return solver_->eigen_data();
   }
 
  private:
@@ -325,8 +335,10 @@ class CpuBackend : public Backend<Scalar> {
 template <class Scalar>
 class GpuBackend : public Backend<Scalar> {
  public:
-  explicit GpuBackend(const SeparableOperator<Scalar>& op) {
-    solver_ = std::make_unique<cuda::Solver<Scalar>>(op);
+  /// `eigen`: precomputed eigen-data (moved from), or null to compute them.
+  GpuBackend(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>>* eigen) {
+    solver_ = eigen ? std::make_unique<cuda::Solver<Scalar>>(op, std::move(*eigen))
+                    : std::make_unique<cuda::Solver<Scalar>>(op);
     this->init_seconds = solver_->init_seconds();
     this->name = "gpu";
     this->threads = omp_get_max_threads();  // the CPU threads of the plan's initialization
@@ -337,6 +349,9 @@ class GpuBackend : public Backend<Scalar> {
     return {s.solve_ms / 1e3, (s.upload_ms + s.download_ms) / 1e3};
   }
   index_t chunk() const override { return solver_->rhs_per_round(); }
+  const std::vector<EigenData<Scalar>>& eigen_data() const override {
+    return solver_->eigen_data();
+  }
 
  private:
   std::unique_ptr<cuda::Solver<Scalar>> solver_;
@@ -354,21 +369,51 @@ bool gpu_available() {
 
 template <class Scalar>
 std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend,
-                                              const SeparableOperator<Scalar>& op, int threads) {
+                                              const SeparableOperator<Scalar>& op, int threads,
+                                              std::vector<EigenData<Scalar>>* eigen) {
 #ifdef PSCR_WITH_CUDA
   if (backend == "gpu" || (backend == "auto" && gpu_available()))
-    return std::make_unique<GpuBackend<Scalar>>(op);
+    return std::make_unique<GpuBackend<Scalar>>(op, eigen);
 #else
   (void)backend;
 #endif
-  return std::make_unique<CpuBackend<Scalar>>(op, threads);
+  return std::make_unique<CpuBackend<Scalar>>(op, threads, eigen);
 }
 
+/// The factors that eigen-data files are tied to: those of every dimension but the last.
+template <class Scalar>
+std::vector<const Factor<Scalar>*> eigen_factors(const SeparableOperator<Scalar>& op) {
+  std::vector<const Factor<Scalar>*> factors;
+  for (int d = 0; d + 1 < op.dimension(); ++d) factors.push_back(&op.factor(d));
+  return factors;
+}
+
+/// Writes the plan's eigen-data to a file that did not exist (never replacing one). Returns
+/// what the summary says: saved, or kept when another process wrote the file meanwhile.
+template <class Scalar>
+std::string save_eigen_data(const std::string& path, const Backend<Scalar>& backend,
+                            const SeparableOperator<Scalar>& op) {
+  try {
+    io::write_eigen_data(path, backend.eigen_data(), eigen_factors(op), false);
+  } catch (const OutputError&) {
+    if (!std::filesystem::exists(path)) throw;
+    return "computed; not saved: " + path + " appeared meanwhile and was kept";
+  }
+  return "computed, saved to " + path;
+}
+
+/// `eigen_path`: the --eigen-data file (empty: none); read when `load`, else written after the
+/// solve.
 template <class Scalar>
 int solve_problem(const ArgParser& args, const std::string& problem_path, const Problem<Scalar>& p,
-                  const std::string& backend_name, int threads, bool quiet) {
+                  const std::string& backend_name, int threads, bool quiet,
+                  const std::string& eigen_path, bool load) {
   const index_t n = p.op.grid_size();
-  const auto backend = make_backend(backend_name, p.op, threads);
+  const auto t_init = Clock::now();
+  std::vector<EigenData<Scalar>> eigen;
+  if (load) eigen = io::read_eigen_data(eigen_path, eigen_factors(p.op));
+  const double read_seconds = seconds_since(t_init);
+  const auto backend = make_backend(backend_name, p.op, threads, load ? &eigen : nullptr);
 
   io::Solution<Scalar> solution;
   solution.shape = p.op.shape();
@@ -397,7 +442,7 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
   r.pscr_version = version;
   r.problem_file = problem_path;
   r.threads = backend->threads;
-  r.init_seconds = backend->init_seconds;
+  r.init_seconds = read_seconds + backend->init_seconds;
   r.solve_seconds = solve_seconds;
   r.transfer_seconds = transfer_seconds;
   double worst_error = -1;
@@ -407,6 +452,15 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
   }
   const std::string output = args.get("output");
   io::write_solution(output, io::AnySolution(solution), args.flag_set("force"));
+  std::string eigen_note = "computed";
+  if (load) {
+    std::ostringstream note;
+    note << std::scientific << std::setprecision(3) << "loaded from " << eigen_path << " in "
+         << read_seconds << " s";
+    eigen_note = note.str();
+  } else if (!eigen_path.empty()) {
+    eigen_note = save_eigen_data(eigen_path, *backend, p.op);
+  }
 
   const double worst = *std::max_element(r.residuals.begin(), r.residuals.end());
   if (!quiet) {
@@ -417,8 +471,8 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
     std::cout << " (" << scalar_traits<Scalar>::name << "), " << p.nrhs << " right-hand side(s)\n"
               << "  backend:   " << r.backend << ", " << r.threads << " CPU thread(s)\n"
               << std::scientific << std::setprecision(3) << "  init:      " << r.init_seconds
-              << " s\n  solve:     " << solve_seconds << " s (" << solve_seconds / p.nrhs
-              << " s per right-hand side";
+              << " s (eigen-data " << eigen_note << ")\n  solve:     " << solve_seconds << " s ("
+              << solve_seconds / p.nrhs << " s per right-hand side";
     if (r.backend == "gpu") std::cout << ", device time; transfers " << transfer_seconds << " s";
     std::cout << ")\n  residual:  " << worst << " (largest relative ‖Au − f‖/‖f‖)\n";
     if (worst_error >= 0)
@@ -441,6 +495,12 @@ int cmd_solve(const std::vector<std::string>& argv) {
   args.option("threads", "N", "CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all cores)",
               "0");
   args.option("tolerance", "T", "exit with code 5 if a relative residual exceeds T");
+  args.option(
+      "eigen-data", "FILE",
+      "eigen-data of the plan (docs/file-format.md), to initialize once and solve many times:\n"
+      "      if FILE exists it is read (exit code 3 if it belongs to another problem) and\n"
+      "      nothing is recomputed; otherwise they are computed and FILE is written after the\n"
+      "      solve. FILE is never replaced, also with --force (which is for --output only)");
   args.flag("force", "overwrite the output file if it exists");
   args.flag("quiet", "print nothing but errors");
   if (!args.parse(argv)) {
@@ -461,10 +521,17 @@ int cmd_solve(const std::vector<std::string>& argv) {
   const std::string output = args.get("output");  // checked before the (possibly long) solve
   const std::string path = args.positional_value("PROBLEM");
   io::check_writable(output, args.flag_set("force"));
+  const std::string eigen_path = args.has("eigen-data") ? args.get("eigen-data") : "";
+  if (args.has("eigen-data") && eigen_path.empty())
+    throw UsageError("--eigen-data expects a file path, found an empty string");
+  std::error_code missing;
+  const bool load = !eigen_path.empty() && std::filesystem::exists(eigen_path, missing);
+  if (!eigen_path.empty() && !load) io::check_writable(eigen_path, false);
   const AnyProblem problem = io::read_problem(path);
   return std::visit(
       [&](const auto& p) {
-        return solve_problem(args, path, p, backend, threads, args.flag_set("quiet"));
+        return solve_problem(args, path, p, backend, threads, args.flag_set("quiet"), eigen_path,
+                             load);
       },
       problem);
 }

@@ -53,9 +53,14 @@ struct Solver<Scalar>::Impl {
   SolveStats stats;
   double init_seconds = 0;
 
-  Impl(const SeparableOperator<Scalar>& op, SolverOptions opts) : options(opts) {
+  /// `eigen`: precomputed eigen-data, or none to compute them.
+  Impl(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>>* eigen,
+       SolverOptions opts)
+      : options(opts) {
     const auto start = Clock::now();
-    core = std::make_unique<Core>(exec, op, options, options.host_buffers ? 2 : 0);
+    const index_t host_grids = options.host_buffers ? 2 : 0;
+    core = eigen ? std::make_unique<Core>(exec, op, std::move(*eigen), options, host_grids)
+                 : std::make_unique<Core>(exec, op, options, host_grids);
     if (options.host_buffers) {
       const index_t n = core->rhs_per_round() * core->grid_size();
       d_f = DeviceBuffer<T>(n);
@@ -130,7 +135,12 @@ struct Solver<Scalar>::Impl {
 
 template <class Scalar>
 Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op, SolverOptions options)
-    : impl_(std::make_unique<Impl>(op, options)) {}
+    : impl_(std::make_unique<Impl>(op, nullptr, options)) {}
+
+template <class Scalar>
+Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op,
+                       std::vector<EigenData<Scalar>> eigen_data, SolverOptions options)
+    : impl_(std::make_unique<Impl>(op, &eigen_data, options)) {}
 
 template <class Scalar>
 Solver<Scalar>::~Solver() = default;
@@ -168,6 +178,10 @@ void Solver<Scalar>::solve_device(cudaStream_t stream, index_t nrhs, const Scala
 template <class Scalar>
 double Solver<Scalar>::init_seconds() const {
   return impl_->init_seconds;
+}
+template <class Scalar>
+const std::vector<EigenData<Scalar>>& Solver<Scalar>::eigen_data() const {
+  return impl_->core->eigen_data();
 }
 template <class Scalar>
 const SolveStats& Solver<Scalar>::last_solve() const {

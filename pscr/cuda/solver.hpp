@@ -38,8 +38,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "common/scalar.hpp"
+#include "eigen_init/eigen_data.hpp"
 #include "pscr/operator.hpp"
 
 namespace pscr::cuda {
@@ -117,6 +119,13 @@ class Solver {
   /// computed or the plan does not fit in the free device memory (the message says how much it
   /// needs and how much is free), LibraryError when a CUDA call fails.
   explicit Solver(const SeparableOperator<Scalar>& op, SolverOptions options = {});
+  /// @brief Builds the plan from precomputed eigen-data in the order of
+  /// pscr::reference::compute_plan_eigen_data (dimension 1, then 2 in 3D; e.g. from
+  /// io::read_eigen_data or a solver's eigen_data()): nothing is computed on the CPU, and the
+  /// solutions are bitwise those of the constructor that computes them. Throws InputError when
+  /// the eigen-data do not fit op (pscr::reference::check_plan_eigen_data), otherwise as above.
+  Solver(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen_data,
+         SolverOptions options = {});
   ~Solver();
   Solver(Solver&&) noexcept;
   Solver& operator=(Solver&&) noexcept;
@@ -135,8 +144,12 @@ class Solver {
   /// d_f is only read; d_u must not overlap d_f. last_solve() is not updated.
   void solve_device(cudaStream_t stream, index_t nrhs, const Scalar* d_f, Scalar* d_u);
 
-  /// @brief Seconds spent building the plan (eigen-data, uploads and allocations included).
+  /// @brief Seconds spent building the plan (eigen-data when computed, uploads and allocations
+  /// included).
   double init_seconds() const;
+  /// @brief The eigen-data of the plan (host copy), dimension 1 first, then 2 in 3D (the order
+  /// of io::write_eigen_data), to save them for later solvers.
+  const std::vector<EigenData<Scalar>>& eigen_data() const;
   /// @brief Statistics of the last solve() or solve_many().
   const SolveStats& last_solve() const;
   /// @brief True when the operator is singular and the solves return the mean-zero solution.

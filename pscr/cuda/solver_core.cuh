@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "eigen_init/eigen_init.hpp"
+#include "eigen_init/eigen_data.hpp"
 #include "pscr/cuda/engine.cuh"
-#include "pscr/partition.hpp"
+#include "pscr/reference/solver.hpp"
 
 namespace pscr::cuda::detail {
 
@@ -52,9 +52,17 @@ class SolverCore {
   using Inner = InnerSolve<Scalar, Exec, Engine2>;
   using Engine3 = Engine<Scalar, Exec, GridRowOp<T>, Inner>;
 
+  /// The eigen-data computed on the CPU (eigen_init).
   SolverCore(Exec& exec, const SeparableOperator<Scalar>& op, const SolverOptions& options,
              index_t host_grids)
-      : op_(op), options_(options) {
+      : SolverCore(exec, op, reference::compute_plan_eigen_data(op), options, host_grids) {}
+
+  /// Precomputed eigen-data, in the order of reference::compute_plan_eigen_data (checked
+  /// against op: InputError when they do not fit).
+  SolverCore(Exec& exec, const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen,
+             const SolverOptions& options, index_t host_grids)
+      : op_(op), options_(options), eigen_(std::move(eigen)) {
+    reference::check_plan_eigen_data(op, eigen_, "GPU solver");
     if (options.rhs_per_round < 0)
       PSCR_INPUT_ERROR("GPU solver: rhs_per_round must be >= 0 (0: automatic), got "
                        << options.rhs_per_round);
@@ -76,14 +84,14 @@ class SolverCore {
     e_c_ = to_kernel(op.c());
     anorm_ = op.infinity_norm_bound();
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
-    auto eigen1 = compute_eigen_data(f[0], Partition(shape_[0], 4));
+    const EigenData<Scalar>& eigen1 = eigen_[0];
     if (d == 2) {
       tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting, options.fused);
       eng2_ = std::make_unique<Engine2>(exec, f[0], eigen1, tri_->row_op(), shape_[1], tri_.get());
     } else {
-      auto eigen2 = compute_eigen_data(f[1], Partition(shape_[1], 4));
       tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting, options.fused);
-      eng2_ = std::make_unique<Engine2>(exec, f[1], eigen2, tri_->row_op(), shape_[2], tri_.get());
+      eng2_ =
+          std::make_unique<Engine2>(exec, f[1], eigen_[1], tri_->row_op(), shape_[2], tri_.get());
       inner_ = std::make_unique<Inner>(eng2_.get());
       factor2_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[1]);
       eng3_ = std::make_unique<Engine3>(
@@ -101,6 +109,8 @@ class SolverCore {
   }
 
   const SeparableOperator<Scalar>& op() const { return op_; }
+  /// The eigen-data of the plan: dimension 1, then 2 in 3D.
+  const std::vector<EigenData<Scalar>>& eigen_data() const { return eigen_; }
   index_t rhs_per_round() const { return round_; }
   std::size_t bytes() const { return bytes_; }
   bool singular() const { return singular_; }
@@ -462,6 +472,7 @@ class SolverCore {
 
   SeparableOperator<Scalar> op_;
   SolverOptions options_;
+  std::vector<EigenData<Scalar>> eigen_;  ///< host copy, dimension 1 (, 2): for eigen_data()
   std::vector<index_t> shape_;
   index_t grid_ = 0;
   index_t N_ = 0;     ///< grid / n1

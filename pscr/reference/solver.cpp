@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "common/error.hpp"
 #include "eigen_init/eigen_init.hpp"
@@ -51,7 +52,79 @@ bool has_zero_eigenvalue(const EigenData<Scalar>& eigen, Scalar smallest) {
   return std::abs(smallest) <= 1e-8 * largest;
 }
 
+void check_options(const SolverOptions& options) {
+  if (options.max_refinements < 0 || !(options.refine_tolerance >= 0))
+    PSCR_INPUT_ERROR("solver: expected max_refinements >= 0 and refine_tolerance >= 0, found "
+                     << options.max_refinements << " and " << options.refine_tolerance);
+  if (options.threads < 0)
+    PSCR_INPUT_ERROR("solver: threads must be >= 0 (0: OpenMP default), got " << options.threads);
+}
+
+/// Block b of level i of `data` against its partition (see check_plan_eigen_data).
+template <class Scalar>
+void check_block(const EigenData<Scalar>& data, int i, std::size_t b, const std::string& where) {
+  const Block& block = data.partition.level(i).blocks[b];
+  const index_t e = data.block_entry[i - 1][b];
+  const index_t entries = static_cast<index_t>(data.distinct.size());
+  if (e < 0 || e >= entries)
+    PSCR_INPUT_ERROR(where << "expected an entry index in [0, " << entries << ") for level " << i
+                           << " block " << b << ", found " << e);
+  const BlockEigen<Scalar>& entry = data.distinct[e];
+  std::vector<index_t> rows = block.component_rows;
+  for (index_t& r : rows) r -= block.first;
+  if (entry.size() != block.size() || entry.rows != rows ||
+      entry.W.size() != rows.size() * static_cast<std::size_t>(block.size()))
+    PSCR_INPUT_ERROR(where << "level " << i << " block " << b << " (rows " << block.first << ".."
+                           << block.last << ") expected an entry of " << block.size()
+                           << " eigenvalues, " << rows.size() << " component rows and "
+                           << rows.size() * block.size() << " components, found entry " << e
+                           << " with " << entry.size() << ", " << entry.rows.size() << " and "
+                           << entry.W.size());
+}
+
 }  // namespace
+
+template <class Scalar>
+std::vector<EigenData<Scalar>> compute_plan_eigen_data(const SeparableOperator<Scalar>& op) {
+  if (op.dimension() != 2 && op.dimension() != 3)
+    PSCR_INPUT_ERROR("solver: expected a 2D or 3D operator, found dimension " << op.dimension());
+  std::vector<EigenData<Scalar>> eigen;
+  for (int d = 0; d + 1 < op.dimension(); ++d)
+    eigen.push_back(compute_eigen_data(op.factor(d), Partition(op.factor(d).size(), kRadix)));
+  return eigen;
+}
+
+template <class Scalar>
+void check_plan_eigen_data(const SeparableOperator<Scalar>& op,
+                           const std::vector<EigenData<Scalar>>& eigen, const char* who) {
+  const int dims = op.dimension() - 1;
+  if (static_cast<int>(eigen.size()) != dims)
+    PSCR_INPUT_ERROR(who << ": expected eigen-data of " << dims << " dimension(s) for a "
+                         << op.dimension() << "D operator (dimension 1"
+                         << (dims == 2 ? " and 2" : "") << "), found " << eigen.size());
+  for (int d = 0; d < dims; ++d) {
+    std::ostringstream head;
+    head << who << ": eigen-data of dimension " << d + 1 << ": ";
+    const std::string where = head.str();
+    const EigenData<Scalar>& data = eigen[d];
+    const Partition& p = data.partition;
+    const index_t n = op.factor(d).size();
+    if (p.size() != n || p.radix() != kRadix)
+      PSCR_INPUT_ERROR(where << "expected the radix-" << kRadix << " partition of n = " << n
+                             << " (the size of factor " << d + 1 << "), found n = " << p.size()
+                             << ", radix " << p.radix());
+    if (static_cast<int>(data.block_entry.size()) != p.num_levels())
+      PSCR_INPUT_ERROR(where << "expected block entries for " << p.num_levels() << " levels, found "
+                             << data.block_entry.size());
+    for (int i = 1; i <= p.num_levels(); ++i) {
+      const std::size_t blocks = p.level(i).blocks.size();
+      if (data.block_entry[i - 1].size() != blocks)
+        PSCR_INPUT_ERROR(where << "expected " << blocks << " block entries at level " << i
+                               << ", found " << data.block_entry[i - 1].size());
+      for (std::size_t b = 0; b < blocks; ++b) check_block(data, i, b, where);
+    }
+  }
+}
 
 template <class Scalar>
 struct Solver<Scalar>::Impl {
@@ -62,6 +135,7 @@ struct Solver<Scalar>::Impl {
 
   SeparableOperator<Scalar> op;
   SolverOptions options;
+  std::vector<EigenData<Scalar>> eigen_data;  ///< dimension 1 (, dimension 2 in 3D)
   int threads = 1;
   double init_seconds = 0;
   SolveStats stats;
@@ -83,30 +157,24 @@ struct Solver<Scalar>::Impl {
   /// ‖A‖∞ bounded through the Kronecker structure: Σ_terms Π_d ‖T_d‖∞.
   double anorm = 0;
 
-  Impl(const SeparableOperator<Scalar>& op_in, SolverOptions opts) : op(op_in), options(opts) {
+  /// The plan from eigen-data that fit op (checked by the caller); the plans keep their own
+  /// copies, `eigen_data` keeps them for Solver::eigen_data().
+  Impl(const SeparableOperator<Scalar>& op_in, std::vector<EigenData<Scalar>> eigen,
+       SolverOptions opts)
+      : op(op_in), options(opts), eigen_data(std::move(eigen)) {
     const auto start = Clock::now();
-    if (options.max_refinements < 0 || !(options.refine_tolerance >= 0))
-      PSCR_INPUT_ERROR("solver: expected max_refinements >= 0 and refine_tolerance >= 0, found "
-                       << options.max_refinements << " and " << options.refine_tolerance);
-    if (options.threads < 0)
-      PSCR_INPUT_ERROR("solver: threads must be >= 0 (0: OpenMP default), got " << options.threads);
     threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
-    const int d = op.dimension();
     const auto& f = op.factors();
-    if (d == 2) {
-      auto eigen = compute_eigen_data(f[0], Partition(f[0].size(), kRadix));
-      plan2 = std::make_shared<Plan2>(f[0], std::move(eigen), Rows2(f[1], options.pivoting),
+    if (op.dimension() == 2) {
+      plan2 = std::make_shared<Plan2>(f[0], eigen_data[0], Rows2(f[1], options.pivoting),
                                       kTargetTasks2d);
       ws2 = plan2->make_workspace(threads);
     } else {
       // Inner 2D solves run one per thread: never split their blocks.
-      auto eigen2 = compute_eigen_data(f[1], Partition(f[1].size(), kRadix));
-      auto inner =
-          std::make_shared<Plan2>(f[1], std::move(eigen2), Rows2(f[2], options.pivoting), 1);
-      auto eigen1 = compute_eigen_data(f[0], Partition(f[0].size(), kRadix));
+      auto inner = std::make_shared<Plan2>(f[1], eigen_data[1], Rows2(f[2], options.pivoting), 1);
       // Slots of split blocks hold up to 3 rows of n2·n3 per task: at most about one grid.
       const index_t target = std::clamp<index_t>(f[0].size() / 4, 1, 64);
-      plan3 = std::make_unique<Plan3>(f[0], std::move(eigen1), Rows3(f[1], f[2], inner), target);
+      plan3 = std::make_unique<Plan3>(f[0], eigen_data[0], Rows3(f[1], f[2], inner), target);
       ws3 = plan3->make_workspace(threads);
       plan2 = inner;
     }
@@ -299,8 +367,20 @@ struct Solver<Scalar>::Impl {
 };
 
 template <class Scalar>
-Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op, SolverOptions options)
-    : impl_(std::make_unique<Impl>(op, options)) {}
+Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op, SolverOptions options) {
+  const auto start = Clock::now();
+  check_options(options);
+  impl_ = std::make_unique<Impl>(op, compute_plan_eigen_data(op), options);
+  impl_->init_seconds = seconds_since(start);
+}
+
+template <class Scalar>
+Solver<Scalar>::Solver(const SeparableOperator<Scalar>& op,
+                       std::vector<EigenData<Scalar>> eigen_data, SolverOptions options) {
+  check_options(options);
+  check_plan_eigen_data(op, eigen_data, "solver");
+  impl_ = std::make_unique<Impl>(op, std::move(eigen_data), options);
+}
 
 template <class Scalar>
 Solver<Scalar>::~Solver() = default;
@@ -337,6 +417,10 @@ double Solver<Scalar>::init_seconds() const {
   return impl_->init_seconds;
 }
 template <class Scalar>
+const std::vector<EigenData<Scalar>>& Solver<Scalar>::eigen_data() const {
+  return impl_->eigen_data;
+}
+template <class Scalar>
 const SolveStats& Solver<Scalar>::last_solve() const {
   return impl_->stats;
 }
@@ -357,7 +441,12 @@ const SeparableOperator<Scalar>& Solver<Scalar>::op() const {
   return impl_->op;
 }
 
-#define PSCR_INSTANTIATE_SOLVER(Scalar) template class Solver<Scalar>;
+#define PSCR_INSTANTIATE_SOLVER(Scalar)                                         \
+  template class Solver<Scalar>;                                                \
+  template std::vector<EigenData<Scalar>> compute_plan_eigen_data<Scalar>(      \
+      const SeparableOperator<Scalar>&);                                        \
+  template void check_plan_eigen_data<Scalar>(const SeparableOperator<Scalar>&, \
+                                              const std::vector<EigenData<Scalar>>&, const char*);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_SOLVER)
 #undef PSCR_INSTANTIATE_SOLVER
 

@@ -21,8 +21,10 @@
 /// tridiagonal system has a zero pivot or the solution is not finite.
 
 #include <memory>
+#include <vector>
 
 #include "common/scalar.hpp"
+#include "eigen_init/eigen_data.hpp"
 #include "pscr/operator.hpp"
 
 namespace pscr::reference {
@@ -63,6 +65,23 @@ struct SolveStats {
   index_t right_hand_sides = 0;
 };
 
+/// @brief The eigen-data a solver for `op` needs, computed by eigen_init: those of dimension 1,
+/// then (3D) of dimension 2, each on the radix-4 partition of its factor. Both backends use this
+/// order, and so do io::write_eigen_data and io::read_eigen_data (given the same factors).
+/// Throws InputError for an operator of dimension other than 2 or 3, SolverError when the
+/// eigen-data cannot be computed.
+template <class Scalar>
+std::vector<EigenData<Scalar>> compute_plan_eigen_data(const SeparableOperator<Scalar>& op);
+
+/// @brief Checks that precomputed eigen-data fit `op` (the order of compute_plan_eigen_data):
+/// one entry per dimension but the last, each on the radix-4 partition of its factor's size, with
+/// one entry index per block of every level and entries of the blocks' sizes and component rows.
+/// Throws InputError naming `who`, the dimension, what was expected and what was found. The
+/// values are not checked against the factors (io::read_eigen_data does that by checksum).
+template <class Scalar>
+void check_plan_eigen_data(const SeparableOperator<Scalar>& op,
+                           const std::vector<EigenData<Scalar>>& eigen, const char* who);
+
 /// @brief Radix-4 PSCR on the CPU for a SeparableOperator (2D or 3D), Scalar = double or
 /// std::complex<double>.
 template <class Scalar>
@@ -72,6 +91,12 @@ class Solver {
   /// Throws InputError for options out of range, SolverError when the eigen-data cannot be
   /// computed (e.g. M1 not positive definite).
   explicit Solver(const SeparableOperator<Scalar>& op, SolverOptions options = {});
+  /// @brief Builds the plan from precomputed eigen-data (compute_plan_eigen_data's order, e.g.
+  /// from io::read_eigen_data or another solver's eigen_data()), so that nothing is recomputed.
+  /// The solutions are bitwise those of the constructor that computes them. Throws InputError
+  /// when the eigen-data do not fit op (check_plan_eigen_data) or for options out of range.
+  Solver(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen_data,
+         SolverOptions options = {});
   ~Solver();
   Solver(Solver&&) noexcept;
   Solver& operator=(Solver&&) noexcept;
@@ -86,8 +111,11 @@ class Solver {
   /// @brief solve() for nrhs grids stored one after another.
   void solve_many(index_t nrhs, const Scalar* f, Scalar* u);
 
-  /// @brief Seconds spent building the plan (eigen-data included).
+  /// @brief Seconds spent building the plan (eigen-data included when computed).
   double init_seconds() const;
+  /// @brief The eigen-data of the plan, dimension 1 first, then 2 in 3D (the order of
+  /// io::write_eigen_data), to save them for later solvers.
+  const std::vector<EigenData<Scalar>>& eigen_data() const;
   /// @brief Statistics of the last solve() or solve_many().
   const SolveStats& last_solve() const;
   /// @brief True when the operator is singular and solve() returns the mean-zero solution.

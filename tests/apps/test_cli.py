@@ -155,6 +155,48 @@ class Cli(unittest.TestCase):
         run("generate", "--equation", "poisson", "--bc", "absorbing", "-o", self.path("x.h5"), check_code=3)
         run("solve", prob, "-o", self.path("v.h5"), "--backend", "quantum", check_code=2)
 
+    def test_eigen_data_file_roundtrip(self):
+        for equation, dim, extra in (("poisson", 2, ["--mesh", "random", "--n", "17,9"]),
+                                     ("helmholtz", 2, ["--n", "15,16", "--ppw", "10"]),
+                                     ("helmholtz", 3, ["--n", "5,7,3", "--nrhs", "2"])):
+            with self.subTest(equation=equation, dim=dim):
+                prob, eig = self.path(f"{equation}{dim}.h5"), self.path(f"{equation}{dim}-eig.h5")
+                run("generate", "--equation", equation, "--dim", dim, *extra, "-o", prob, check_code=0)
+                # First run: computes the eigen-data and writes the file after the solve.
+                first = run("solve", prob, "-o", self.path("u1.h5"), "--backend", "cpu", "--threads", "2",
+                            "--eigen-data", eig, "--force", check_code=0).stdout
+                self.assertIn("eigen-data computed, saved to", first)
+                with h5py.File(eig, "r") as f:
+                    self.assertEqual(int(f.attrs["dimensions"]), dim - 1)
+                saved = read_bytes(eig)
+                # Second run: loads them, the same solution bit for bit, the file left as it was.
+                second = run("solve", prob, "-o", self.path("u2.h5"), "--backend", "cpu", "--threads", "2",
+                             "--eigen-data", eig, "--force", check_code=0).stdout
+                self.assertIn("eigen-data loaded from", second)
+                self.assertEqual(saved, read_bytes(eig))
+                with h5py.File(self.path("u1.h5"), "r") as a, h5py.File(self.path("u2.h5"), "r") as b:
+                    np.testing.assert_array_equal(a["u"][...], b["u"][...])
+        # A file for another problem (same sizes, other mesh): refused as bad input, not replaced.
+        other = self.path("other.h5")
+        run("generate", "--dim", 2, "--mesh", "random", "--n", "17,9", "--seed", "2", "-o", other, check_code=0)
+        eig = self.path("poisson2-eig.h5")
+        saved = read_bytes(eig)
+        p = run("solve", other, "-o", self.path("u3.h5"), "--backend", "cpu", "--eigen-data", eig, check_code=3)
+        self.assertIn("poisson2-eig.h5", p.stderr)
+        self.assertFalse(os.path.exists(self.path("u3.h5")))
+        self.assertEqual(saved, read_bytes(eig))
+        # Other sizes, and a file that is not an eigen-data file: bad input too.
+        small = self.path("small.h5")
+        run("generate", "--dim", 2, "--n", "9,9", "-o", small, check_code=0)
+        run("solve", small, "-o", self.path("u4.h5"), "--backend", "cpu", "--eigen-data", eig, check_code=3)
+        run("solve", small, "-o", self.path("u5.h5"), "--backend", "cpu", "--eigen-data", other, check_code=3)
+        # The eigen-data file cannot be written (no such directory): checked before the solve.
+        run("solve", small, "-o", self.path("u6.h5"), "--backend", "cpu",
+            "--eigen-data", self.path("no/such/dir.h5"), check_code=4)
+        self.assertFalse(os.path.exists(self.path("u6.h5")))
+        self.assertIn("--eigen-data", run("solve", "--help", check_code=0).stdout)
+        run("solve", small, "-o", self.path("u7.h5"), "--eigen-data", "", check_code=2)
+
 
 if __name__ == "__main__":
     PSCR = os.path.abspath(sys.argv.pop(1))

@@ -161,17 +161,21 @@ class SolverGpuEmulation : public ::testing::Test {};
 TYPED_TEST_SUITE(SolverGpuEmulation, testing::ScalarTypes);
 
 /// Solves nrhs grids through SolverCore<Scalar, HostExec> in one round, elements visited forward
-/// or in reverse; `check`: a host solve (refinement decided on residuals), else a device solve.
+/// or in reverse; `check`: a host solve (refinement decided on residuals), else a device solve;
+/// `eigen`: precomputed eigen-data for the plan (moved from), or null to compute them.
 template <class Scalar>
 std::vector<Scalar> emulate(const SeparableOperator<Scalar>& op, const std::vector<Scalar>& f,
                             index_t nrhs, cuda::SolverOptions options, bool reverse,
                             bool* singular = nullptr, cuda::SolveStats* stats = nullptr,
-                            bool check = true) {
+                            bool check = true, std::vector<EigenData<Scalar>>* eigen = nullptr) {
   using T = cuda::detail::kernel_t<Scalar>;
   HostExec exec;
   exec.reverse = reverse;
   options.rhs_per_round = nrhs;
-  cuda::detail::SolverCore<Scalar, HostExec> core(exec, op, options, 0);
+  using Core = cuda::detail::SolverCore<Scalar, HostExec>;
+  auto plan = eigen ? std::make_unique<Core>(exec, op, std::move(*eigen), options, 0)
+                    : std::make_unique<Core>(exec, op, options, 0);
+  Core& core = *plan;
   EXPECT_EQ(core.rhs_per_round(), nrhs);
   HostExec::Buffer<T> u(f.size());
   cuda::SolveStats st;
@@ -378,6 +382,34 @@ TYPED_TEST(SolverGpuEmulation, RefinementFollowsTheCpuRule) {
     for (std::size_t k = 0; k < ud.size(); ++k) ASSERT_EQ(ud[k], u[k]) << "element " << k;
   }
   if (is_complex_v<Scalar>) EXPECT_GT(refined, 0) << "no case exercised the refinement";
+}
+
+TYPED_TEST(SolverGpuEmulation, PlanFromGivenEigenDataIsBitwiseTheSame) {
+  using Scalar = TypeParam;
+  // The plan built from precomputed eigen-data (issue 3: initialize once, solve many times)
+  // solves exactly as the plan that computes them; eigen-data of another size are refused.
+  index_t ran = 0;
+  for (const auto& c : testing::gpu_cases()) {
+    if (!c.template runs_as<Scalar>()) continue;
+    SCOPED_TRACE(c.name());
+    const Problem<Scalar> p = testing::make_problem<Scalar>(c);
+    auto eigen = reference::compute_plan_eigen_data(p.op);
+    const auto u = emulate(p.op, p.f, 1, {}, false);
+    const auto u_given = emulate(p.op, p.f, 1, {}, false, nullptr, nullptr, true, &eigen);
+    for (std::size_t k = 0; k < u.size(); ++k) ASSERT_EQ(u_given[k], u[k]) << "element " << k;
+    ++ran;
+  }
+  EXPECT_GT(ran, 10);
+  // The first two 2D cases of this scalar type whose n1 differ.
+  std::vector<Problem<Scalar>> two;
+  for (const auto& c : testing::gpu_cases())
+    if (c.template runs_as<Scalar>() && c.spec.dims.size() == 2 &&
+        (two.empty() || two[0].op.factor(0).size() != c.spec.dims[0].n) && two.size() < 2)
+      two.push_back(testing::make_problem<Scalar>(c));
+  ASSERT_EQ(two.size(), 2u);
+  auto wrong = reference::compute_plan_eigen_data(two[1].op);
+  EXPECT_THROW(emulate(two[0].op, two[0].f, 1, {}, false, nullptr, nullptr, true, &wrong),
+               InputError);
 }
 
 }  // namespace
