@@ -380,21 +380,13 @@ std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend,
   return std::make_unique<CpuBackend<Scalar>>(op, threads, eigen);
 }
 
-/// The factors that eigen-data files are tied to: those of every dimension but the last.
-template <class Scalar>
-std::vector<const Factor<Scalar>*> eigen_factors(const SeparableOperator<Scalar>& op) {
-  std::vector<const Factor<Scalar>*> factors;
-  for (int d = 0; d + 1 < op.dimension(); ++d) factors.push_back(&op.factor(d));
-  return factors;
-}
-
 /// Writes the plan's eigen-data to a file that did not exist (never replacing one). Returns
 /// what the summary says: saved, or kept when another process wrote the file meanwhile.
 template <class Scalar>
 std::string save_eigen_data(const std::string& path, const Backend<Scalar>& backend,
                             const SeparableOperator<Scalar>& op) {
   try {
-    io::write_eigen_data(path, backend.eigen_data(), eigen_factors(op), false);
+    io::write_eigen_data(path, backend.eigen_data(), reference::plan_eigen_factors(op), false);
   } catch (const OutputError&) {
     if (!std::filesystem::exists(path)) throw;
     return "computed; not saved: " + path + " appeared meanwhile and was kept";
@@ -411,7 +403,7 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
   const index_t n = p.op.grid_size();
   const auto t_init = Clock::now();
   std::vector<EigenData<Scalar>> eigen;
-  if (load) eigen = io::read_eigen_data(eigen_path, eigen_factors(p.op));
+  if (load) eigen = io::read_eigen_data(eigen_path, reference::plan_eigen_factors(p.op));
   const double read_seconds = seconds_since(t_init);
   const auto backend = make_backend(backend_name, p.op, threads, load ? &eigen : nullptr);
 

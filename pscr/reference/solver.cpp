@@ -95,6 +95,13 @@ std::vector<EigenData<Scalar>> compute_plan_eigen_data(const SeparableOperator<S
 }
 
 template <class Scalar>
+std::vector<const Factor<Scalar>*> plan_eigen_factors(const SeparableOperator<Scalar>& op) {
+  std::vector<const Factor<Scalar>*> factors;
+  for (int d = 0; d + 1 < op.dimension(); ++d) factors.push_back(&op.factor(d));
+  return factors;
+}
+
+template <class Scalar>
 void check_plan_eigen_data(const SeparableOperator<Scalar>& op,
                            const std::vector<EigenData<Scalar>>& eigen, const char* who) {
   const int dims = op.dimension() - 1;
@@ -444,6 +451,8 @@ const SeparableOperator<Scalar>& Solver<Scalar>::op() const {
 #define PSCR_INSTANTIATE_SOLVER(Scalar)                                         \
   template class Solver<Scalar>;                                                \
   template std::vector<EigenData<Scalar>> compute_plan_eigen_data<Scalar>(      \
+      const SeparableOperator<Scalar>&);                                        \
+  template std::vector<const Factor<Scalar>*> plan_eigen_factors<Scalar>(       \
       const SeparableOperator<Scalar>&);                                        \
   template void check_plan_eigen_data<Scalar>(const SeparableOperator<Scalar>&, \
                                               const std::vector<EigenData<Scalar>>&, const char*);

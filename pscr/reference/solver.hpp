@@ -73,6 +73,11 @@ struct SolveStats {
 template <class Scalar>
 std::vector<EigenData<Scalar>> compute_plan_eigen_data(const SeparableOperator<Scalar>& op);
 
+/// @brief The factors the plan's eigen-data are computed from, in their order (every dimension
+/// but the last): the `factors` argument of io::write_eigen_data and io::read_eigen_data.
+template <class Scalar>
+std::vector<const Factor<Scalar>*> plan_eigen_factors(const SeparableOperator<Scalar>& op);
+
 /// @brief Checks that precomputed eigen-data fit `op` (the order of compute_plan_eigen_data):
 /// one entry per dimension but the last, each on the radix-4 partition of its factor's size, with
 /// one entry index per block of every level and entries of the blocks' sizes and component rows.

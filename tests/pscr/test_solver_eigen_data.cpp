@@ -23,14 +23,6 @@ template <class Scalar>
 class SolverEigenDataTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SolverEigenDataTest, testing::ScalarTypes);
 
-/// The factors an eigen-data file is tied to: every dimension but the last.
-template <class Scalar>
-std::vector<const Factor<Scalar>*> plan_factors(const SeparableOperator<Scalar>& op) {
-  std::vector<const Factor<Scalar>*> factors;
-  for (int d = 0; d + 1 < op.dimension(); ++d) factors.push_back(&op.factor(d));
-  return factors;
-}
-
 /// u = A⁻¹ f with `solver` (threads fixed: bitwise comparisons).
 template <class Scalar>
 std::vector<Scalar> solve(reference::Solver<Scalar>& solver, const std::vector<Scalar>& f) {
@@ -64,8 +56,9 @@ TYPED_TEST(SolverEigenDataTest, BitwiseFromGivenAndFromFile) {
 
     reference::Solver<Scalar> given(p.op, computed.eigen_data(), options);
     const std::string path = dir.file("eigen" + std::to_string(ran) + ".h5");
-    io::write_eigen_data(path, computed.eigen_data(), plan_factors(p.op), false);
-    reference::Solver<Scalar> loaded(p.op, io::read_eigen_data(path, plan_factors(p.op)), options);
+    io::write_eigen_data(path, computed.eigen_data(), reference::plan_eigen_factors(p.op), false);
+    reference::Solver<Scalar> loaded(
+        p.op, io::read_eigen_data(path, reference::plan_eigen_factors(p.op)), options);
     const std::vector<Scalar> u_given = solve(given, p.f);
     const std::vector<Scalar> u_loaded = solve(loaded, p.f);
     EXPECT_EQ(given.singular(), computed.singular());
@@ -147,11 +140,12 @@ TYPED_TEST(SolverEigenDataTest, FileOfOtherFactorsIsRefused) {
     SCOPED_TRACE(std::to_string(dims) + "D");
     const Problem<Scalar> p = first_problem<Scalar>(dims);
     const std::string path = dir.file("eigen" + std::to_string(dims) + ".h5");
-    io::write_eigen_data(path, reference::compute_plan_eigen_data(p.op), plan_factors(p.op), false);
+    io::write_eigen_data(path, reference::compute_plan_eigen_data(p.op),
+                         reference::plan_eigen_factors(p.op), false);
     // The same sizes, other values: A1 scaled.
     Factor<Scalar> scaled = p.op.factor(0);
     for (auto& x : scaled.A.diag) x *= 2.0;
-    auto factors = plan_factors(p.op);
+    auto factors = reference::plan_eigen_factors(p.op);
     factors[0] = &scaled;
     EXPECT_THROW(io::read_eigen_data(path, factors), InputError);
   }
