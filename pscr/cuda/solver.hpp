@@ -4,8 +4,9 @@
 /// and 3D separable operators of pscr/operator.hpp, real and complex. Host C++ (no CUDA syntax).
 ///
 /// A Solver is a plan built once from a SeparableOperator: the eigen-data are computed on the CPU
-/// (eigen_init) and uploaded, and ALL device memory the solves need is allocated in the
-/// constructor and reused by every solve; a solve allocates nothing.
+/// (eigen_init), or given (e.g. read from an eigen-data file), and uploaded, and ALL device memory
+/// the solves need is allocated in the constructor and reused by every solve; a solve allocates
+/// nothing.
 ///
 /// Layout of f and u (host or device): C order, shape (n1, n2[, n3]), the last index fastest;
 /// several right-hand sides one grid after another, shape (nrhs, n1, n2[, n3]).
