@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "eigen_init/eigen_data_check.hpp"
 #include "io/hdf5_support.hpp"
 
 namespace pscr::io {
@@ -55,64 +56,25 @@ std::string dataset(const std::string& group, const char* name) {
   return "dataset `" + group + "/" + name + "`";
 }
 
-/// Checks that `data` matches its partition: a block_entry list per level with one valid entry
-/// index per block, and every used entry with the block's size, its relative component rows, a
-/// W of rows × size values, all finite. Calls fail(object, message) (which throws) otherwise.
-template <class Scalar, class Fail>
-void check_consistent(const EigenData<Scalar>& data, const std::string& group, Fail&& fail) {
-  const Partition& p = data.partition;
-  const index_t entries = static_cast<index_t>(data.distinct.size());
-  if (static_cast<int>(data.block_entry.size()) != p.num_levels())
-    fail(dataset(group, "level_offset"),
-         "expected " + std::to_string(p.num_levels()) +
-             " levels (partition of n = " + std::to_string(p.size()) + ", radix " +
-             std::to_string(p.radix()) + "), found " + std::to_string(data.block_entry.size()));
-  for (int i = 1; i <= p.num_levels(); ++i) {
-    const auto& blocks = p.level(i).blocks;
-    const auto& entry_of = data.block_entry[i - 1];
-    if (entry_of.size() != blocks.size())
-      fail(dataset(group, "level_offset"), "expected " + std::to_string(blocks.size()) +
-                                               " blocks at level " + std::to_string(i) +
-                                               ", found " + std::to_string(entry_of.size()));
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      const std::string where = "level " + std::to_string(i) + " block " + std::to_string(b);
-      const index_t e = entry_of[b];
-      if (e < 0 || e >= entries)
-        fail(dataset(group, "block_entry"), "expected an entry index in [0, " +
-                                                std::to_string(entries) + ") for " + where +
-                                                ", found " + std::to_string(e));
-      const BlockEigen<Scalar>& entry = data.distinct[e];
-      const index_t m = blocks[b].size();
-      if (entry.size() != m)
-        fail(dataset(group, "lambda_offset"),
-             "expected " + std::to_string(m) + " eigenvalues in entry " + std::to_string(e) +
-                 " (used by " + where + " of size " + std::to_string(m) + "), found " +
-                 std::to_string(entry.size()));
-      std::vector<index_t> rows = blocks[b].component_rows;
-      for (index_t& r : rows) r -= blocks[b].first;
-      if (entry.rows != rows) {
-        std::string want, found;
-        for (index_t r : rows) want += (want.empty() ? "" : ", ") + std::to_string(r);
-        for (index_t r : entry.rows) found += (found.empty() ? "" : ", ") + std::to_string(r);
-        fail(dataset(group, "rows"), "expected rows (" + want + ") in entry " + std::to_string(e) +
-                                         " (used by " + where + "), found (" + found + ")");
-      }
-      if (entry.W.size() != rows.size() * static_cast<std::size_t>(m))
-        fail(dataset(group, "W"), "expected " + std::to_string(rows.size() * m) +
-                                      " components in entry " + std::to_string(e) + ", found " +
-                                      std::to_string(entry.W.size()));
-    }
+/// The file's dataset that holds each part of the eigen-data.
+const char* dataset_of(EigenDataPart part) {
+  switch (part) {
+    case EigenDataPart::levels:
+    case EigenDataPart::blocks:
+      return "level_offset";
+    case EigenDataPart::entry_index:
+      return "block_entry";
+    case EigenDataPart::eigenvalue_count:
+      return "lambda_offset";
+    case EigenDataPart::component_rows:
+      return "rows";
+    case EigenDataPart::eigenvalues:
+      return "lambda";
+    case EigenDataPart::components:
+    case EigenDataPart::component_values:
+      break;
   }
-  for (index_t e = 0; e < entries; ++e) {
-    for (const Scalar& x : data.distinct[e].lambda)
-      if (!is_finite(x))
-        fail(dataset(group, "lambda"),
-             "expected finite eigenvalues, entry " + std::to_string(e) + " has a non-finite one");
-    for (const Scalar& x : data.distinct[e].W)
-      if (!is_finite(x))
-        fail(dataset(group, "W"),
-             "expected finite components, entry " + std::to_string(e) + " has a non-finite one");
-  }
+  return "W";
 }
 
 /// Checks an offset array: entries + 1 values from 0, non-decreasing, ending at `total`.
@@ -211,9 +173,8 @@ EigenData<Scalar> read_dimension(const FileReader& r, const std::string& group,
   for (int i = 1; i <= levels; ++i)
     data.block_entry.emplace_back(block_entry.begin() + level_offset[i - 1],
                                   block_entry.begin() + level_offset[i]);
-  check_consistent(data, group, [&](const std::string& object, const std::string& message) {
-    r.fail(object, message);
-  });
+  if (const auto fault = find_fault(data))
+    r.fail(dataset(group, dataset_of(fault->part)), fault->message);
   return data;
 }
 
@@ -244,9 +205,9 @@ void write_eigen_data(const std::string& path, const std::vector<EigenData<Scala
       PSCR_INPUT_ERROR(where << "factor " << d + 1 << " has size "
                              << (factors[d] ? factors[d]->size() : 0)
                              << ", expected the partition's size " << data.partition.size());
-    check_consistent(data, group_name(d), [&](const std::string& object, const std::string& m) {
-      throw InputError(where + object + ": " + m);
-    });
+    if (const auto fault = find_fault(data))
+      throw InputError(where + dataset(group_name(d), dataset_of(fault->part)) + ": " +
+                       fault->message);
     for (const auto& e : data.distinct)
       bytes += (e.lambda.size() + e.W.size()) * sizeof(Scalar) + e.rows.size() * 8;
   }

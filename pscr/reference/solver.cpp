@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "eigen_init/eigen_data_check.hpp"
 #include "eigen_init/eigen_init.hpp"
 #include "pscr/partition.hpp"
 #include "pscr/reference/levels.hpp"
@@ -60,28 +61,6 @@ void check_options(const SolverOptions& options) {
     PSCR_INPUT_ERROR("solver: threads must be >= 0 (0: OpenMP default), got " << options.threads);
 }
 
-/// Block b of level i of `data` against its partition (see check_plan_eigen_data).
-template <class Scalar>
-void check_block(const EigenData<Scalar>& data, int i, std::size_t b, const std::string& where) {
-  const Block& block = data.partition.level(i).blocks[b];
-  const index_t e = data.block_entry[i - 1][b];
-  const index_t entries = static_cast<index_t>(data.distinct.size());
-  if (e < 0 || e >= entries)
-    PSCR_INPUT_ERROR(where << "expected an entry index in [0, " << entries << ") for level " << i
-                           << " block " << b << ", found " << e);
-  const BlockEigen<Scalar>& entry = data.distinct[e];
-  std::vector<index_t> rows = block.component_rows;
-  for (index_t& r : rows) r -= block.first;
-  if (entry.size() != block.size() || entry.rows != rows ||
-      entry.W.size() != rows.size() * static_cast<std::size_t>(block.size()))
-    PSCR_INPUT_ERROR(where << "level " << i << " block " << b << " (rows " << block.first << ".."
-                           << block.last << ") expected an entry of " << block.size()
-                           << " eigenvalues, " << rows.size() << " component rows and "
-                           << rows.size() * block.size() << " components, found entry " << e
-                           << " with " << entry.size() << ", " << entry.rows.size() << " and "
-                           << entry.W.size());
-}
-
 }  // namespace
 
 template <class Scalar>
@@ -120,16 +99,7 @@ void check_plan_eigen_data(const SeparableOperator<Scalar>& op,
       PSCR_INPUT_ERROR(where << "expected the radix-" << kRadix << " partition of n = " << n
                              << " (the size of factor " << d + 1 << "), found n = " << p.size()
                              << ", radix " << p.radix());
-    if (static_cast<int>(data.block_entry.size()) != p.num_levels())
-      PSCR_INPUT_ERROR(where << "expected block entries for " << p.num_levels() << " levels, found "
-                             << data.block_entry.size());
-    for (int i = 1; i <= p.num_levels(); ++i) {
-      const std::size_t blocks = p.level(i).blocks.size();
-      if (data.block_entry[i - 1].size() != blocks)
-        PSCR_INPUT_ERROR(where << "expected " << blocks << " block entries at level " << i
-                               << ", found " << data.block_entry[i - 1].size());
-      for (std::size_t b = 0; b < blocks; ++b) check_block(data, i, b, where);
-    }
+    if (const auto fault = find_fault(data)) PSCR_INPUT_ERROR(where << fault->message);
   }
 }
 
