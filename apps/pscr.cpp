@@ -337,8 +337,9 @@ class GpuBackend : public Backend<Scalar> {
  public:
   /// `eigen`: precomputed eigen-data (moved from), or null to compute them.
   GpuBackend(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>>* eigen) {
-    solver_ = eigen ? std::make_unique<cuda::Solver<Scalar>>(op, std::move(*eigen))
-                    : std::make_unique<cuda::Solver<Scalar>>(op);
+    solver_ =
+        eigen ? std::make_unique<cuda::Solver<Scalar>>(op, std::move(*eigen), cuda::SolverOptions{})
+              : std::make_unique<cuda::Solver<Scalar>>(op);
     this->init_seconds = solver_->init_seconds();
     this->name = "gpu";
     this->threads = omp_get_max_threads();  // the CPU threads of the plan's initialization

@@ -125,8 +125,9 @@ class Solver {
   /// io::read_eigen_data or a solver's eigen_data()): nothing is computed on the CPU, and the
   /// solutions are bitwise those of the constructor that computes them. Throws InputError when
   /// the eigen-data do not fit op (pscr::reference::check_plan_eigen_data), otherwise as above.
+  /// (`options` has no default, so that `Solver(op, {})` stays the constructor above.)
   Solver(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen_data,
-         SolverOptions options = {});
+         SolverOptions options);
   ~Solver();
   Solver(Solver&&) noexcept;
   Solver& operator=(Solver&&) noexcept;

@@ -100,8 +100,9 @@ class Solver {
   /// from io::read_eigen_data or another solver's eigen_data()), so that nothing is recomputed.
   /// The solutions are bitwise those of the constructor that computes them. Throws InputError
   /// when the eigen-data do not fit op (check_plan_eigen_data) or for options out of range.
+  /// (`options` has no default, so that `Solver(op, {})` stays the constructor above.)
   Solver(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen_data,
-         SolverOptions options = {});
+         SolverOptions options);
   ~Solver();
   Solver(Solver&&) noexcept;
   Solver& operator=(Solver&&) noexcept;

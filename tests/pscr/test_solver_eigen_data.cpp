@@ -76,7 +76,7 @@ template <class Scalar>
 void expect_refused(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen,
                     const std::string& what) {
   try {
-    reference::Solver<Scalar> solver(op, std::move(eigen));
+    reference::Solver<Scalar> solver(op, std::move(eigen), {});
     ADD_FAILURE() << "accepted eigen-data that do not fit (expected: " << what << ")";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();

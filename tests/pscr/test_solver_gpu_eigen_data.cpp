@@ -42,11 +42,11 @@ TYPED_TEST(SolverGpuEigenDataTest, BitwiseFromGivenEigenData) {
     cuda::Solver<Scalar> computed(p.op);
     ASSERT_EQ(static_cast<int>(computed.eigen_data().size()), p.op.dimension() - 1);
     const std::vector<Scalar> u = solve(computed, p.f);
-    cuda::Solver<Scalar> given(p.op, computed.eigen_data());
+    cuda::Solver<Scalar> given(p.op, computed.eigen_data(), {});
     const std::vector<Scalar> u_given = solve(given, p.f);
     // The CPU solver's eigen-data: the same computation (compute_plan_eigen_data).
     reference::Solver<Scalar> cpu(p.op);
-    cuda::Solver<Scalar> from_cpu(p.op, cpu.eigen_data());
+    cuda::Solver<Scalar> from_cpu(p.op, cpu.eigen_data(), {});
     const std::vector<Scalar> u_cpu = solve(from_cpu, p.f);
     EXPECT_EQ(given.singular(), computed.singular());
     for (std::size_t k = 0; k < u.size(); ++k) {
@@ -67,7 +67,7 @@ TYPED_TEST(SolverGpuEigenDataTest, RefusesEigenDataOfAnotherSize) {
           (two.empty() || two[0].op.factor(0).size() != c.spec.dims[0].n) && two.size() < 2)
         two.push_back(testing::make_problem<Scalar>(c));
     ASSERT_EQ(two.size(), 2u);
-    EXPECT_THROW(cuda::Solver<Scalar>(two[0].op, reference::compute_plan_eigen_data(two[1].op)),
+    EXPECT_THROW(cuda::Solver<Scalar>(two[0].op, reference::compute_plan_eigen_data(two[1].op), {}),
                  InputError);
   }
 }
