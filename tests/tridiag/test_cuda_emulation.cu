@@ -10,6 +10,7 @@
 
 #include <array>
 #include <complex>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -315,51 +316,12 @@ template <class Scalar>
 class EmulationTest : public ::testing::Test {};
 TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
 
-template <int M, class Scalar>
-void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool shifted) {
-  using T = cuda::detail::kernel_scalar_t<Scalar>;
-  const index_t n = t.n;
-  std::vector<Scalar> ref(n * t.batch), work(n);
-  const BatchLayout l = BatchLayout::contiguous(n);
-  reference::solve_general(n, t.batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l,
-                           ref.data(), l, work.data(), n);
-  const auto cond = testing::condition_numbers(t);
-  const index_t chunk = chunk_partitions > 0 ? chunk_partitions * M : n;
-  for (index_t k = 0; k < t.batch; ++k) {
-    std::vector<T> d(n), a(n), b(n), c(n);
-    for (index_t r = 0; r < n; ++r) {
-      d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
-      a[r] = reinterpret_cast<const T&>(t.a[k * n + r]);
-      b[r] = reinterpret_cast<const T&>(t.b[k * n + r]);
-      c[r] = reinterpret_cast<const T&>(t.c[k * n + r]);
-    }
-    auto check = [&](const std::vector<T>& x, const char* variant) {
-      std::vector<Scalar> xs(n * t.batch);
-      for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const Scalar&>(x[r]);
-      // Both solves are backward stable on these systems: as in test_reference.cpp.
-      EXPECT_LE(testing::forward_error(xs, ref, n, k),
-                pscr::testing::tolerance<Scalar>(200, cond[k]))
-          << variant << ", M " << M << ", n " << n << ", system " << k << ", chunk " << chunk;
-    };
-    if (shifted) {
-      const cuda::detail::ShiftedMatrix<T> m{
-          cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
-          cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
-      const T s = reinterpret_cast<const T&>(t.shifts[k]);
-      const ShiftedHolder<T> holder{{m, s}};
-      check(emulate_partition<M>([&](index_t, int) { return holder; }, d, chunk), "shifted");
-      check(emulate_partition<M>(StagedChunks<M, T>{m, s}, d, chunk), "shifted, staged");
-    } else {
-      check(emulate_partition<M>(GeneralChunks<M, T>{&a, &b, &c}, d, chunk), "general");
-    }
-  }
-}
-
-/// A register method (`emulate(rows_of, d)`: emulate_warp<K> or emulate_segment<K>) with K rows
-/// per lane on every system of t, all its forms.
-template <int K, class Scalar, class Emulate>
-void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* method,
-                 const Emulate& emulate) {
+/// A method emulated on every system of t, all its forms: `emulate(rows_of, d)` returns x for
+/// one system (rows_of: the rows accessor holders of the method's tiles, padded with period P);
+/// `label` names the method in failure messages.
+template <int P, class Scalar, class Emulate>
+void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::string& label,
+                  const Emulate& emulate) {
   using T = cuda::detail::kernel_scalar_t<Scalar>;
   const index_t n = t.n;
   std::vector<Scalar> ref(n * t.batch), work(n);
@@ -381,7 +343,7 @@ void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* meth
       // Both solves are backward stable on these systems: as in test_reference.cpp.
       EXPECT_LE(testing::forward_error(xs, ref, n, k),
                 pscr::testing::tolerance<Scalar>(200, cond[k]))
-          << variant << ", " << method << " K " << K << ", n " << n << ", system " << k;
+          << variant << ", " << label << ", n " << n << ", system " << k;
     };
     if (shifted) {
       const cuda::detail::ShiftedMatrix<T> m{
@@ -390,11 +352,28 @@ void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* meth
       const T s = reinterpret_cast<const T&>(t.shifts[k]);
       const ShiftedHolder<T> holder{{m, s}};
       check(emulate([&](index_t, int) { return holder; }, d), "shifted");
-      check(emulate(StagedChunks<K, T>{m, s}, d), "shifted, staged");
+      check(emulate(StagedChunks<P, T>{m, s}, d), "shifted, staged");
     } else {
-      check(emulate(GeneralChunks<K, T>{&a, &b, &c}, d), "general");
+      check(emulate(GeneralChunks<P, T>{&a, &b, &c}, d), "general");
     }
   }
+}
+
+/// The partition method with M rows per partition, chunks of chunk_partitions partitions (0:
+/// whole systems in one chunk).
+template <int M, class Scalar>
+void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool shifted) {
+  const index_t chunk = chunk_partitions > 0 ? chunk_partitions * M : t.n;
+  check_method<M>(
+      t, shifted, "partition M " + std::to_string(M) + ", chunk " + std::to_string(chunk),
+      [&](const auto& rows_of, const auto& d) { return emulate_partition<M>(rows_of, d, chunk); });
+}
+
+/// A register method (emulate_warp<K> or emulate_segment<K>) with K rows per lane.
+template <int K, class Scalar, class Emulate>
+void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* method,
+                 const Emulate& emulate) {
+  check_method<K>(t, shifted, std::string(method) + " K " + std::to_string(K), emulate);
 }
 
 /// Every size up to 32·K from the issue's list (and the ones that fill all lanes exactly).
