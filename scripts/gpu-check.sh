@@ -69,6 +69,20 @@ if [ "$tests" != none ]; then
       --tolerance 1e-9; } 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   rm -f "$out/example-solution.h5"
+  # Initialize once, solve many times: the first solve writes the eigen-data, the second reads
+  # them (and must give a solution of the same residual).
+  step "pscr solve --backend gpu --eigen-data (written, then read)"
+  eigen="$out/example-eigen.h5"
+  rm -f "$eigen"
+  for pass in write read; do
+    { "$build/apps/pscr" solve "$root/examples/helmholtz-2d.h5" -o "$out/example-solution.h5" \
+        --backend gpu --force --tolerance 1e-9 --eigen-data "$eigen" &&
+      "$build/apps/pscr" residual "$root/examples/helmholtz-2d.h5" "$out/example-solution.h5" \
+        --tolerance 1e-9; } 2>&1 | sed "s/^/[$pass] /" | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    rm -f "$out/example-solution.h5"
+  done
+  rm -f "$eigen"
 fi
 
 for name in ${benches//,/ }; do
