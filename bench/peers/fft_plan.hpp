@@ -20,8 +20,8 @@
 
 #include <vector>
 
-#include "bench/peers/host_device.hpp"
 #include "common/scalar.hpp"
+#include "pscr/fd/host_device.hpp"
 #include "pscr/operator.hpp"
 
 namespace pscr::peers {
@@ -83,7 +83,7 @@ struct ExtendSlot {
 
 /// @brief Decodes output element t (contiguous: t = o·len + rr; strided:
 /// t = (rr·outer + o)·inner + q) of `step`'s extension array, reading its input through `src`.
-PSCR_PEERS_HD inline ExtendSlot extend_slot(const DstStep& step, const DstSource& src, index_t t) {
+PSCR_FD_HD inline ExtendSlot extend_slot(const DstStep& step, const DstSource& src, index_t t) {
   const index_t len = 2 * (step.n + 1);
   index_t o, rr, q;
   if (step.contiguous) {
@@ -107,8 +107,8 @@ PSCR_PEERS_HD inline ExtendSlot extend_slot(const DstStep& step, const DstSource
 }
 
 /// @brief The inverse pass's division by the eigenvalue of coefficient (o, r).
-PSCR_PEERS_HD inline double dst_scale(double v, const double* lead, const double* last, double c,
-                                      double factor, index_t o, index_t r) {
+PSCR_FD_HD inline double dst_scale(double v, const double* lead, const double* last, double c,
+                                   double factor, index_t o, index_t r) {
   return v * factor / (lead[o] + last[r] + c);
 }
 

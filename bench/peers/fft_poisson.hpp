@@ -25,10 +25,10 @@
 #include <cstddef>
 #include <vector>
 
-#include "bench/peers/fd_gpu.hpp"
 #include "bench/peers/fft_plan.hpp"
 #include "bench/peers/gpu_support.hpp"
 #include "common/cuda/device_buffer.hpp"
+#include "pscr/cuda/fd_solver.hpp"
 #include "pscr/operator.hpp"
 
 namespace pscr::peers {

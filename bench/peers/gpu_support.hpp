@@ -1,22 +1,14 @@
 #pragma once
-/// @file Checked calls and RAII owners for the cuBLAS and cuFFT handles of the peers. Host C++
-/// (no CUDA syntax); benchmark code, not part of the library.
+/// @file Checked calls and an RAII owner for the cuFFT plans of the peers (cuBLAS:
+/// pscr/cuda/cublas.hpp). Host C++ (no CUDA syntax); benchmark code, not part of the library.
 
-#include <cublas_v2.h>
 #include <cufft.h>
 
 #include "common/cuda/check.hpp"
 #include "common/error.hpp"
-
-/// Checks a cuBLAS call: a status other than CUBLAS_STATUS_SUCCESS throws pscr::LibraryError.
-#define PSCR_CUBLAS_CHECK(call)                                                             \
-  do {                                                                                      \
-    const cublasStatus_t pscr_status_ = (call);                                             \
-    if (pscr_status_ != CUBLAS_STATUS_SUCCESS)                                              \
-      ::pscr::detail::throw_library_error("cuBLAS", #call, static_cast<long>(pscr_status_), \
-                                          cublasGetStatusString(pscr_status_), __FILE__,    \
-                                          __LINE__);                                        \
-  } while (0)
+#include "pscr/cuda/cublas.hpp"
+#include "pscr/cuda/fd_solver.hpp"
+#include "pscr/fd/setup.hpp"
 
 /// Checks a cuFFT call: a result other than CUFFT_SUCCESS throws pscr::LibraryError.
 #define PSCR_CUFFT_CHECK(call)                                                                 \
@@ -29,21 +21,14 @@
 
 namespace pscr::peers {
 
-/// @brief An owned cuBLAS handle (pointer mode host, default math mode: FP64 GEMMs run on the
-/// tensor cores where the device has them, with IEEE results).
-class CublasHandle {
- public:
-  CublasHandle() { PSCR_CUBLAS_CHECK(cublasCreate(&handle_)); }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  ~CublasHandle() {
-    if (handle_ != nullptr) cublasDestroy(handle_);
-  }
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
+// The library's FD method (pscr/fd, pscr/cuda/fd_solver.hpp) is the fd peer: the bench times the
+// very code the solver runs.
+using cuda::CublasHandle;
+using cuda::FdGpuSolver;
+using fd::CostModel;
+using fd::fd_setup;
+using fd::fd_solve;
+using fd::FdSetup;
 
 /// @brief An owned cuFFT plan; created by the caller through make(), destroyed here.
 class CufftPlan {

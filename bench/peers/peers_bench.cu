@@ -1,6 +1,6 @@
 // peers_bench: times the peers of issue 6 on the GPU, in one run with the device's ceilings.
 //   fd  — dense fast diagonalization: cuBLAS GEMM eigen-transforms + batched Thomas
-//         (bench/peers/fd_gpu.hpp), Poisson (real) and Helmholtz (complex), non-uniform meshes;
+//         (pscr/cuda/fd_solver.hpp), Poisson (real) and Helmholtz (complex), non-uniform meshes;
 //   fft — DST-I Poisson solver through cuFFT (bench/peers/fft_poisson.hpp), uniform grids.
 // First the ceilings (DGEMM and ZGEMM rate, device copy bandwidth), then the correctness checks
 // (GPU against the CPU path of the same algorithm on small odd sizes; the cuFFT solver against
@@ -26,12 +26,12 @@
 #include <variant>
 #include <vector>
 
-#include "bench/peers/fd_gpu.hpp"
-#include "bench/peers/fd_reference.hpp"
 #include "bench/peers/fft_poisson.hpp"
 #include "bench/peers/gpu_support.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "problems/generate.hpp"
+#include "pscr/cuda/fd_solver.hpp"
+#include "pscr/fd/setup.hpp"
 
 namespace pscr::peers {
 namespace {

@@ -1,4 +1,4 @@
-// The CPU path of the fast-diagonalization peer (bench/peers/fd_reference.hpp): its eigenpairs
+// The CPU path of the fast-diagonalization peer (pscr/fd/setup.hpp): its eigenpairs
 // against their definition, and its solves against the SparseLU oracle on generated Poisson and
 // Helmholtz problems, 2D and 3D, on non-uniform meshes.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <variant>
 
-#include "bench/peers/fd_reference.hpp"
 #include "problems/generate.hpp"
+#include "pscr/fd/setup.hpp"
 #include "tests/support/oracle.hpp"
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
@@ -81,7 +81,7 @@ TYPED_TEST(FdReferenceTest, EigenpairsSatisfyTheirDefinition) {
   for (index_t n : {1, 2, 3, 4, 5, 15, 16, 17, 63}) {
     for (const auto& spec : specs<Scalar>({n, 1}, 40 + n)) {
       const Factor<Scalar> f = make<Scalar>(spec).op.factor(0);
-      const auto e = peers::full_eigen(f);
+      const auto e = fd::full_eigen(f);
       ASSERT_EQ(e.size(), n);
       ASSERT_EQ(static_cast<index_t>(e.W.size()), n * n);
       if constexpr (is_complex_v<Scalar>) {
@@ -133,9 +133,9 @@ TYPED_TEST(FdReferenceTest, SolveMatchesSparseLu) {
   for (const auto& shape : shapes) {
     for (const auto& spec : specs<Scalar>(shape, seed++)) {
       const Problem<Scalar> p = make<Scalar>(spec);
-      const auto setup = peers::fd_setup(p.op);
+      const auto setup = fd::fd_setup(p.op);
       std::vector<Scalar> u(p.op.grid_size());
-      peers::fd_solve(setup, p.f.data(), u.data());
+      fd::fd_solve(setup, p.f.data(), u.data());
       const auto ref = testing::sparse_lu_solve(p.op, p.f.data());
       real_t<Scalar> err = 0;
       for (std::size_t k = 0; k < u.size(); ++k) err = std::max(err, std::abs(u[k] - ref[k]));
@@ -154,7 +154,7 @@ TYPED_TEST(FdReferenceTest, SolveMatchesSparseLu) {
 TEST(FdReference, SetupHoldsShiftsOfEveryEigenpairCombination) {
   auto spec = specs<double>({4, 3, 5}, 3)[0];
   const auto p = make<double>(spec);
-  const auto setup = peers::fd_setup(p.op);
+  const auto setup = fd::fd_setup(p.op);
   ASSERT_EQ(setup.eig.size(), 2u);
   ASSERT_EQ(setup.systems(), 12);
   for (index_t l = 0; l < 4; ++l)

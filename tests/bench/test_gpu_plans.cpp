@@ -1,5 +1,5 @@
 // The GPU peers' call lists, executed on the CPU: the cuBLAS GEMM calls of the FD solve
-// (bench/peers/fd_calls.hpp) with a plain column-major GEMM that enforces cuBLAS's argument rules
+// (pscr/fd/calls.hpp) with a plain column-major GEMM that enforces cuBLAS's argument rules
 // and bounds, and the cuFFT DST pipeline (bench/peers/fft_plan.hpp) with a plain DFT that follows
 // the plans' strides. Both must reproduce the CPU FD solve, so a wrong transpose flag, leading
 // dimension, stride or offset fails here, on CI, without a GPU.
@@ -10,20 +10,20 @@
 #include <complex>
 #include <variant>
 
-#include "bench/peers/fd_calls.hpp"
-#include "bench/peers/fd_reference.hpp"
 #include "bench/peers/fft_plan.hpp"
-#include "bench/peers/thomas.hpp"
 #include "common/error.hpp"
 #include "problems/generate.hpp"
+#include "pscr/fd/calls.hpp"
+#include "pscr/fd/setup.hpp"
+#include "pscr/fd/thomas.hpp"
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
 
 namespace pscr {
 namespace {
 
-using peers::FdArray;
-using peers::FdOp;
+using fd::FdArray;
+using fd::FdOp;
 using problems::Boundary;
 using problems::Equation;
 using problems::MeshKind;
@@ -81,7 +81,7 @@ struct FdArrays {
 /// leading-dimension rules, every index against its array's size, that C is neither an input
 /// nor f, and that no element of C is written twice (batches must not overlap).
 template <class Scalar>
-void emulate(const peers::GemmCall& g, FdArrays<Scalar>& arrays) {
+void emulate(const fd::GemmCall& g, FdArrays<Scalar>& arrays) {
   ASSERT_NE(g.c, FdArray::f);
   ASSERT_NE(g.c, g.a);
   ASSERT_NE(g.c, g.b);
@@ -131,8 +131,8 @@ TYPED_TEST(GpuPlansTest, FdCallsReproduceTheCpuSolve) {
   for (const auto& shape : shapes) {
     const auto p = std::get<Problem<Scalar>>(
         problems::generate(spec_for(eq, MeshKind::random, shape, seed++)));
-    const auto setup = peers::fd_setup(p.op);
-    const peers::FdCalls calls = peers::fd_calls(shape);
+    const auto setup = fd::fd_setup(p.op);
+    const fd::FdCalls calls = fd::fd_calls(shape);
     const index_t size = p.op.grid_size();
     ASSERT_EQ(calls.systems * calls.rows, size);
     ASSERT_EQ(calls.systems, setup.systems());
@@ -147,14 +147,14 @@ TYPED_TEST(GpuPlansTest, FdCallsReproduceTheCpuSolve) {
     for (const auto& g : calls.forward) ASSERT_NO_FATAL_FAILURE(emulate(g, arrays));
     const Factor<Scalar>& t = setup.last;
     for (index_t s = 0; s < calls.systems; ++s)
-      peers::thomas_shifted<Scalar, index_t>(
+      fd::thomas_shifted<Scalar, index_t>(
           calls.rows, t.A.diag.data(), t.A.off.data(), t.M.diag.data(), t.M.off.data(),
           setup.shifts[s], arrays.work.data() + s, arrays.tmp.data() + s, calls.systems);
     for (const auto& g : calls.inverse) ASSERT_NO_FATAL_FAILURE(emulate(g, arrays));
     ASSERT_EQ(arrays.f, p.f) << "f was modified";
 
     std::vector<Scalar> ref(size);
-    peers::fd_solve(setup, p.f.data(), ref.data());
+    fd::fd_solve(setup, p.f.data(), ref.data());
     // The same arithmetic up to the order of the sums.
     const double n = static_cast<double>(*std::max_element(shape.begin(), shape.end()));
     EXPECT_LE(max_rel_diff(arrays.u, ref), testing::tolerance<Scalar>(100, n))
@@ -223,7 +223,7 @@ TEST(GpuPlans, DstPipelineReproducesTheCpuSolve) {
         u[t] = -0.5 * spectrum[pipe.extract_offset + t].imag();
       }
       std::vector<double> ref(size);
-      peers::fd_solve(peers::fd_setup(p.op), p.f.data(), ref.data());
+      fd::fd_solve(fd::fd_setup(p.op), p.f.data(), ref.data());
       const double n = static_cast<double>(*std::max_element(shape.begin(), shape.end()));
       EXPECT_LE(max_rel_diff(u, ref), testing::tolerance<double>(100, n * n))
           << "shape size " << shape.size() << ", n1 " << shape[0] << ", c " << screening;

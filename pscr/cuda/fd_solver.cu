@@ -1,18 +1,25 @@
+#include <algorithm>
 #include <complex>
 
-#include "bench/peers/fd_gpu.hpp"
-#include "bench/peers/thomas.hpp"
 #include "common/cuda/scalar.cuh"
+#include "pscr/cuda/fd_solver.hpp"
+#include "pscr/fd/thomas.hpp"
 
-namespace pscr::peers {
+namespace pscr::cuda {
 
 namespace {
+
+using fd::FdArray;
+using fd::FdOp;
+using fd::GemmCall;
+using fd::thomas_shifted;
 
 cublasOperation_t op(FdOp o) {
   return o == FdOp::n ? CUBLAS_OP_N : CUBLAS_OP_T;
 }
 
-// One GemmCall (fd_calls.hpp) with cuBLAS: a plain GEMM for one batch, strided-batched otherwise.
+// One GemmCall (pscr/fd/calls.hpp) with cuBLAS: a plain GEMM for one batch, strided-batched
+// otherwise.
 void gemm(cublasHandle_t h, const GemmCall& g, const double* a, const double* b, double* c) {
   const double one = 1.0, zero = 0.0;
   if (g.batch == 1) {
@@ -53,6 +60,25 @@ __global__ void thomas_kernel(index_t systems, index_t n, const T* a_diag, const
   thomas_shifted<T, index_t>(n, a_diag, a_off, m_diag, m_off, shifts[s], d + s, cp + s, systems);
 }
 
+__device__ inline bool is_finite(double x) {
+  return isfinite(x);
+}
+template <class T>
+__device__ inline bool is_finite(const T& z) {
+  return isfinite(z.real()) && isfinite(z.imag());
+}
+
+/// flag = 1 when one of the n values of u is not finite (grid-stride loop).
+template <class T>
+__global__ void finite_kernel(index_t n, const T* u, int* flag) {
+  for (index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<index_t>(gridDim.x) * blockDim.x)
+    if (!is_finite(u[i])) {
+      atomicExch(flag, 1);
+      return;
+    }
+}
+
 template <class Scalar>
 cuda::DeviceBuffer<Scalar> upload(const std::vector<Scalar>& host, std::size_t spare = 0) {
   // `spare` extra elements keep a valid pointer for empty off-diagonals (n = 1).
@@ -64,8 +90,8 @@ cuda::DeviceBuffer<Scalar> upload(const std::vector<Scalar>& host, std::size_t s
 }  // namespace
 
 template <class Scalar>
-FdGpuSolver<Scalar>::FdGpuSolver(const FdSetup<Scalar>& setup)
-    : shape_(setup.shape), grid_size_(setup.grid_size()), calls_(fd_calls(setup.shape)) {
+FdGpuSolver<Scalar>::FdGpuSolver(const fd::FdSetup<Scalar>& setup)
+    : shape_(setup.shape), grid_size_(setup.grid_size()), calls_(fd::fd_calls(setup.shape)) {
   for (const auto& e : setup.eig) wt_.push_back(upload(e.W));
   a_diag_ = upload(setup.last.A.diag);
   a_off_ = upload(setup.last.A.off, 1);
@@ -74,18 +100,13 @@ FdGpuSolver<Scalar>::FdGpuSolver(const FdSetup<Scalar>& setup)
   shifts_ = upload(setup.shifts);
   work_ = cuda::DeviceBuffer<Scalar>(grid_size_);
   tmp_ = cuda::DeviceBuffer<Scalar>(grid_size_);
+  workspace_ = cuda::DeviceBuffer<char>(fd::kCublasWorkspaceBytes);
+  flag_ = cuda::DeviceBuffer<int>(1);
 }
 
 template <class Scalar>
 std::size_t FdGpuSolver<Scalar>::device_bytes(const std::vector<index_t>& shape) {
-  index_t size = 1, systems = 1, w = 0;
-  for (index_t n : shape) size *= n;
-  for (std::size_t d = 0; d + 1 < shape.size(); ++d) {
-    systems *= shape[d];
-    w += shape[d] * shape[d];
-  }
-  const index_t factors = 4 * (shape.back() + 1);
-  return static_cast<std::size_t>(2 * size + w + factors + systems) * sizeof(Scalar);
+  return fd::fd_device_bytes(shape, sizeof(Scalar), 0);
 }
 
 template <class Scalar>
@@ -103,7 +124,7 @@ void FdGpuSolver<Scalar>::run(cublasHandle_t h, const GemmCall& call, const Scal
         return wt_[0].data();
       case FdArray::wt2:
         return wt_[1].data();
-      case FdArray::f:  // f is never written (fd_calls.hpp; checked by tests/bench)
+      case FdArray::f:  // f is never written (pscr/fd/calls.hpp; checked by tests/bench)
         break;
     }
     return nullptr;
@@ -118,7 +139,10 @@ void FdGpuSolver<Scalar>::solve(cudaStream_t stream, const Scalar* d_f, Scalar* 
   using T = cuda::device_scalar_t<Scalar>;
   cublasHandle_t h = blas_.get();
   PSCR_CUBLAS_CHECK(cublasSetStream(h, stream));
-  // G = (Wᵀ [⊗ Vᵀ] ⊗ I) F into work (fd_reference.hpp for the algebra, fd_calls.hpp for layouts).
+  // cublasSetStream resets the workspace to cuBLAS's own pool, which may allocate: use ours.
+  PSCR_CUBLAS_CHECK(cublasSetWorkspace(h, workspace_.data(), fd::kCublasWorkspaceBytes));
+  // G = (Wᵀ [⊗ Vᵀ] ⊗ I) F into work (pscr/fd/setup.hpp for the algebra, pscr/fd/calls.hpp for
+  // layouts).
   for (const GemmCall& call : calls_.forward) run(h, call, d_f, d_u);
   if (after_transform != nullptr) after_transform->record(stream);
 
@@ -138,11 +162,27 @@ void FdGpuSolver<Scalar>::solve(cudaStream_t stream, const Scalar* d_f, Scalar* 
 }
 
 template <class Scalar>
-CostModel FdGpuSolver<Scalar>::cost() const {
+bool FdGpuSolver<Scalar>::finite(cudaStream_t stream, const Scalar* d_u) {
+  using T = cuda::device_scalar_t<Scalar>;
+  PSCR_CUDA_CHECK(cudaMemsetAsync(flag_.data(), 0, sizeof(int), stream));
+  const int threads = 256;
+  const index_t blocks = std::min<index_t>((grid_size_ + threads - 1) / threads, 4096);
+  finite_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      grid_size_, reinterpret_cast<const T*>(d_u), flag_.data());
+  PSCR_CUDA_CHECK_LAUNCH();
+  int flag = 0;
+  PSCR_CUDA_CHECK(
+      cudaMemcpyAsync(&flag, flag_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return flag == 0;
+}
+
+template <class Scalar>
+fd::CostModel FdGpuSolver<Scalar>::cost() const {
   const double size = static_cast<double>(grid_size_);
   const double n1 = static_cast<double>(shape_[0]);
   const double scale = is_complex_v<Scalar> ? 4.0 : 1.0;  // real flops of a complex multiply-add
-  CostModel c;
+  fd::CostModel c;
   if (shape_.size() == 2) {
     c.flops = scale * 2.0 * (2.0 * n1 * size);  // two n1 × n1 by n1 × n2 products
     c.bytes = (2.0 * n1 * n1 + 10.0 * size) * sizeof(Scalar);
@@ -157,4 +197,4 @@ CostModel FdGpuSolver<Scalar>::cost() const {
 template class FdGpuSolver<double>;
 template class FdGpuSolver<std::complex<double>>;
 
-}  // namespace pscr::peers
+}  // namespace pscr::cuda

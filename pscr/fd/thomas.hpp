@@ -1,12 +1,12 @@
 #pragma once
 /// @file The Thomas algorithm for one shifted symmetric tridiagonal system [A + σ M] x = d, the
-/// level-3 step of the fast-diagonalization peer. One function serves the CPU path
-/// (fd_reference.cpp, std::complex) and the GPU kernel (fd_gpu.cu, cuda::std::complex), so both
-/// do the same arithmetic in the same order (host_device.hpp).
+/// level-3 step of the fast-diagonalization method. One function serves the CPU path
+/// (setup.cpp, std::complex) and the GPU kernel (pscr/cuda/fd_solver.cu, cuda::std::complex), so
+/// both do the same arithmetic in the same order (host_device.hpp).
 
-#include "bench/peers/host_device.hpp"
+#include "pscr/fd/host_device.hpp"
 
-namespace pscr::peers {
+namespace pscr::fd {
 
 /// @brief Solves [A + shift·M] x = d in place (LU without pivoting, O(n)).
 ///
@@ -16,8 +16,8 @@ namespace pscr::peers {
 /// eliminated super-diagonal entries, with the same layout. Stable for the symmetric positive
 /// definite Poisson systems; no pivoting, so the indefinite Helmholtz ones may lose accuracy.
 template <class T, class Index>
-PSCR_PEERS_HD inline void thomas_shifted(Index n, const T* a_diag, const T* a_off, const T* m_diag,
-                                         const T* m_off, T shift, T* d, T* cp, Index stride) {
+PSCR_FD_HD inline void thomas_shifted(Index n, const T* a_diag, const T* a_off, const T* m_diag,
+                                      const T* m_off, T shift, T* d, T* cp, Index stride) {
   // Forward elimination: cp_r = c_r / b'_r, d'_r = (d_r − a_r d'_{r−1}) / b'_r with
   // b'_r = b_r − a_r cp_{r−1}; the sub-diagonal a_r of row r is the super-diagonal c_{r−1}.
   T inv = T(1) / (a_diag[0] + shift * m_diag[0]);
@@ -49,4 +49,4 @@ PSCR_PEERS_HD inline void thomas_shifted(Index n, const T* a_diag, const T* a_of
   }
 }
 
-}  // namespace pscr::peers
+}  // namespace pscr::fd

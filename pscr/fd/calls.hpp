@@ -1,8 +1,8 @@
 #pragma once
-/// @file The GEMM calls of the GPU fast-diagonalization solve, as data: FdGpuSolver executes them
-/// with cuBLAS, and the CPU test (tests/bench) executes the same list with a plain column-major
-/// GEMM, so every transpose flag, leading dimension and batch stride is checked on CI, without a
-/// GPU. Plain C++; benchmark code, not part of the library.
+/// @file The GEMM calls of the GPU fast-diagonalization solve, as data: pscr::cuda::FdGpuSolver
+/// executes them with cuBLAS, and the CPU test (tests/bench) executes the same list with a plain
+/// column-major GEMM, so every transpose flag, leading dimension and batch stride is checked on CI,
+/// without a GPU. Plain C++.
 ///
 /// Arrays (column-major is cuBLAS's view, C order the grid's):
 ///   f, u   the grid, C order (n1, n2[, n3]);
@@ -18,7 +18,7 @@
 
 #include "common/scalar.hpp"
 
-namespace pscr::peers {
+namespace pscr::fd {
 
 /// The arrays of one FD solve.
 enum class FdArray { f, u, work, tmp, wt1, wt2 };
@@ -42,6 +42,15 @@ struct GemmCall {
   int batch;
 };
 
+/// @brief The work of one solve, for the roofline: floating-point operations of the GEMMs (the
+/// O(N·n) part; the O(N) tridiagonal work is not counted) and bytes that must cross device
+/// memory at least once per pass (every GEMM reads its operands and writes its result once; the
+/// Thomas kernel reads d, writes d' and cp, reads them back and writes x: 6 grid passes).
+struct CostModel {
+  double flops = 0;
+  double bytes = 0;
+};
+
 /// @brief The whole solve: forward GEMMs, the tridiagonal stage, inverse GEMMs.
 struct FdCalls {
   std::vector<GemmCall> forward;  ///< f → work (3D through tmp)
@@ -54,4 +63,4 @@ struct FdCalls {
 /// or leading dimension does not fit cuBLAS's int arguments.
 FdCalls fd_calls(const std::vector<index_t>& shape);
 
-}  // namespace pscr::peers
+}  // namespace pscr::fd

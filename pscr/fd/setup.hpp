@@ -1,7 +1,8 @@
 #pragma once
-/// @file The dense fast-diagonalization (FD) peer of issue 6, CPU side: the setup (full generalized
-/// eigenvectors of the transformed dimensions) and a plain C++ solve of the same algorithm that
-/// the GPU version (fd_gpu.hpp) is checked against. Benchmark code, not part of the library.
+/// @file The dense fast-diagonalization (FD) method of the GPU solver, CPU side: the setup (full
+/// generalized eigenvectors of the transformed dimensions) and a plain C++ solve of the same
+/// algorithm that the GPU version (pscr/cuda/fd_solver.hpp) is checked against; bench/peers times
+/// it as a peer.
 ///
 /// The method, for the operator of pscr/operator.hpp (DESIGN.md §1). With A1 W = M1 W Λ and
 /// Wᵀ M1 W = I (plain transpose, also when complex) we have M1 W = W⁻ᵀ, so
@@ -22,7 +23,7 @@
 #include "common/scalar.hpp"
 #include "pscr/operator.hpp"
 
-namespace pscr::peers {
+namespace pscr::fd {
 
 /// @brief All generalized eigenpairs of one dimension's pencil: A w_l = λ_l M w_l, Wᵀ M W = I.
 template <class Scalar>
@@ -66,10 +67,36 @@ struct FdSetup {
 template <class Scalar>
 FdSetup<Scalar> fd_setup(const SeparableOperator<Scalar>& op);
 
+/// @brief Whether full_eigen uses a dense O(n³) eigensolver for `factor` (complex, or real with
+/// a non-diagonal M), rather than dstemr (O(n²)).
+template <class Scalar>
+bool uses_dense_eigensolver(const Factor<Scalar>& factor);
+
+/// @brief The tolerance of certify(), in the units of Certificate.
+inline constexpr double kCertifyTolerance = 1e-12;
+
+/// @brief What certify() measured, over the transformed dimensions.
+struct Certificate {
+  /// max over entries of |Wᵀ M W − I| (plain transpose): the inverse transform is Wᵀ M.
+  double orthogonality = 0;
+  /// max over eigenpairs of ‖A w − λ M w‖∞ / ((‖A‖∞ + |λ| ‖M‖∞) ‖w‖∞).
+  double backward_error = 0;
+  /// Both at most kCertifyTolerance (false when either is NaN).
+  bool passed = false;
+};
+
+/// @brief Checks the eigen-decompositions of `setup` against the factors of `op` (the operator
+/// it was built from): O(n³) per transformed dimension (Wᵀ (M W), upper triangle). With both
+/// measures below kCertifyTolerance, W is an M-orthonormal basis of accurate eigenvectors, so the
+/// transforms Wᵀ and W are inverse to each other to that accuracy (what FD assumes). It does not
+/// cover the shifted tridiagonal solves (Thomas without pivoting, thomas.hpp).
+template <class Scalar>
+Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar>& op);
+
 /// @brief u = A⁻¹ f by fast diagonalization, plain loops (O(N·(n1 + n2)) arithmetic): the CPU
-/// reference of the GPU peer. f and u: one grid each, C order with shape setup.shape; may not
+/// reference of the GPU solve. f and u: one grid each, C order with shape setup.shape; may not
 /// alias.
 template <class Scalar>
 void fd_solve(const FdSetup<Scalar>& setup, const Scalar* f, Scalar* u);
 
-}  // namespace pscr::peers
+}  // namespace pscr::fd

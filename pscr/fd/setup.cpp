@@ -1,4 +1,4 @@
-#include "bench/peers/fd_reference.hpp"
+#include "pscr/fd/setup.hpp"
 
 #include <complex>
 // LAPACKE speaks std::complex (the override documented in lapack.h).
@@ -11,10 +11,10 @@
 #include <numeric>
 #include <sstream>
 
-#include "bench/peers/thomas.hpp"
 #include "common/error.hpp"
+#include "pscr/fd/thomas.hpp"
 
-namespace pscr::peers {
+namespace pscr::fd {
 
 namespace {
 
@@ -69,8 +69,8 @@ FullEigen<double> mrrr_eigen(const Factor<double>& factor) {
   for (index_t i = 0; i < n; ++i) {
     if (!(factor.M.diag[i] > 0)) {
       std::ostringstream msg;
-      msg << "fd peer: expected a positive definite diagonal M, found M(" << i << ", " << i
-          << ") = " << factor.M.diag[i];
+      msg << "fast diagonalization: expected a positive definite diagonal M, found M(" << i << ", "
+          << i << ") = " << factor.M.diag[i];
       throw SolverError(msg.str());
     }
     s[i] = 1.0 / std::sqrt(factor.M.diag[i]);
@@ -92,7 +92,7 @@ FullEigen<double> mrrr_eigen(const Factor<double>& factor) {
                                    &tryrac));
   if (found != ln) {
     std::ostringstream msg;
-    msg << "fd peer: dstemr found " << found << " eigenpairs of " << n;
+    msg << "fast diagonalization: dstemr found " << found << " eigenpairs of " << n;
     throw SolverError(msg.str());
   }
   out.W = to_row_major(z, n, &s);
@@ -112,7 +112,8 @@ FullEigen<double> dense_eigen(const Factor<double>& factor) {
                                          ln, out.lambda.data());
   if (info > ln) {
     std::ostringstream msg;
-    msg << "fd peer: expected a positive definite M, found a non-positive leading minor of order "
+    msg << "fast diagonalization: expected a positive definite M, found a non-positive leading "
+           "minor of order "
         << info - ln;
     throw SolverError(msg.str());
   }
@@ -139,7 +140,8 @@ FullEigen<std::complex<double>> dense_eigen(const Factor<std::complex<double>>& 
   std::vector<C> ev(n);
   for (index_t l = 0; l < n; ++l) {
     if (std::abs(beta[l]) <= 64 * eps<double>() * norm_m * static_cast<double>(n))
-      throw SolverError("fd peer: expected a non-singular M, found an infinite eigenvalue");
+      throw SolverError(
+          "fast diagonalization: expected a non-singular M, found an infinite eigenvalue");
     ev[l] = alpha[l] / beta[l];
   }
   std::vector<index_t> order(n);
@@ -165,7 +167,7 @@ FullEigen<std::complex<double>> dense_eigen(const Factor<std::complex<double>>& 
     const double wnorm2 = std::real(dot_h(w, w, n));
     if (std::abs(s) <= 1e-10 * norm_m * wnorm2) {
       std::ostringstream msg;
-      msg << "fd peer: near-defective complex symmetric pencil: eigenvector " << l
+      msg << "fast diagonalization: near-defective complex symmetric pencil: eigenvector " << l
           << " has |wᵀMw| / (‖M‖ ‖w‖²) = " << std::abs(s) / (norm_m * wnorm2);
       throw SolverError(msg.str());
     }
@@ -208,6 +210,70 @@ FullEigen<Scalar> full_eigen(const Factor<Scalar>& factor) {
   } else {
     return is_diagonal(factor.M) ? mrrr_eigen(factor) : dense_eigen(factor);
   }
+}
+
+template <class Scalar>
+bool uses_dense_eigensolver(const Factor<Scalar>& factor) {
+  if constexpr (is_complex_v<Scalar>) {
+    return true;
+  } else {
+    return !is_diagonal(factor.M);
+  }
+}
+
+template <class Scalar>
+Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar>& op) {
+  Certificate out;
+  for (std::size_t d = 0; d < setup.eig.size(); ++d) {
+    const FullEigen<Scalar>& e = setup.eig[d];
+    const Factor<Scalar>& f = op.factor(static_cast<int>(d));
+    const index_t n = e.size();
+    if (f.size() != n) throw InputError("fast diagonalization: certify() got another operator");
+    // Row-major like W: AW[i·n + l] = (A W)(i, l), MW likewise (tridiagonal products, O(n²)).
+    std::vector<Scalar> col(n), aw(n), mw(n), MW(n * n);
+    double norm_a = 0, norm_m = 0;
+    for (index_t i = 0; i < n; ++i) {
+      double ra = std::abs(f.A.diag[i]), rm = std::abs(f.M.diag[i]);
+      if (i > 0) ra += std::abs(f.A.off[i - 1]), rm += std::abs(f.M.off[i - 1]);
+      if (i + 1 < n) ra += std::abs(f.A.off[i]), rm += std::abs(f.M.off[i]);
+      norm_a = std::max(norm_a, ra);
+      norm_m = std::max(norm_m, rm);
+    }
+    for (index_t l = 0; l < n; ++l) {
+      double wmax = 0, rmax = 0;
+      for (index_t i = 0; i < n; ++i) {
+        col[i] = e.W[i * n + l];
+        wmax = std::max(wmax, static_cast<double>(std::abs(col[i])));
+      }
+      tridiag_apply(f.A, col.data(), aw.data());
+      tridiag_apply(f.M, col.data(), mw.data());
+      for (index_t i = 0; i < n; ++i) {
+        MW[i * n + l] = mw[i];
+        rmax = std::max(rmax, static_cast<double>(std::abs(aw[i] - e.lambda[l] * mw[i])));
+      }
+      const double scale = (norm_a + std::abs(e.lambda[l]) * norm_m) * wmax;
+      const double be = scale > 0 ? rmax / scale : rmax;
+      out.backward_error = std::isnan(be) ? be : std::max(out.backward_error, be);
+    }
+    // G = Wᵀ (M W), rows l, columns m ≥ l (symmetric), accumulated over i.
+    std::vector<Scalar> g(n * n, Scalar(0));
+    for (index_t i = 0; i < n; ++i) {
+      const Scalar* wi = e.W.data() + i * n;
+      const Scalar* mi = MW.data() + i * n;
+      for (index_t l = 0; l < n; ++l) {
+        const Scalar w = wi[l];
+        Scalar* gl = g.data() + l * n;
+        for (index_t m = l; m < n; ++m) gl[m] += w * mi[m];
+      }
+    }
+    for (index_t l = 0; l < n; ++l)
+      for (index_t m = l; m < n; ++m) {
+        const double dev = std::abs(g[l * n + m] - Scalar(l == m ? 1 : 0));
+        out.orthogonality = std::isnan(dev) ? dev : std::max(out.orthogonality, dev);
+      }
+  }
+  out.passed = out.orthogonality <= kCertifyTolerance && out.backward_error <= kCertifyTolerance;
+  return out;
 }
 
 template <class Scalar>
@@ -264,12 +330,14 @@ void fd_solve(const FdSetup<Scalar>& setup, const Scalar* f, Scalar* u) {
   }
 }
 
-#define PSCR_PEERS_INSTANTIATE(Scalar)                                 \
-  template FullEigen<Scalar> full_eigen(const Factor<Scalar>&);        \
-  template struct FdSetup<Scalar>;                                     \
-  template FdSetup<Scalar> fd_setup(const SeparableOperator<Scalar>&); \
+#define PSCR_FD_INSTANTIATE(Scalar)                                                       \
+  template FullEigen<Scalar> full_eigen(const Factor<Scalar>&);                           \
+  template struct FdSetup<Scalar>;                                                        \
+  template FdSetup<Scalar> fd_setup(const SeparableOperator<Scalar>&);                    \
+  template bool uses_dense_eigensolver(const Factor<Scalar>&);                            \
+  template Certificate certify(const FdSetup<Scalar>&, const SeparableOperator<Scalar>&); \
   template void fd_solve(const FdSetup<Scalar>&, const Scalar*, Scalar*);
-PSCR_FOR_EACH_SCALAR(PSCR_PEERS_INSTANTIATE)
-#undef PSCR_PEERS_INSTANTIATE
+PSCR_FOR_EACH_SCALAR(PSCR_FD_INSTANTIATE)
+#undef PSCR_FD_INSTANTIATE
 
-}  // namespace pscr::peers
+}  // namespace pscr::fd

@@ -1,17 +1,18 @@
-#include "bench/peers/fd_calls.hpp"
+#include "pscr/fd/calls.hpp"
 
 #include <limits>
 
 #include "common/error.hpp"
 
-namespace pscr::peers {
+namespace pscr::fd {
 
 namespace {
 
 int to_int(index_t v, const char* what) {
   if (v < 1 || v > std::numeric_limits<int>::max())
-    PSCR_INPUT_ERROR("fd peer: expected " << what << " in [1, " << std::numeric_limits<int>::max()
-                                          << "] for cuBLAS, found " << v);
+    PSCR_INPUT_ERROR("fast diagonalization: expected " << what << " in [1, "
+                                                       << std::numeric_limits<int>::max()
+                                                       << "] for cuBLAS, found " << v);
   return static_cast<int>(v);
 }
 
@@ -19,7 +20,8 @@ int to_int(index_t v, const char* what) {
 
 FdCalls fd_calls(const std::vector<index_t>& shape) {
   if (shape.size() != 2 && shape.size() != 3)
-    PSCR_INPUT_ERROR("fd peer: expected a 2D or 3D grid, found " << shape.size() << " dimensions");
+    PSCR_INPUT_ERROR("fast diagonalization: expected a 2D or 3D grid, found " << shape.size()
+                                                                              << " dimensions");
   using A = FdArray;
   const FdOp N = FdOp::n, T = FdOp::t;
   FdCalls calls;
@@ -56,4 +58,4 @@ FdCalls fd_calls(const std::vector<index_t>& shape) {
   return calls;
 }
 
-}  // namespace pscr::peers
+}  // namespace pscr::fd
