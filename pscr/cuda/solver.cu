@@ -4,12 +4,16 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "pscr/cuda/device_exec.cuh"
+#include "pscr/cuda/fd_solver.hpp"
 #include "pscr/cuda/solver.hpp"
 #include "pscr/cuda/solver_core.cuh"
+#include "pscr/reference/solver.hpp"
 
 namespace pscr::cuda {
 
@@ -36,6 +40,16 @@ class OrderEvent {
   cudaEvent_t event_ = nullptr;
 };
 
+/// Pure Neumann with c = 0: every A_d singular (the PSCR plan's test, before its eigenvalue check).
+template <class Scalar>
+bool singular_candidate(const SeparableOperator<Scalar>& op) {
+  if (op.c() != Scalar(0)) return false;
+  std::vector<Scalar> z;
+  for (int d = 0; d < op.dimension(); ++d)
+    if (!null_vector(op.factor(d).A, z)) return false;
+  return true;
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -46,8 +60,14 @@ struct Solver<Scalar>::Impl {
   SolverOptions options;
   Stream stream;  ///< plan building and host solves
   detail::DeviceExec exec{stream.get()};
-  std::unique_ptr<Core> core;
-  DeviceBuffer<T> d_f, d_u;  ///< staging of one round for host solves
+  SolverMethod method = SolverMethod::pscr;
+  std::string reason;
+  std::unique_ptr<Core> core;               ///< PSCR
+  std::unique_ptr<FdGpuSolver<Scalar>> fd;  ///< fast diagonalization
+  std::unique_ptr<SeparableOperator<Scalar>> fd_op;
+  std::size_t fd_bytes = 0;
+  std::vector<EigenData<Scalar>> fd_eigen;  ///< eigen_data() of an FD plan, computed on demand
+  DeviceBuffer<T> d_f, d_u;                 ///< staging of one round for host solves
   Event up_start, up_end, solve_end, down_end;
   OrderEvent done;  ///< recorded after every solve: the next one (on any stream) waits for it
   SolveStats stats;
@@ -59,21 +79,147 @@ struct Solver<Scalar>::Impl {
       : options(opts) {
     const auto start = Clock::now();
     const index_t host_grids = options.host_buffers ? 2 : 0;
-    core = eigen ? std::make_unique<Core>(exec, op, std::move(*eigen), options, host_grids)
-                 : std::make_unique<Core>(exec, op, options, host_grids);
-    if (options.host_buffers) {
-      const index_t n = core->rhs_per_round() * core->grid_size();
-      d_f = DeviceBuffer<T>(n);
-      d_u = DeviceBuffer<T>(n);
+    if (eigen != nullptr && options.method == SolverMethod::fast_diagonalization)
+      PSCR_INPUT_ERROR(
+          "GPU solver: eigen-data are PSCR's; fast diagonalization computes its own (build the "
+          "solver without eigen-data)");
+    if (eigen == nullptr && build_fd(op)) {
+      if (options.host_buffers) {
+        d_f = DeviceBuffer<T>(op.grid_size());
+        d_u = DeviceBuffer<T>(op.grid_size());
+      }
+    } else {
+      if (eigen != nullptr) reason = "eigen-data given (PSCR's setup is done)";
+      core = eigen ? std::make_unique<Core>(exec, op, std::move(*eigen), options, host_grids)
+                   : std::make_unique<Core>(exec, op, options, host_grids);
+      if (options.host_buffers) {
+        const index_t n = core->rhs_per_round() * core->grid_size();
+        d_f = DeviceBuffer<T>(n);
+        d_u = DeviceBuffer<T>(n);
+      }
     }
     done.record(stream.get());
     stream.synchronize();
     init_seconds = seconds_since(start);
   }
 
+  /// The method choice (solver.hpp, pscr/fd/choice.hpp); builds the FD plan and returns true
+  /// where FD runs, returns false (reason set) where PSCR does.
+  bool build_fd(const SeparableOperator<Scalar>& op) {
+    if (options.method == SolverMethod::pscr) {
+      reason = "requested";
+      return false;
+    }
+    if (!(options.fd_setup_budget_s >= 0))
+      PSCR_INPUT_ERROR("GPU solver: expected fd_setup_budget_s >= 0, found "
+                       << options.fd_setup_budget_s);
+    const bool automatic = options.method == SolverMethod::automatic;
+    fd::ChoiceInput in;
+    in.shape = op.shape();
+    for (int d = 0; d + 1 < op.dimension(); ++d)
+      in.dense.push_back(fd::uses_dense_eigensolver(op.factor(d)));
+    in.scalar_bytes = sizeof(Scalar);
+    in.host_grids = options.host_buffers ? 2 : 0;
+    in.singular = singular_candidate(op);
+    in.free_device_bytes = exec.free_bytes();
+    in.setup_budget_s = options.fd_setup_budget_s;
+    if (automatic) {
+      const fd::Choice choice = fd::choose_method(in);
+      reason = choice.reason;
+      if (choice.method == SolverMethod::pscr) return false;
+    } else {
+      if (in.singular)
+        PSCR_INPUT_ERROR(
+            "GPU solver: fast diagonalization cannot solve the singular pure-Neumann "
+            "problem (c = 0); use SolverMethod::pscr or automatic");
+      const std::size_t need = fd::fd_device_bytes(in.shape, in.scalar_bytes, in.host_grids);
+      if (static_cast<double>(need) > 0.9 * static_cast<double>(in.free_device_bytes)) {
+        std::ostringstream msg;
+        msg << "GPU solver: fast diagonalization needs " << static_cast<double>(need) / (1 << 20)
+            << " MiB of device memory, but only "
+            << static_cast<double>(in.free_device_bytes) / (1 << 20)
+            << " MiB are free (90% usable); use SolverMethod::pscr";
+        throw SolverError(msg.str());
+      }
+      reason = "requested";
+    }
+    fd::FdSetup<Scalar> setup;
+    try {
+      setup = fd::fd_setup(op);
+    } catch (const SolverError& e) {
+      if (!automatic) throw;
+      reason = std::string("FD setup failed (") + e.what() + ")";
+      return false;
+    }
+    const fd::Certificate cert = fd::certify(setup, op);
+    std::ostringstream measures;
+    measures << "‖WᵀMW − I‖max = " << cert.orthogonality << ", eigenpair backward error "
+             << cert.backward_error << ", tolerance " << fd::kCertifyTolerance;
+    if (!cert.passed) {
+      if (!automatic)
+        throw SolverError("GPU solver: the fast-diagonalization setup is not certified: " +
+                          measures.str() + "; use SolverMethod::pscr");
+      reason = "FD setup not certified (" + measures.str() + ")";
+      return false;
+    }
+    reason += "; certified: " + measures.str();
+    fd = std::make_unique<FdGpuSolver<Scalar>>(setup);
+    fd_op = std::make_unique<SeparableOperator<Scalar>>(op);
+    fd_bytes = fd::fd_device_bytes(in.shape, in.scalar_bytes, in.host_grids);
+    method = SolverMethod::fast_diagonalization;
+    return true;
+  }
+
+  index_t grid_size() const { return fd ? fd_op->grid_size() : core->grid_size(); }
+  index_t round() const { return fd ? 1 : core->rhs_per_round(); }
+  const SeparableOperator<Scalar>& op() const { return fd ? *fd_op : core->op(); }
+
+  /// Host solves with FD: one grid at a time, no refinement (the file comment of solver.hpp).
+  void solve_host_fd(index_t nrhs, const Scalar* f, Scalar* u) {
+    const auto start = Clock::now();
+    SolveStats s;
+    s.residual = std::nan("");
+    s.initial_residual = s.residual;
+    const index_t grid = grid_size();
+    const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(grid);
+    cudaStream_t st = stream.get();
+    auto* df = reinterpret_cast<Scalar*>(d_f.data());
+    auto* du = reinterpret_cast<Scalar*>(d_u.data());
+    done.wait(st);
+    for (index_t r = 0; r < nrhs; ++r) {
+      up_start.record(st);
+      PSCR_CUDA_CHECK(cudaMemcpyAsync(df, f + r * grid, bytes, cudaMemcpyHostToDevice, st));
+      up_end.record(st);
+      fd->solve(st, df, du);
+      solve_end.record(st);
+      const bool ok = fd->finite(st, du);
+      PSCR_CUDA_CHECK(cudaMemcpyAsync(u + r * grid, du, bytes, cudaMemcpyDeviceToHost, st));
+      down_end.record(st);
+      down_end.synchronize();
+      s.upload_ms += up_end.elapsed_ms_since(up_start);
+      s.solve_ms += solve_end.elapsed_ms_since(up_end);
+      s.download_ms += down_end.elapsed_ms_since(solve_end);
+      if (!ok)
+        throw SolverError(
+            "fast-diagonalization solve (GPU): the solution is not finite: a shifted system is "
+            "singular or its LU factorization without pivoting broke down; use SolverMethod::pscr");
+    }
+    done.record(st);
+    const fd::CostModel cost = fd->cost();
+    s.right_hand_sides = nrhs;
+    s.flops = cost.flops * nrhs;
+    s.bytes = cost.bytes * nrhs;
+    s.seconds = seconds_since(start);
+    stats = s;
+  }
+
   void solve_host(index_t nrhs, const Scalar* f, Scalar* u) {
     if (!options.host_buffers)
       PSCR_INPUT_ERROR("GPU solver: host solves need SolverOptions::host_buffers = true");
+    if (fd) {
+      solve_host_fd(nrhs, f, u);
+      return;
+    }
     const auto start = Clock::now();
     SolveStats s;
     s.residual = options.max_refinements > 0 ? 0.0 : std::nan("");
@@ -114,6 +260,13 @@ struct Solver<Scalar>::Impl {
   }
 
   void solve_device(cudaStream_t st, index_t nrhs, const Scalar* f, Scalar* u) {
+    if (fd) {
+      const index_t grid = grid_size();
+      done.wait(st);
+      for (index_t r = 0; r < nrhs; ++r) fd->solve(st, f + r * grid, u + r * grid);
+      done.record(st);
+      return;
+    }
     const index_t grid = core->grid_size();
     const index_t R = core->rhs_per_round();
     done.wait(st);
@@ -169,7 +322,7 @@ void Solver<Scalar>::solve_device(cudaStream_t stream, index_t nrhs, const Scala
   if (nrhs == 0) return;
   if (d_f == nullptr || d_u == nullptr)
     PSCR_INPUT_ERROR("GPU solver: d_f and d_u must not be null");
-  const index_t n = nrhs * impl_->core->grid_size();
+  const index_t n = nrhs * impl_->grid_size();
   if (d_u < d_f + n && d_f < d_u + n)
     PSCR_INPUT_ERROR("GPU solver: d_u must not overlap d_f (solve_device does not work in place)");
   impl_->solve_device(stream, nrhs, d_f, d_u);
@@ -181,6 +334,12 @@ double Solver<Scalar>::init_seconds() const {
 }
 template <class Scalar>
 const std::vector<EigenData<Scalar>>& Solver<Scalar>::eigen_data() const {
+  if (impl_->fd) {
+    // An FD plan has no PSCR eigen-data: computed on the first call (CPU), for saving.
+    if (impl_->fd_eigen.empty())
+      impl_->fd_eigen = reference::compute_plan_eigen_data(*impl_->fd_op);
+    return impl_->fd_eigen;
+  }
   return impl_->core->eigen_data();
 }
 template <class Scalar>
@@ -188,28 +347,36 @@ const SolveStats& Solver<Scalar>::last_solve() const {
   return impl_->stats;
 }
 template <class Scalar>
+SolverMethod Solver<Scalar>::method() const {
+  return impl_->method;
+}
+template <class Scalar>
+const std::string& Solver<Scalar>::method_reason() const {
+  return impl_->reason;
+}
+template <class Scalar>
 bool Solver<Scalar>::singular() const {
-  return impl_->core->singular();
+  return impl_->fd ? false : impl_->core->singular();
 }
 template <class Scalar>
 index_t Solver<Scalar>::rhs_per_round() const {
-  return impl_->core->rhs_per_round();
+  return impl_->round();
 }
 template <class Scalar>
 std::size_t Solver<Scalar>::device_bytes() const {
-  return impl_->core->bytes();
+  return impl_->fd ? impl_->fd_bytes : impl_->core->bytes();
 }
 template <class Scalar>
 double Solver<Scalar>::flops_per_rhs() const {
-  return impl_->core->cost_per_rhs().flops;
+  return impl_->fd ? impl_->fd->cost().flops : impl_->core->cost_per_rhs().flops;
 }
 template <class Scalar>
 double Solver<Scalar>::bytes_per_rhs() const {
-  return impl_->core->cost_per_rhs().bytes;
+  return impl_->fd ? impl_->fd->cost().bytes : impl_->core->cost_per_rhs().bytes;
 }
 template <class Scalar>
 const SeparableOperator<Scalar>& Solver<Scalar>::op() const {
-  return impl_->core->op();
+  return impl_->op();
 }
 
 #define PSCR_INSTANTIATE_GPU_SOLVER(Scalar) template class Solver<Scalar>;

@@ -32,6 +32,19 @@
 /// on the GPU: a singular shifted system gives non-finite values in u; the host solves check
 /// the result and throw SolverError then, the device solves leave that check to the caller.
 ///
+/// Method (SolverOptions::method): radix-4 PSCR, or dense fast diagonalization (FD,
+/// pscr/cuda/fd_solver.hpp: eigenvectors of dimensions 1..d−1 computed on the CPU with LAPACK,
+/// cuBLAS GEMMs and batched Thomas solves on the GPU), or automatic: the rule of
+/// pscr/fd/choice.hpp (FD for non-singular 3D problems whose FD plan fits in device memory and
+/// whose estimated CPU setup is within fd_setup_budget_s; PSCR otherwise), then FD only when its
+/// setup is certified (fd::certify: ‖Wᵀ M W − I‖max and the eigenpairs' backward errors at most
+/// 1e-12), PSCR when not or when the setup throws. What FD guarantees: the transforms are inverse
+/// to each other to that certificate; the shifted tridiagonal solves run without pivoting (exact
+/// for the positive definite Poisson shifts, not guaranteed stable for indefinite Helmholtz ones).
+/// FD solves one right-hand side at a time (rhs_per_round() = 1), does no iterative refinement
+/// (max_refinements and device_refinements do not apply; SolveStats::residual is NaN) and does
+/// not handle singular problems (requesting it for one throws InputError).
+///
 /// One solve at a time per plan: a solve on one stream waits (on the device, not the host) for
 /// the previous solve of the same plan on any stream.
 
@@ -39,10 +52,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/scalar.hpp"
 #include "eigen_init/eigen_data.hpp"
+#include "pscr/fd/choice.hpp"
 #include "pscr/operator.hpp"
 
 namespace pscr::cuda {
@@ -59,6 +74,12 @@ enum class Pivoting {
 
 /// @brief Options of the GPU solver.
 struct SolverOptions {
+  /// PSCR, fast diagonalization or the automatic choice (see the file comment).
+  SolverMethod method = SolverMethod::automatic;
+  /// The automatic choice takes FD only when its CPU setup is estimated at most this many seconds
+  /// (fd::fd_setup_seconds; 5 s admits 361³ Helmholtz and any real lumped-mass 3D problem that
+  /// fits in memory; measured 2.75 s and 0.04 s on the H200 host). 0: never FD automatically.
+  double fd_setup_budget_s = 5.0;
   Pivoting pivoting = Pivoting::automatic;
   /// Right-hand sides solved together in one round; 0: automatic (as many as fit in about 2^24
   /// grid values, at most 16). Lowered when device memory does not suffice.
@@ -125,6 +146,8 @@ class Solver {
   /// io::read_eigen_data or a solver's eigen_data()): nothing is computed on the CPU, and the
   /// solutions are bitwise those of the constructor that computes them. Throws InputError when
   /// the eigen-data do not fit op (pscr::reference::check_plan_eigen_data), otherwise as above.
+  /// Given eigen-data make the plan PSCR's (SolverMethod::automatic runs PSCR; requesting
+  /// fast_diagonalization throws InputError).
   /// (`options` has no default, so that `Solver(op, {})` stays the constructor above.)
   Solver(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>> eigen_data,
          SolverOptions options);
@@ -146,11 +169,17 @@ class Solver {
   /// d_f is only read; d_u must not overlap d_f. last_solve() is not updated.
   void solve_device(cudaStream_t stream, index_t nrhs, const Scalar* d_f, Scalar* d_u);
 
+  /// @brief The method this plan runs: SolverMethod::pscr or fast_diagonalization.
+  SolverMethod method() const;
+  /// @brief Why method() was chosen (the automatic rule's reason, or "requested"), with the FD
+  /// certificate's measures where FD was set up.
+  const std::string& method_reason() const;
   /// @brief Seconds spent building the plan (eigen-data when computed, uploads and allocations
   /// included).
   double init_seconds() const;
   /// @brief The eigen-data of the plan (host copy), dimension 1 first, then 2 in 3D (the order
-  /// of io::write_eigen_data), to save them for later solvers.
+  /// of io::write_eigen_data), to save them for later solvers. An FD plan (method()) computes
+  /// them on the CPU at the first call.
   const std::vector<EigenData<Scalar>>& eigen_data() const;
   /// @brief Statistics of the last solve() or solve_many().
   const SolveStats& last_solve() const;
