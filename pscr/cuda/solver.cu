@@ -121,6 +121,8 @@ struct Solver<Scalar>::Impl {
     in.scalar_bytes = sizeof(Scalar);
     in.host_grids = options.host_buffers ? 2 : 0;
     in.singular = singular_candidate(op);
+    in.pscr_options = options.rhs_per_round != 0 || options.device_refinements != 0 ||
+                      options.profile || options.pivoting != Pivoting::automatic || !options.fused;
     in.free_device_bytes = exec.free_bytes();
     in.setup_budget_s = options.fd_setup_budget_s;
     if (automatic) {

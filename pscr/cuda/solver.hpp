@@ -36,14 +36,15 @@
 /// pscr/cuda/fd_solver.hpp: eigenvectors of dimensions 1..d−1 computed on the CPU with LAPACK,
 /// cuBLAS GEMMs and batched Thomas solves on the GPU), or automatic: the rule of
 /// pscr/fd/choice.hpp (FD for non-singular 3D problems whose FD plan fits in device memory and
-/// whose estimated CPU setup is within fd_setup_budget_s; PSCR otherwise), then FD only when its
-/// setup is certified (fd::certify: ‖Wᵀ M W − I‖max and the eigenpairs' backward errors at most
-/// 1e-12), PSCR when not or when the setup throws. What FD guarantees: the transforms are inverse
-/// to each other to that certificate; the shifted tridiagonal solves run without pivoting (exact
-/// for the positive definite Poisson shifts, not guaranteed stable for indefinite Helmholtz ones).
-/// FD solves one right-hand side at a time (rhs_per_round() = 1), does no iterative refinement
-/// (max_refinements and device_refinements do not apply; SolveStats::residual is NaN) and does
-/// not handle singular problems (requesting it for one throws InputError).
+/// whose estimated CPU setup is within fd_setup_budget_s, unless an option only PSCR honors is
+/// set: rhs_per_round, device_refinements, profile, pivoting, fused; PSCR otherwise), then FD only
+/// when its setup is certified (fd::certify: ‖Wᵀ M W − I‖max and the eigenpairs' backward errors at
+/// most 1e-12), PSCR when not or when the setup throws. What FD guarantees: the transforms are
+/// inverse to each other to that certificate; the shifted tridiagonal solves run without pivoting
+/// (exact for the positive definite Poisson shifts, not guaranteed stable for indefinite Helmholtz
+/// ones). FD solves one right-hand side at a time (rhs_per_round() = 1), does no iterative
+/// refinement (max_refinements and device_refinements do not apply; SolveStats::residual is NaN)
+/// and does not handle singular problems (requesting it for one throws InputError).
 ///
 /// One solve at a time per plan: a solve on one stream waits (on the device, not the host) for
 /// the previous solve of the same plan on any stream.

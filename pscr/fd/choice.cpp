@@ -62,6 +62,8 @@ Choice choose_method(const ChoiceInput& in) {
   std::ostringstream why;
   const auto pscr = [&](const std::string& reason) { return Choice{SolverMethod::pscr, reason}; };
   if (in.shape.size() != 3) return pscr("2D: PSCR is as fast or faster (issue 6 measurements)");
+  if (in.pscr_options)
+    return pscr("options only PSCR honors are set (rounds, refinement, profile, pivoting, fused)");
   if (in.singular) return pscr("singular pure-Neumann problem: FD has no mean-zero handling");
   const index_t int_max = std::numeric_limits<int>::max();
   if (in.shape[0] * in.shape[1] > int_max || in.shape[1] * in.shape[2] > int_max)
