@@ -299,6 +299,7 @@ class Backend {
   /// The eigen-data of the plan (dimension 1, then 2 in 3D), to save them.
   virtual const std::vector<EigenData<Scalar>>& eigen_data() const = 0;
   std::string name;
+  std::string method = "pscr";  ///< the GPU solver's SolverMethod (the CPU backend runs PSCR)
   int threads = 1;
   double init_seconds = 0;
 };
@@ -342,6 +343,7 @@ class GpuBackend : public Backend<Scalar> {
               : std::make_unique<cuda::Solver<Scalar>>(op);
     this->init_seconds = solver_->init_seconds();
     this->name = "gpu";
+    this->method = to_string(solver_->method());
     this->threads = omp_get_max_threads();  // the CPU threads of the plan's initialization
   }
   std::pair<double, double> solve(index_t count, const Scalar* f, Scalar* u) override {
@@ -462,7 +464,8 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
     for (int d = 0; d < p.op.dimension(); ++d)
       std::cout << (d ? " x " : "") << p.op.factor(d).size();
     std::cout << " (" << scalar_traits<Scalar>::name << "), " << p.nrhs << " right-hand side(s)\n"
-              << "  backend:   " << r.backend << ", " << r.threads << " CPU thread(s)\n"
+              << "  backend:   " << r.backend << ", " << r.threads << " CPU thread(s), method "
+              << backend->method << "\n"
               << std::scientific << std::setprecision(3) << "  init:      " << r.init_seconds
               << " s (eigen-data " << eigen_note << ")\n  solve:     " << solve_seconds << " s ("
               << solve_seconds / p.nrhs << " s per right-hand side";
