@@ -3,7 +3,8 @@
 /// every step, the parameters of its batched cuFFT D2Z plan, and the index arithmetic of the
 /// kernel that writes the odd extensions. FftPoissonSolver executes it on the GPU; the CPU test
 /// (tests/bench) executes the same description with a plain DFT, so every stride and offset is
-/// checked on CI, without a GPU. Plain C++ (host_device.hpp); benchmark code, not the library.
+/// checked on CI, without a GPU. Plain C++ (pscr/fd/host_device.hpp); benchmark code, not the
+/// library.
 ///
 /// Pipeline, per pass (the forward and the inverse pass are the same): one step per dimension,
 /// the last dimension first. A step sees its input as (outer, n, inner) in C order, with the

@@ -113,6 +113,14 @@ struct Solver<Scalar>::Impl {
     if (!(options.fd_setup_budget_s >= 0))
       PSCR_INPUT_ERROR("GPU solver: expected fd_setup_budget_s >= 0, found "
                        << options.fd_setup_budget_s);
+    // The PSCR plan's checks of the options FD ignores, so that both methods reject the same.
+    if (options.rhs_per_round < 0 || options.max_refinements < 0 ||
+        options.device_refinements < 0 || !(options.refine_tolerance >= 0))
+      PSCR_INPUT_ERROR(
+          "GPU solver: expected rhs_per_round, max_refinements, device_refinements "
+          "and refine_tolerance >= 0, found "
+          << options.rhs_per_round << ", " << options.max_refinements << ", "
+          << options.device_refinements << " and " << options.refine_tolerance);
     const bool automatic = options.method == SolverMethod::automatic;
     fd::ChoiceInput in;
     in.shape = op.shape();
@@ -130,6 +138,9 @@ struct Solver<Scalar>::Impl {
       reason = choice.reason;
       if (choice.method == SolverMethod::pscr) return false;
     } else {
+      if (op.dimension() != 2 && op.dimension() != 3)
+        PSCR_INPUT_ERROR("GPU solver: expected a 2D or 3D operator, found dimension "
+                         << op.dimension());
       if (in.singular)
         PSCR_INPUT_ERROR(
             "GPU solver: fast diagonalization cannot solve the singular pure-Neumann "

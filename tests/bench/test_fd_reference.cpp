@@ -1,4 +1,4 @@
-// The CPU path of the fast-diagonalization peer (pscr/fd/setup.hpp): its eigenpairs
+// The CPU path of the fast-diagonalization method and peer (pscr/fd/setup.hpp): its eigenpairs
 // against their definition, and its solves against the SparseLU oracle on generated Poisson and
 // Helmholtz problems, 2D and 3D, on non-uniform meshes.
 #include <gtest/gtest.h>

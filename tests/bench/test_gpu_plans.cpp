@@ -54,7 +54,7 @@ real_t<Scalar> max_rel_diff(const std::vector<Scalar>& x, const std::vector<Scal
   return diff / scale;
 }
 
-/// The arrays of fd_calls.hpp, as host vectors.
+/// The arrays of pscr/fd/calls.hpp, as host vectors.
 template <class Scalar>
 struct FdArrays {
   std::vector<Scalar> f, u, work, tmp, wt1, wt2;
