@@ -167,7 +167,8 @@ struct Solver<Scalar>::Impl {
     const fd::Certificate cert = fd::certify(setup, op);
     std::ostringstream measures;
     measures << "‖WᵀMW − I‖max = " << cert.orthogonality << ", eigenpair backward error "
-             << cert.backward_error << ", tolerance " << fd::kCertifyTolerance;
+             << cert.backward_error << ", tolerance " << fd::kCertifyTolerance << "; "
+             << cert.unstable_systems << " shifted systems unstable without pivoting";
     if (!cert.passed) {
       if (!automatic)
         throw SolverError("GPU solver: the fast-diagonalization setup is not certified: " +

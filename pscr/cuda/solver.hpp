@@ -39,12 +39,14 @@
 /// whose estimated CPU setup is within fd_setup_budget_s, unless an option only PSCR honors is
 /// set: rhs_per_round, device_refinements, profile, pivoting, fused; PSCR otherwise), then FD only
 /// when its setup is certified (fd::certify: ‖Wᵀ M W − I‖max and the eigenpairs' backward errors at
-/// most 1e-12), PSCR when not or when the setup throws. What FD guarantees: the transforms are
-/// inverse to each other to that certificate; the shifted tridiagonal solves run without pivoting
-/// (exact for the positive definite Poisson shifts, not guaranteed stable for indefinite Helmholtz
-/// ones). FD solves one right-hand side at a time (rhs_per_round() = 1), does no iterative
-/// refinement (max_refinements and device_refinements do not apply; SolveStats::residual is NaN)
-/// and does not handle singular problems (requesting it for one throws InputError).
+/// most 1e-12, and every shifted tridiagonal system passes the CPU backend's growth monitor for LU
+/// without pivoting), PSCR when not or when the setup throws. What FD guarantees, then: the
+/// transforms are inverse to each other to the certificate's 1e-12 and every Thomas solve is
+/// backward stable to about (1 + 2·100)·eps per row; the error of u is that backward error times
+/// the problem's condition, as for PSCR, but FD does not measure the residual. FD solves one
+/// right-hand side at a time (rhs_per_round() = 1), does no iterative refinement (max_refinements
+/// and device_refinements do not apply; SolveStats::residual is NaN) and does not handle singular
+/// problems (requesting it for one throws InputError).
 ///
 /// One solve at a time per plan: a solve on one stream waits (on the device, not the host) for
 /// the previous solve of the same plan on any stream.

@@ -221,6 +221,60 @@ bool uses_dense_eigensolver(const Factor<Scalar>& factor) {
   }
 }
 
+namespace {
+
+/// Whether every A + σ M (σ ≥ 0) is diagonally dominant: real, both diagonally dominant with
+/// non-negative diagonals, every shift ≥ 0.
+template <class Scalar>
+bool dominant_for_all_shifts(const FdSetup<Scalar>& setup) {
+  if constexpr (is_complex_v<Scalar>) {
+    return false;
+  } else {
+    auto dominant = [](const SymTridiag<double>& t) {
+      const index_t n = t.size();
+      for (index_t k = 0; k < n; ++k) {
+        double side = 0;
+        if (k > 0) side += std::abs(t.off[k - 1]);
+        if (k + 1 < n) side += std::abs(t.off[k]);
+        if (!(t.diag[k] >= side)) return false;
+      }
+      return true;
+    };
+    if (!dominant(setup.last.A) || !dominant(setup.last.M)) return false;
+    return std::all_of(setup.shifts.begin(), setup.shifts.end(), [](double s) { return s >= 0; });
+  }
+}
+
+/// Certificate::unstable_systems: the elimination of thomas.hpp without right-hand side.
+template <class Scalar>
+index_t unstable_systems(const FdSetup<Scalar>& setup) {
+  if (dominant_for_all_shifts(setup)) return 0;
+  const SymTridiag<Scalar>& A = setup.last.A;
+  const SymTridiag<Scalar>& M = setup.last.M;
+  const index_t n = A.size();
+  const index_t systems = setup.systems();
+  index_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+  for (index_t q = 0; q < systems; ++q) {
+    const Scalar s = setup.shifts[q];
+    Scalar beta = A.diag[0] + s * M.diag[0];
+    bool ok = std::isfinite(std::abs(beta)) && std::abs(beta) > 0;
+    for (index_t k = 1; k < n && ok; ++k) {
+      const Scalar lo = A.off[k - 1] + s * M.off[k - 1];
+      const Scalar up = k + 1 < n ? A.off[k] + s * M.off[k] : Scalar(0);
+      const Scalar diag = A.diag[k] + s * M.diag[k];
+      const Scalar fill = lo * lo / beta;
+      ok = std::abs(fill) <= kGrowthLimit * (std::abs(diag) + std::abs(lo) + std::abs(up));
+      beta = diag - fill;
+      ok = ok && std::isfinite(std::abs(beta)) && std::abs(beta) > 0;
+    }
+    if (!ok) ++bad;
+  }
+  return bad;
+}
+
+}  // namespace
+
 template <class Scalar>
 Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar>& op) {
   Certificate out;
@@ -272,7 +326,9 @@ Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar
         out.orthogonality = std::isnan(dev) ? dev : std::max(out.orthogonality, dev);
       }
   }
-  out.passed = out.orthogonality <= kCertifyTolerance && out.backward_error <= kCertifyTolerance;
+  out.unstable_systems = unstable_systems(setup);
+  out.passed = out.orthogonality <= kCertifyTolerance && out.backward_error <= kCertifyTolerance &&
+               out.unstable_systems == 0;
   return out;
 }
 

@@ -81,15 +81,25 @@ struct Certificate {
   double orthogonality = 0;
   /// max over eigenpairs of ‖A w − λ M w‖∞ / ((‖A‖∞ + |λ| ‖M‖∞) ‖w‖∞).
   double backward_error = 0;
-  /// Both at most kCertifyTolerance (false when either is NaN).
+  /// Shifted systems [A_last + σ M_last] whose LU factorization without pivoting (the Thomas
+  /// solve) may be unstable: a zero or non-finite pivot, or a fill |e²/β| above kGrowthLimit
+  /// times the row's |d| + |e_{k−1}| + |e_k| (the CPU backend's monitor, lane_thomas.hpp).
+  /// Not checked (0) where every system is diagonally dominant: real A_last and M_last
+  /// diagonally dominant with non-negative diagonals and every shift σ ≥ 0.
+  index_t unstable_systems = 0;
+  /// Both measures at most kCertifyTolerance (false when either is NaN) and no unstable system.
   bool passed = false;
 };
+
+/// @brief The growth limit of Certificate::unstable_systems (the CPU backend's kGrowthLimit).
+inline constexpr double kGrowthLimit = 100.0;
 
 /// @brief Checks the eigen-decompositions of `setup` against the factors of `op` (the operator
 /// it was built from): O(n³) per transformed dimension (Wᵀ (M W), upper triangle). With both
 /// measures below kCertifyTolerance, W is an M-orthonormal basis of accurate eigenvectors, so the
-/// transforms Wᵀ and W are inverse to each other to that accuracy (what FD assumes). It does not
-/// cover the shifted tridiagonal solves (Thomas without pivoting, thomas.hpp).
+/// transforms Wᵀ and W are inverse to each other to that accuracy (what FD assumes). It also
+/// checks every shifted tridiagonal system for the stability of the Thomas solve without pivoting
+/// (thomas.hpp), O(grid size), skipped where all systems are diagonally dominant.
 template <class Scalar>
 Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar>& op);
 

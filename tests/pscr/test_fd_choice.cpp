@@ -169,6 +169,27 @@ TYPED_TEST(FdCertificateTest, FailsForPerturbedEigenvectorsOrEigenvalues) {
   EXPECT_FALSE(fd::certify(nan, p.op).passed);
 }
 
+TYPED_TEST(FdCertificateTest, FlagsShiftedSystemsThatThomasCannotSolveStably) {
+  using Scalar = TypeParam;
+  // Dimension 1: one unknown, λ = 2. Last dimension: A + 2 M has a zero pivot in row 0
+  // (A(0, 0) = −2, M = I), then is well conditioned: LU without pivoting breaks down.
+  const index_t n = 5;
+  Factor<Scalar> first{{{Scalar(2)}, {}}, {{Scalar(1)}, {}}};
+  std::vector<Scalar> diag(n, Scalar(4)), off(n - 1, Scalar(1));
+  diag[0] = Scalar(-2);
+  Factor<Scalar> last{{diag, off}, {std::vector<Scalar>(n, Scalar(1)), std::vector<Scalar>(n - 1)}};
+  const SeparableOperator<Scalar> op({first, last}, Scalar(0));
+  const auto setup = fd::fd_setup(op);
+  const fd::Certificate c = fd::certify(setup, op);
+  EXPECT_EQ(c.unstable_systems, 1);
+  EXPECT_FALSE(c.passed);
+  // Shifted away from the breakdown (c = 1: A + 3 M), the pivots grow by 1/|1| only: stable.
+  const SeparableOperator<Scalar> shifted({first, last}, Scalar(1));
+  const fd::Certificate ok = fd::certify(fd::fd_setup(shifted), shifted);
+  EXPECT_EQ(ok.unstable_systems, 0);
+  EXPECT_TRUE(ok.passed);
+}
+
 TEST(FdCertificate, DenseEigensolverWhereMIsNotDiagonalOrComplex) {
   const auto real = problems_3d<double>({5, 4, 3});
   EXPECT_FALSE(fd::uses_dense_eigensolver(real[0].op.factor(0)));  // lumped mass: dstemr
