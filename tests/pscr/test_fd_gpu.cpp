@@ -132,6 +132,30 @@ TYPED_TEST(FdGpuTest, AutomaticChoosesFdIn3dAndPscrIn2d) {
   EXPECT_TRUE(seen3);
 }
 
+TYPED_TEST(FdGpuTest, EigenDataMakeThePlanPscrs) {
+  using Scalar = TypeParam;
+  for (const auto& c : testing::gpu_cases()) {
+    if (!c.template runs_as<Scalar>() || c.spec.dims.size() != 3) continue;
+    const Problem<Scalar> p = testing::make_problem<Scalar>(c);
+    if (reference::Solver<Scalar>(p.op).singular()) continue;
+    SCOPED_TRACE(c.name());
+    cuda::Solver<Scalar> fd(p.op);
+    ASSERT_EQ(fd.method(), SolverMethod::fast_diagonalization) << fd.method_reason();
+    // An FD plan computes PSCR's eigen-data on demand (for saving them).
+    ASSERT_EQ(fd.eigen_data().size(), 2u);
+    cuda::Solver<Scalar> given(p.op, fd.eigen_data());
+    EXPECT_EQ(given.method(), SolverMethod::pscr);
+    EXPECT_THROW(cuda::Solver<Scalar>(p.op, fd.eigen_data(), fd_options()), InputError);
+    const index_t n = p.op.grid_size();
+    std::vector<Scalar> u(n), v(n);
+    fd.solve(p.f.data(), u.data());
+    given.solve(p.f.data(), v.data());
+    EXPECT_LE(testing::relative_difference(u, v), 1e-10);
+    return;  // one case is enough
+  }
+  FAIL() << "no non-singular 3D case";
+}
+
 TYPED_TEST(FdGpuTest, TooLargeForTheDeviceSaysHowMuch) {
   using Scalar = TypeParam;
   // 1700³ unknowns: one grid alone is 39 GB (real); requested FD needs four.
