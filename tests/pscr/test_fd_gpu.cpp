@@ -143,7 +143,7 @@ TYPED_TEST(FdGpuTest, EigenDataMakeThePlanPscrs) {
     ASSERT_EQ(fd.method(), SolverMethod::fast_diagonalization) << fd.method_reason();
     // An FD plan computes PSCR's eigen-data on demand (for saving them).
     ASSERT_EQ(fd.eigen_data().size(), 2u);
-    cuda::Solver<Scalar> given(p.op, fd.eigen_data());
+    cuda::Solver<Scalar> given(p.op, fd.eigen_data(), {});
     EXPECT_EQ(given.method(), SolverMethod::pscr);
     EXPECT_THROW(cuda::Solver<Scalar>(p.op, fd.eigen_data(), fd_options()), InputError);
     const index_t n = p.op.grid_size();
