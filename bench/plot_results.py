@@ -110,18 +110,22 @@ def stem(path):
 # GPU PSCR (and peers)
 
 
+PSCR_VARIANTS = ("fused", "separate")  # PSCR rows; "default": the solver's automatic choice
+
+
 def load_pscr(path):
     """The pscr_gpu_bench rows, numbers parsed, keyed by problem and dimension ("poisson2d");
-    a size that failed (note set) has median_ms 0 and is left out of every plot."""
+    a size that failed (note set) has median_ms 0 and is left out of every plot. The column
+    method (what a "default" row's automatic choice ran) is absent from older CSVs: pscr then."""
     rows = []
     for r in read_csv(path, PSCR_COLUMNS):
         row = {c: number(r, c, path, required=c in ("dim", "n")) for c in PSCR_COLUMNS
                if c not in ("device", "problem", "stages")}
-        row.update(device=r["device"], stages=r["stages"],
+        row.update(device=r["device"], stages=r["stages"], method=r.get("method") or "pscr",
                    key=f"{r['problem']}{int(row['dim'])}d", n=int(row["n"]))
-        if row["stages"] not in ("fused", "separate"):
-            raise InputError(f"{path}: column stages: expected fused or separate, found "
-                             f"'{row['stages']}'")
+        if row["stages"] not in PSCR_VARIANTS + ("default",):
+            raise InputError(f"{path}: column stages: expected fused, separate or default, "
+                             f"found '{row['stages']}'")
         rows.append(row)
     if not any(r["median_ms"] for r in rows):
         raise InputError(f"{path}: no row with a median solve time")
@@ -177,10 +181,17 @@ def plot_time(plt, rows, peers, peer_device, device, out):
     for ax, key in zip(axes, keys):
         mine = [r for r in rows if r["key"] == key]
         lo, hi = min(r["n"] for r in mine), max(r["n"] for r in mine)
-        for stages, style in (("fused", "o-"), ("separate", "s--")):
+        for stages, style in zip(PSCR_VARIANTS, ("o-", "s--")):
             xs, ys = series([r for r in mine if r["stages"] == stages], "median_ms")
             if xs:
                 ax.plot(xs, ys, style, color="C0", ms=4, label=f"PSCR GPU, {stages} stages")
+        default = [r for r in mine if r["stages"] == "default"]
+        xs, ys = series(default, "median_ms")
+        if xs:
+            chosen = ", ".join(sorted({r["method"].replace("_", " ") for r in default
+                                       if r["median_ms"]}))
+            ax.plot(xs, ys, "x-", color="C3", ms=5,
+                    label=f"solver default (automatic: {chosen})")
         paper = {r["n"]: r["paper_ms"] for r in mine if r["paper_ms"]}
         if paper:
             ax.plot(sorted(paper), [paper[n] for n in sorted(paper)], "^-", color="0.45", ms=4,
@@ -218,10 +229,13 @@ def plot_speedup(plt, rows, device, out):
     for key in problems_of(rows):
         mine = [r for r in rows if r["key"] == key]
         color = PROBLEM_COLORS.get(key)
-        for stages, style in (("fused", "o-"), ("separate", "s--")):
+        for stages, style in zip(PSCR_VARIANTS, ("o-", "s--")):
             xs, ys = series([r for r in mine if r["stages"] == stages], "speedup_vs_paper")
             if xs:
                 ax.plot(xs, ys, style, color=color, ms=4, label=f"{key}, {stages} stages")
+        xs, ys = series([r for r in mine if r["stages"] == "default"], "speedup_vs_paper")
+        if xs:
+            ax.plot(xs, ys, "x:", color=color, ms=5, label=f"{key}, solver default")
         goals = {(r["n"], r["paper_ms"] / r["goal_ms"]) for r in mine
                  if r["goal_ms"] and r["paper_ms"]}
         for n, speedup in goals:
@@ -240,10 +254,10 @@ def plot_speedup(plt, rows, device, out):
 
 
 def fastest_per_size(rows):
-    """Per (problem, n) the row with the smaller median of the two stage variants."""
+    """Per (problem, n) the PSCR row with the smaller median of the two stage variants."""
     best = {}
     for r in rows:
-        if not r["median_ms"] or not r["gflop"] or not r["gbytes"] or not r["gflops"]:
+        if r["stages"] not in PSCR_VARIANTS or not r["median_ms"] or not r["gflop"] or not r["gbytes"] or not r["gflops"]:
             continue
         k = (r["key"], r["n"])
         if k not in best or r["median_ms"] < best[k]["median_ms"]:
@@ -311,7 +325,7 @@ def plot_roofline(plt, rows, roofline, device, out):
 def plot_stages(plt, rows, device, out):
     keys = problems_of(rows)
     fig, axes = panels(plt, len(keys), width=6.0, height=3.8)
-    variants = [v for v in ("fused", "separate") if any(r["stages"] == v for r in rows)]
+    variants = [v for v in PSCR_VARIANTS if any(r["stages"] == v for r in rows)]
     width = 0.8 / len(variants)
     for ax, key in zip(axes, keys):
         mine = [r for r in rows if r["key"] == key]

@@ -10,14 +10,17 @@
 //           issue's "if memory allows" ones, beyond the paper's tables (empty paper_ms and
 //           speedup_vs_paper); --quick: the sizes up to 512 (2D) and 63 (3D);
 //   stages: the fused stage where it applies (SolverOptions::fused), the separate stages, or
-//           both, one row each (default both).
+//           both, one PSCR row each (default both). In 3D one more row, stages "default": the
+//           solver with default options (SolverMethod::automatic; column method says what it
+//           chose: pscr or fast_diagonalization), what a user gets without asking.
 // Exit code: 0 when every solve's residual is below its bound (1e-11 Poisson, 1e-9 Helmholtz,
 // the CPU backend's, computed again on the host), 1 otherwise, 2 for bad arguments.
 //
 // Per size: the problem (random mesh, random f, Helmholtz ω = 2π(n+1)/10: 10 points per
 // wavelength, absorbing sides), the plan (init_s), one profiled host solve (h2d, d2h, stage shares,
 // residual and refinement), then 2 warm-up and `reps` timed solves from device pointers on one
-// stream, CUDA events around each (no refinement: the PSCR solve alone, as in the paper).
+// stream, CUDA events around each (no refinement: the PSCR solve alone, as in the paper). The
+// default row's init_s includes its method choice and setup (FD: eigenvectors on the CPU).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -151,7 +154,7 @@ std::string device_name() {
 }
 
 struct Row {
-  std::string note;
+  std::string note, method;
   double init_s = 0, h2d_ms = 0, d2h_ms = 0, host_solve_ms = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
@@ -162,15 +165,24 @@ struct Row {
   double device_mib = 0;
 };
 
-template <class Scalar>
-Row run_case(const pscr::Problem<Scalar>& p, int reps, bool fused) {
-  Row row;
-  const index_t n = p.op.grid_size();
+/// The plan's options for a row: PSCR profiled, one right-hand side per round, fused or separate
+/// stages; or ("default") the solver's defaults.
+pscr::cuda::SolverOptions options_for(const std::string& variant) {
   pscr::cuda::SolverOptions options;
+  if (variant == "default") return options;
+  options.method = pscr::SolverMethod::pscr;
   options.profile = true;
   options.rhs_per_round = 1;
-  options.fused = fused;
-  pscr::cuda::Solver<Scalar> solver(p.op, options);
+  options.fused = variant == "fused";
+  return options;
+}
+
+template <class Scalar>
+Row run_case(const pscr::Problem<Scalar>& p, int reps, const std::string& variant) {
+  Row row;
+  const index_t n = p.op.grid_size();
+  pscr::cuda::Solver<Scalar> solver(p.op, options_for(variant));
+  row.method = solver.method() == pscr::SolverMethod::pscr ? "pscr" : "fast_diagonalization";
   row.init_s = solver.init_seconds();
   row.round = solver.rhs_per_round();
   row.device_mib = solver.device_bytes() / 1048576.0;
@@ -286,15 +298,15 @@ int main(int argc, char** argv) {
          "median_ms,min_ms,max_ms,paper_ms,speedup_vs_paper,goal_ms,gflop,gflops,gbytes,gbs,"
          "copy_gbs,fp64_gflops,frac_copy,frac_fp64,share_rhs,share_tridiag,share_sum,"
          "share_update,share_fused,share_other,residual,initial_residual,host_residual,refinements,"
-         "pivoted,"
-         "rhs_per_round,device_mib,note\n";
+         "pivoted,rhs_per_round,device_mib,method,note\n";
   const std::string device = device_name();
   pscr::cuda::Stream stream;
   const Ceilings ceil = measure_ceilings(stream.get());
   std::printf("device %s: copy %.0f GB/s, FP64 FMA %.0f GFLOP/s\n", device.c_str(), ceil.copy_gbs,
               ceil.fp64_gflops);
-  std::printf("%-12s %6s %-8s %10s %10s %10s %8s %8s %7s %9s %4s\n", "problem", "n", "stages",
-              "median_ms", "paper_ms", "speedup", "GB/s", "GFLOP/s", "%copy", "residual", "ref");
+  std::printf("%-12s %6s %-8s %10s %10s %10s %8s %8s %7s %9s %4s %s\n", "problem", "n", "stages",
+              "median_ms", "paper_ms", "speedup", "GB/s", "GFLOP/s", "%copy", "residual", "ref",
+              "method");
   bool ok = true;
   std::vector<std::string> goals;
   for (const Sweep& sw : sweeps()) {
@@ -313,16 +325,16 @@ int main(int argc, char** argv) {
         gen_note = e.what();
       }
       bool stop = false;
-      for (const bool fused : {true, false}) {
-        if ((fused && stages == "separate") || (!fused && stages == "fused")) continue;
+      for (const std::string variant : {"fused", "separate", "default"}) {
+        if (variant == "default" ? sw.dim != 3 : stages != "both" && stages != variant) continue;
         Row row;
         row.note = gen_note;
         if (row.note.empty()) {
           try {
             if (helm) {
-              row = run_case(std::get<pscr::Problem<std::complex<double>>>(*any), reps, fused);
+              row = run_case(std::get<pscr::Problem<std::complex<double>>>(*any), reps, variant);
             } else {
-              row = run_case(std::get<pscr::Problem<double>>(*any), reps, fused);
+              row = run_case(std::get<pscr::Problem<double>>(*any), reps, variant);
             }
           } catch (const pscr::Error& e) {
             row.note = e.what();
@@ -330,7 +342,6 @@ int main(int argc, char** argv) {
             row.note = "host memory exhausted";
           }
         }
-        const char* variant = fused ? "fused" : "separate";
         for (char& ch : row.note)
           if (ch == ',' || ch == '\n') ch = ';';
         const bool has_paper = k < sw.paper_s.size();
@@ -356,20 +367,21 @@ int main(int argc, char** argv) {
             << row.share[1] << ',' << row.share[2] << ',' << row.share[3] << ',' << row.share[4]
             << ',' << row.share[5] << ',' << row.residual << ',' << row.initial_residual << ','
             << row.host_residual << ',' << row.refinements << ',' << row.pivoted << ',' << row.round
-            << ',' << row.device_mib << ',' << row.note << '\n';
+            << ',' << row.device_mib << ',' << row.method << ',' << row.note << '\n';
         out.flush();
-        std::printf("%-12s %6ld %-8s %10.3f %10.1f %10.1f %8.0f %8.1f %6.1f%% %9.1e %4ld%s%s\n",
-                    sw.name.c_str(), static_cast<long>(n), variant, row.median_ms, paper_ms,
+        std::printf("%-12s %6ld %-8s %10.3f %10.1f %10.1f %8.0f %8.1f %6.1f%% %9.1e %4ld %s%s%s\n",
+                    sw.name.c_str(), static_cast<long>(n), variant.c_str(), row.median_ms, paper_ms,
                     row.median_ms > 0 ? paper_ms / row.median_ms : 0.0, gbs, gflops,
                     100 * gbs / ceil.copy_gbs, row.host_residual,
-                    static_cast<long>(row.refinements), good ? "" : "  RESIDUAL ABOVE BOUND",
-                    row.note.empty() ? "" : "  ");
+                    static_cast<long>(row.refinements), row.method.c_str(),
+                    good ? "" : "  RESIDUAL ABOVE BOUND", row.note.empty() ? "" : "  ");
         if (!row.note.empty()) std::printf("    %s\n", row.note.c_str());
         if (goal) {
           char line[200];
           std::snprintf(line, sizeof line,
-                        "%-12s n=%ld %-8s: %.2f ms (goal %.0f ms on an H100): %s", sw.name.c_str(),
-                        static_cast<long>(n), variant, row.median_ms, sw.goal_ms,
+                        "%-12s n=%ld %-8s (%s): %.2f ms (goal %.0f ms on an H100): %s",
+                        sw.name.c_str(), static_cast<long>(n), variant.c_str(), row.method.c_str(),
+                        row.median_ms, sw.goal_ms,
                         row.median_ms > 0 && row.median_ms <= sw.goal_ms ? "met" : "MISSED");
           goals.push_back(line);
         }

@@ -26,17 +26,18 @@ PSCR_HEADER = (
     "median_ms,min_ms,max_ms,paper_ms,speedup_vs_paper,goal_ms,gflop,gflops,gbytes,gbs,copy_gbs,"
     "fp64_gflops,frac_copy,frac_fp64,share_rhs,share_tridiag,share_sum,share_update,share_fused,"
     "share_other,residual,initial_residual,host_residual,refinements,pivoted,rhs_per_round,"
-    "device_mib,note")
+    "device_mib,method,note")
 
 
-def pscr_row(problem, dim, n, stages, median_ms, paper_ms, goal_ms=""):
+def pscr_row(problem, dim, n, stages, median_ms, paper_ms, goal_ms="", method="pscr"):
     """A row in the order of PSCR_HEADER with made-up but consistent values."""
     gflop, gbytes = 1e-4 * n, 5e-5 * n
-    shares = [0, 0.3, 0.1, 0.1, 0.4, 0.1] if stages == "fused" else [0.3, 0.4, 0.1, 0.1, 0, 0.1]
+    shares = {"fused": [0, 0.3, 0.1, 0.1, 0.4, 0.1], "separate": [0.3, 0.4, 0.1, 0.1, 0, 0.1],
+              "default": [0] * 6}[stages]
     values = ["Test GPU", problem, "real", "random", dim, n, stages, n**dim, 0.01, 0.1, 0.1, 1.0,
               10, median_ms, median_ms, median_ms, paper_ms, paper_ms / median_ms, goal_ms, gflop,
               gflop / (median_ms * 1e-3), gbytes, gbytes / (median_ms * 1e-3), 4000.0, 30000.0,
-              0.1, 0.01, *shares, 1e-15, 1e-15, 1e-15, 0, 0, 1, 1.0, ""]
+              0.1, 0.01, *shares, 1e-15, 1e-15, 1e-15, 0, 0, 1, 1.0, method, ""]
     return ",".join(str(v) for v in values)
 
 
@@ -46,6 +47,7 @@ PSCR_ROWS = [
     pscr_row("poisson", 2, 64, "fused", 0.17, 0.3, 12.0),
     pscr_row("poisson", 2, 64, "separate", 0.2, 0.3, 12.0),
     pscr_row("helmholtz", 3, 31, "fused", 0.5, 3.0, 70.0),
+    pscr_row("helmholtz", 3, 31, "default", 0.1, 3.0, 70.0, "fast_diagonalization"),
 ]
 
 PEERS = """device,solver,problem,scalar,mesh,dim,n1,n2,n3,unknowns,setup_s,h2d_ms,d2h_ms,reps,\
@@ -138,8 +140,8 @@ class PlotResults(unittest.TestCase):
         p = run("--pscr-gpu", bad, "--out", out)
         self.check(p, 1)
         self.assertIn("misaligned", p.stderr)
-        self.assertIn("41 columns", p.stderr)
-        self.assertIn("line 3: 40", p.stderr)
+        self.assertIn("42 columns", p.stderr)
+        self.assertIn("line 3: 41", p.stderr)
         self.assertFalse(os.path.exists(out), "nothing may be written for bad input")
 
     def test_refuses_a_missing_column(self):
