@@ -209,12 +209,7 @@ TYPED_TEST(SolverGpuTest, RoundsOfRightHandSidesOnDevicePointers) {
 TYPED_TEST(SolverGpuTest, TooLargeForTheDeviceSaysHowMuch) {
   using Scalar = TypeParam;
   // 1700³ unknowns: one grid alone is 39 GB (real), several are needed; no GPU here holds it.
-  std::vector<Factor<Scalar>> factors;
-  const index_t m = 1700;
-  for (int d = 0; d < 3; ++d)
-    factors.push_back({{std::vector<Scalar>(m, Scalar(2)), std::vector<Scalar>(m - 1, Scalar(-1))},
-                       {std::vector<Scalar>(m, Scalar(1)), std::vector<Scalar>(m - 1, Scalar(0))}});
-  const SeparableOperator<Scalar> op(factors, Scalar(0));
+  const SeparableOperator<Scalar> op = testing::uniform_cube_operator<Scalar>(1700, Scalar(0));
   cuda::SolverOptions o;
   o.pivoting = cuda::Pivoting::never;
   try {
