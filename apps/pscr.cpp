@@ -24,6 +24,7 @@
 #include "io/problem_file.hpp"
 #include "io/solution_file.hpp"
 #include "problems/generate.hpp"
+#include "pscr/fd/choice.hpp"
 #include "pscr/reference/solver.hpp"
 #ifdef PSCR_WITH_CUDA
 #include "common/cuda/check.hpp"
@@ -337,10 +338,12 @@ template <class Scalar>
 class GpuBackend : public Backend<Scalar> {
  public:
   /// `eigen`: precomputed eigen-data (moved from), or null to compute them.
-  GpuBackend(const SeparableOperator<Scalar>& op, std::vector<EigenData<Scalar>>* eigen) {
-    solver_ =
-        eigen ? std::make_unique<cuda::Solver<Scalar>>(op, std::move(*eigen), cuda::SolverOptions{})
-              : std::make_unique<cuda::Solver<Scalar>>(op);
+  GpuBackend(const SeparableOperator<Scalar>& op, SolverMethod method,
+             std::vector<EigenData<Scalar>>* eigen) {
+    cuda::SolverOptions options;
+    options.method = method;
+    solver_ = eigen ? std::make_unique<cuda::Solver<Scalar>>(op, std::move(*eigen), options)
+                    : std::make_unique<cuda::Solver<Scalar>>(op, options);
     this->init_seconds = solver_->init_seconds();
     this->name = "gpu";
     this->method = to_string(solver_->method());
@@ -370,15 +373,18 @@ bool gpu_available() {
 #endif
 }
 
+/// `method` applies to the GPU backend (cmd_solve checks that the CPU one is asked for PSCR or
+/// automatic, which is PSCR there).
 template <class Scalar>
-std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend,
+std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend, SolverMethod method,
                                               const SeparableOperator<Scalar>& op, int threads,
                                               std::vector<EigenData<Scalar>>* eigen) {
 #ifdef PSCR_WITH_CUDA
   if (backend == "gpu" || (backend == "auto" && gpu_available()))
-    return std::make_unique<GpuBackend<Scalar>>(op, eigen);
+    return std::make_unique<GpuBackend<Scalar>>(op, method, eigen);
 #else
   (void)backend;
+  (void)method;
 #endif
   return std::make_unique<CpuBackend<Scalar>>(op, threads, eigen);
 }
@@ -401,14 +407,14 @@ std::string save_eigen_data(const std::string& path, const Backend<Scalar>& back
 /// solve.
 template <class Scalar>
 int solve_problem(const ArgParser& args, const std::string& problem_path, const Problem<Scalar>& p,
-                  const std::string& backend_name, int threads, bool quiet,
+                  const std::string& backend_name, SolverMethod method, int threads, bool quiet,
                   const std::string& eigen_path, bool load) {
   const index_t n = p.op.grid_size();
   const auto t_init = Clock::now();
   std::vector<EigenData<Scalar>> eigen;
   if (load) eigen = io::read_eigen_data(eigen_path, reference::plan_eigen_factors(p.op));
   const double read_seconds = seconds_since(t_init);
-  const auto backend = make_backend(backend_name, p.op, threads, load ? &eigen : nullptr);
+  const auto backend = make_backend(backend_name, method, p.op, threads, load ? &eigen : nullptr);
 
   io::Solution<Scalar> solution;
   solution.shape = p.op.shape();
@@ -488,6 +494,13 @@ int cmd_solve(const std::vector<std::string>& argv) {
       "cpu: the CPU backend (OpenMP); gpu: the CUDA backend (exit code 6 if it is not built or\n"
       "      no device is present); auto: the GPU when it is built and present, else the CPU",
       "auto");
+  args.option(
+      "method", "pscr|fd|auto",
+      "pscr: radix-4 PSCR; fd: dense fast diagonalization (GPU backend only; cuBLAS GEMMs with\n"
+      "      eigenvectors computed on the CPU, not for the singular pure-Neumann problem);\n"
+      "      auto: PSCR in 2D and on the CPU, FD for 3D problems on the GPU where its plan fits,\n"
+      "      its setup is estimated under 5 s and certified (the summary names what ran)",
+      "auto");
   args.option("threads", "N", "CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all cores)",
               "0");
   args.option("tolerance", "T", "exit with code 5 if a relative residual exceeds T");
@@ -506,13 +519,17 @@ int cmd_solve(const std::vector<std::string>& argv) {
   const std::string backend = args.get("backend");
   if (backend != "cpu" && backend != "gpu" && backend != "auto")
     throw UsageError("--backend expects cpu, gpu or auto, found '" + backend + "'");
-  if (backend == "gpu" && !gpu_available()) {
-    std::cerr << "pscr solve: --backend gpu, but "
-              << (built_with_cuda ? "no CUDA device is present"
-                                  : "this pscr was built without CUDA")
-              << "; use --backend cpu or auto\n";
-    return exit_library;
+  const std::string method_name = args.get("method");
+  SolverMethod method = SolverMethod::automatic;
+  if (method_name == "pscr") {
+    method = SolverMethod::pscr;
+  } else if (method_name == "fd") {
+    method = SolverMethod::fast_diagonalization;
+  } else if (method_name != "auto") {
+    throw UsageError("--method expects pscr, fd or auto, found '" + method_name + "'");
   }
+  if (method == SolverMethod::fast_diagonalization && backend == "cpu")
+    throw UsageError("--method fd runs on the GPU backend only; use --backend gpu or auto");
   const int threads = static_cast<int>(args.get_int("threads", 0));
   const std::string output = args.get("output");  // checked before the (possibly long) solve
   const std::string path = args.positional_value("PROBLEM");
@@ -522,12 +539,25 @@ int cmd_solve(const std::vector<std::string>& argv) {
     throw UsageError("--eigen-data expects a file path, found an empty string");
   std::error_code missing;
   const bool load = !eigen_path.empty() && std::filesystem::exists(eigen_path, missing);
+  if (load && method == SolverMethod::fast_diagonalization)
+    throw UsageError("--method fd does its own setup and cannot use the PSCR eigen-data of " +
+                     eigen_path + "; use --method pscr or auto with --eigen-data");
+  const bool needs_gpu =
+      backend == "gpu" || (backend == "auto" && method == SolverMethod::fast_diagonalization);
+  if (needs_gpu && !gpu_available()) {
+    std::cerr << "pscr solve: " << (backend == "gpu" ? "--backend gpu" : "--method fd") << ", but "
+              << (built_with_cuda ? "no CUDA device is present"
+                                  : "this pscr was built without CUDA")
+              << "; use --backend cpu or auto" << (backend == "gpu" ? "" : " with --method pscr")
+              << "\n";
+    return exit_library;
+  }
   if (!eigen_path.empty() && !load) io::check_writable(eigen_path, false);
   const AnyProblem problem = io::read_problem(path);
   return std::visit(
       [&](const auto& p) {
-        return solve_problem(args, path, p, backend, threads, args.flag_set("quiet"), eigen_path,
-                             load);
+        return solve_problem(args, path, p, backend, method, threads, args.flag_set("quiet"),
+                             eigen_path, load);
       },
       problem);
 }

@@ -155,6 +155,32 @@ class Cli(unittest.TestCase):
         run("generate", "--equation", "poisson", "--bc", "absorbing", "-o", self.path("x.h5"), check_code=3)
         run("solve", prob, "-o", self.path("v.h5"), "--backend", "quantum", check_code=2)
 
+    def test_method_option(self):
+        prob = self.path("p3.h5")
+        run("generate", "--dim", 3, "--n", "7,5,6", "--mesh", "random", "-o", prob, check_code=0)
+        out = run("solve", prob, "-o", self.path("u.h5"), "--backend", "cpu", "--method", "pscr",
+                  check_code=0).stdout
+        self.assertIn("method pscr", out)
+        self.assertIn("pscr|fd|auto", run("solve", "--help", check_code=0).stdout)
+        p = run("solve", prob, "-o", self.path("v.h5"), "--method", "cholesky", check_code=2)
+        self.assertIn("cholesky", p.stderr)
+        p = run("solve", prob, "-o", self.path("v.h5"), "--backend", "cpu", "--method", "fd", check_code=2)
+        self.assertIn("GPU backend only", p.stderr)
+        # FD does its own setup: PSCR's eigen-data are refused before anything is solved.
+        eig = self.path("e.h5")
+        run("solve", prob, "-o", self.path("w.h5"), "--backend", "cpu", "--eigen-data", eig, check_code=0)
+        p = run("solve", prob, "-o", self.path("v.h5"), "--method", "fd", "--eigen-data", eig, check_code=2)
+        self.assertIn("--method pscr or auto", p.stderr)
+        self.assertFalse(os.path.exists(self.path("v.h5")))
+        # --method fd with --backend auto: FD on a GPU, or exit 6 where there is none.
+        p = run("solve", prob, "-o", self.path("v.h5"), "--method", "fd", "--tolerance", "1e-10")
+        if p.returncode == 0:
+            self.assertIn("method fast_diagonalization", p.stdout)
+        else:
+            self.assertEqual(p.returncode, 6, p.stderr)
+            self.assertIn("--method fd", p.stderr)
+            self.assertFalse(os.path.exists(self.path("v.h5")))
+
     def test_eigen_data_file_roundtrip(self):
         for equation, dim, extra in (("poisson", 2, ["--mesh", "random", "--n", "17,9"]),
                                      ("helmholtz", 2, ["--n", "15,16", "--ppw", "10"]),
