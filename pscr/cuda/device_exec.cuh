@@ -189,6 +189,9 @@ class DeviceExec {
         case Stage::fused:
           times.fused_ms += ms;
           break;
+        case Stage::refine:
+          times.refine_ms += ms;
+          break;
         case Stage::other:
           times.other_ms += ms;
           break;

@@ -56,7 +56,7 @@
 namespace pscr::cuda::detail {
 
 /// @brief The kinds of stages, for the per-stage times (StageTimes).
-enum class Stage { rhs, tridiag, sum, update, fused, other };
+enum class Stage { rhs, tridiag, sum, update, fused, refine, other };
 
 /// @brief The host scalar of a kernel scalar (the inverse of kernel_t).
 template <class T>

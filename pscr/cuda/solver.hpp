@@ -112,7 +112,8 @@ struct StageTimes {
   double sum_ms = 0;      ///< weighted sums of the solutions and their combination (12a/22a/y2b)
   double update_ms = 0;   ///< updates of the reduced right-hand sides (12c)
   double fused_ms = 0;    ///< right-hand sides, tridiagonal solves and sums in one kernel
-  double other_ms = 0;    ///< everything else (mean-zero projection, pivoting fixes, checks)
+  double refine_ms = 0;   ///< iterative refinement: residuals, their norms, corrections
+  double other_ms = 0;    ///< everything else (mean-zero projection, pivoting fixes)
 };
 
 /// @brief What the last host solve did.

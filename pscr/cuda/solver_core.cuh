@@ -146,7 +146,7 @@ class SolverCore {
       for (int step = 0; step < options_.device_refinements; ++step) {
         residual(exec, P, src, u);
         pscr(exec, P, r_.data(), d_.data());
-        exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), nullptr, grid_});
+        exec.launch(Stage::refine, P, grid_, AddCorrection<T>{u, d_.data(), nullptr, grid_});
         flops += P * (residual_flops() + cost_.flops + fs * 2.0 * grid_);
       }
     }
@@ -238,7 +238,7 @@ class SolverCore {
       // u += PSCR(f − A u) for the active grids (r_ holds their residuals).
       exec.upload(mask_.data(), active.data(), P);
       pscr(exec, P, r_.data(), d_.data());
-      exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
+      exec.launch(Stage::refine, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
       for (index_t p = 0; p < P; ++p)
         if (active[p]) {
           ++stats.refinements;
@@ -260,7 +260,7 @@ class SolverCore {
       }
       if (any_undo) {
         exec.upload(mask_.data(), undo.data(), P);
-        exec.launch(Stage::other, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
+        exec.launch(Stage::refine, P, grid_, AddCorrection<T>{u, d_.data(), mask_.data(), grid_});
       }
     }
     for (index_t p = 0; p < P; ++p) stats.residual = std::max(stats.residual, rel[p]);
@@ -272,7 +272,7 @@ class SolverCore {
     const TridiagRowOp<T> a1 = factor1_->op();
     const T c = e_c_;
     auto run = [&](auto row) {
-      exec.launch(Stage::other, P * shape_[0], N_,
+      exec.launch(Stage::refine, P * shape_[0], N_,
                   ResidualStage<T, decltype(row)>{a1.a_diag, a1.a_off, a1.m_diag, a1.m_off, a1.n, c,
                                                   row, N_, grid_, f, u, r_.data()});
     };
@@ -285,8 +285,8 @@ class SolverCore {
 
   /// ‖x_p‖₂ of P grids (synchronous).
   void norms(Exec& exec, index_t P, const T* x, std::vector<double>& out) {
-    exec.launch(Stage::other, P, N_, NormColumns<T>{x, shape_[0], N_, grid_, partial_.data()});
-    sum_partials(exec, P);
+    exec.launch(Stage::refine, P, N_, NormColumns<T>{x, shape_[0], N_, grid_, partial_.data()});
+    sum_partials(exec, P, Stage::refine);
     std::vector<Scalar> sums(P);
     exec.download(reinterpret_cast<T*>(sums.data()), sums_.data(), P);
     out.resize(P);
@@ -294,12 +294,11 @@ class SolverCore {
   }
 
   /// sums_[p] = Σ_q partial_[p·N + q], deterministic (chunks of kSumWidth, then their sum).
-  void sum_partials(Exec& exec, index_t P) {
+  void sum_partials(Exec& exec, index_t P, Stage stage) {
     const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
-    exec.launch(Stage::other, P, chunks,
+    exec.launch(stage, P, chunks,
                 SumChunks<T>{partial_.data(), N_, kSumWidth, chunks, partial2_.data()});
-    exec.launch(Stage::other, P, 1,
-                SumChunks<T>{partial2_.data(), chunks, chunks, 1, sums_.data()});
+    exec.launch(stage, P, 1, SumChunks<T>{partial2_.data(), chunks, chunks, 1, sums_.data()});
   }
 
   /// sums_[p] = (a1 ⊗ a2 [⊗ a3])ᵀ x_p (plain transpose) in three deterministic passes.
@@ -309,11 +308,7 @@ class SolverCore {
     k.x_stride = grid_;
     k.partial = partial_.data();
     exec.launch(Stage::other, P, N_, k);
-    const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
-    exec.launch(Stage::other, P, chunks,
-                SumChunks<T>{partial_.data(), N_, kSumWidth, chunks, partial2_.data()});
-    exec.launch(Stage::other, P, 1,
-                SumChunks<T>{partial2_.data(), chunks, chunks, 1, sums_.data()});
+    sum_partials(exec, P, Stage::other);
   }
 
   Problems<T> top_problems(index_t P, const T* f, T* u) const {

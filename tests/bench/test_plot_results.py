@@ -22,7 +22,8 @@ except ImportError as e:  # pragma: no cover - reported as a skip by CTest
 SCRIPT = None
 
 PSCR_HEADER = (
-    "device,problem,scalar,mesh,dim,n,stages,unknowns,init_s,h2d_ms,d2h_ms,host_solve_ms,reps,"
+    "device,problem,scalar,mesh,dim,n,stages,unknowns,init_s,h2d_ms,d2h_ms,host_solve_ms,refine_ms,"
+    "reps,"
     "median_ms,min_ms,max_ms,paper_ms,speedup_vs_paper,goal_ms,gflop,gflops,gbytes,gbs,copy_gbs,"
     "fp64_gflops,frac_copy,frac_fp64,share_rhs,share_tridiag,share_sum,share_update,share_fused,"
     "share_other,residual,initial_residual,host_residual,refinements,pivoted,rhs_per_round,"
@@ -35,7 +36,7 @@ def pscr_row(problem, dim, n, stages, median_ms, paper_ms, goal_ms="", method="p
     shares = {"fused": [0, 0.3, 0.1, 0.1, 0.4, 0.1], "separate": [0.3, 0.4, 0.1, 0.1, 0, 0.1],
               "default": [0] * 6}[stages]
     values = ["Test GPU", problem, "real", "random", dim, n, stages, n**dim, 0.01, 0.1, 0.1, 1.0,
-              10, median_ms, median_ms, median_ms, paper_ms, paper_ms / median_ms, goal_ms, gflop,
+              0.2, 10, median_ms, median_ms, median_ms, paper_ms, paper_ms / median_ms, goal_ms, gflop,
               gflop / (median_ms * 1e-3), gbytes, gbytes / (median_ms * 1e-3), 4000.0, 30000.0,
               0.1, 0.01, *shares, 1e-15, 1e-15, 1e-15, 0, 0, 1, 1.0, method, ""]
     return ",".join(str(v) for v in values)
@@ -140,8 +141,8 @@ class PlotResults(unittest.TestCase):
         p = run("--pscr-gpu", bad, "--out", out)
         self.check(p, 1)
         self.assertIn("misaligned", p.stderr)
-        self.assertIn("42 columns", p.stderr)
-        self.assertIn("line 3: 41", p.stderr)
+        self.assertIn("43 columns", p.stderr)
+        self.assertIn("line 3: 42", p.stderr)
         self.assertFalse(os.path.exists(out), "nothing may be written for bad input")
 
     def test_refuses_a_missing_column(self):
