@@ -79,6 +79,35 @@ __global__ void finite_kernel(index_t n, const T* u, int* flag) {
     }
 }
 
+/// r = f − r (grid-stride loop): r holds A u on entry.
+template <class T>
+__global__ void subtract_from_kernel(index_t n, const T* f, T* r) {
+  for (index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<index_t>(gridDim.x) * blockDim.x)
+    r[i] = f[i] - r[i];
+}
+
+double nrm2(cublasHandle_t h, index_t n, const double* x) {
+  double r = 0;
+  PSCR_CUBLAS_CHECK(cublasDnrm2_64(h, n, x, 1, &r));
+  return r;
+}
+double nrm2(cublasHandle_t h, index_t n, const std::complex<double>* x) {
+  double r = 0;
+  PSCR_CUBLAS_CHECK(cublasDznrm2_64(h, n, reinterpret_cast<const cuDoubleComplex*>(x), 1, &r));
+  return r;
+}
+
+void axpy(cublasHandle_t h, index_t n, double alpha, const double* x, double* y) {
+  PSCR_CUBLAS_CHECK(cublasDaxpy_64(h, n, &alpha, x, 1, y, 1));
+}
+void axpy(cublasHandle_t h, index_t n, double alpha, const std::complex<double>* x,
+          std::complex<double>* y) {
+  const cuDoubleComplex a = make_cuDoubleComplex(alpha, 0.0);
+  PSCR_CUBLAS_CHECK(cublasZaxpy_64(h, n, &a, reinterpret_cast<const cuDoubleComplex*>(x), 1,
+                                   reinterpret_cast<cuDoubleComplex*>(y), 1));
+}
+
 template <class Scalar>
 cuda::DeviceBuffer<Scalar> upload(const std::vector<Scalar>& host, std::size_t spare = 0) {
   // `spare` extra elements keep a valid pointer for empty off-diagonals (n = 1).
@@ -137,10 +166,7 @@ template <class Scalar>
 void FdGpuSolver<Scalar>::solve(cudaStream_t stream, const Scalar* d_f, Scalar* d_u,
                                 cuda::Event* after_transform, cuda::Event* after_tridiag) {
   using T = cuda::device_scalar_t<Scalar>;
-  cublasHandle_t h = blas_.get();
-  PSCR_CUBLAS_CHECK(cublasSetStream(h, stream));
-  // cublasSetStream resets the workspace to cuBLAS's own pool, which may allocate: use ours.
-  PSCR_CUBLAS_CHECK(cublasSetWorkspace(h, workspace_.data(), fd::kCublasWorkspaceBytes));
+  cublasHandle_t h = handle_on(stream);
   // G = (Wᵀ [⊗ Vᵀ] ⊗ I) F into work (pscr/fd/setup.hpp for the algebra, pscr/fd/calls.hpp for
   // layouts).
   for (const GemmCall& call : calls_.forward) run(h, call, d_f, d_u);
@@ -159,6 +185,37 @@ void FdGpuSolver<Scalar>::solve(cudaStream_t stream, const Scalar* d_f, Scalar* 
 
   // U = (W [⊗ V] ⊗ I) Y from work.
   for (const GemmCall& call : calls_.inverse) run(h, call, d_f, d_u);
+}
+
+template <class Scalar>
+cublasHandle_t FdGpuSolver<Scalar>::handle_on(cudaStream_t stream) {
+  cublasHandle_t h = blas_.get();
+  PSCR_CUBLAS_CHECK(cublasSetStream(h, stream));
+  // cublasSetStream resets the workspace to cuBLAS's own pool, which may allocate: use ours.
+  PSCR_CUBLAS_CHECK(cublasSetWorkspace(h, workspace_.data(), fd::kCublasWorkspaceBytes));
+  return h;
+}
+
+template <class Scalar>
+double FdGpuSolver<Scalar>::residual(cudaStream_t stream, DeviceOperator<Scalar>& op,
+                                     const Scalar* d_f, const Scalar* d_u, Scalar* d_r) {
+  using T = cuda::device_scalar_t<Scalar>;
+  op.apply(stream, d_u, d_r);
+  const int threads = 256;
+  const index_t blocks = std::min<index_t>((grid_size_ + threads - 1) / threads, 4096);
+  subtract_from_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      grid_size_, reinterpret_cast<const T*>(d_f), reinterpret_cast<T*>(d_r));
+  PSCR_CUDA_CHECK_LAUNCH();
+  // Host pointer mode: the norms wait for the stream.
+  cublasHandle_t h = handle_on(stream);
+  const double r = nrm2(h, grid_size_, d_r);
+  const double f = nrm2(h, grid_size_, d_f);
+  return f > 0 ? r / f : r;
+}
+
+template <class Scalar>
+void FdGpuSolver<Scalar>::axpy(cudaStream_t stream, double alpha, const Scalar* d_x, Scalar* d_y) {
+  cuda::axpy(handle_on(stream), grid_size_, alpha, d_x, d_y);
 }
 
 template <class Scalar>

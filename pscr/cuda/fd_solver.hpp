@@ -12,6 +12,7 @@
 
 #include "common/cuda/device_buffer.hpp"
 #include "pscr/cuda/cublas.hpp"
+#include "pscr/cuda/operator.hpp"
 #include "pscr/fd/calls.hpp"
 #include "pscr/fd/choice.hpp"
 #include "pscr/fd/setup.hpp"
@@ -41,10 +42,21 @@ class FdGpuSolver {
   /// @brief Whether the grid d_u (grid_size values) is finite (synchronous on `stream`).
   bool finite(cudaStream_t stream, const Scalar* d_u);
 
+  /// @brief The relative residual ‖f − A u‖₂ / ‖f‖₂ of the grids d_f, d_u, with A applied by
+  /// `op` (the operator this solver was set up for); d_r receives f − A u (not aliased with d_f
+  /// or d_u). Synchronous on `stream`. 0 when f = 0 and u = 0.
+  double residual(cudaStream_t stream, DeviceOperator<Scalar>& op, const Scalar* d_f,
+                  const Scalar* d_u, Scalar* d_r);
+
+  /// @brief d_y += alpha · d_x (grids) on `stream`.
+  void axpy(cudaStream_t stream, double alpha, const Scalar* d_x, Scalar* d_y);
+
   fd::CostModel cost() const;
 
  private:
   void run(cublasHandle_t h, const fd::GemmCall& call, const Scalar* d_f, Scalar* d_u);
+  /// The handle on `stream`, with this solver's workspace.
+  cublasHandle_t handle_on(cudaStream_t stream);
 
   std::vector<index_t> shape_;
   index_t grid_size_ = 0;

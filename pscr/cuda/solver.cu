@@ -67,7 +67,9 @@ struct Solver<Scalar>::Impl {
   std::unique_ptr<SeparableOperator<Scalar>> fd_op;
   std::size_t fd_bytes = 0;
   std::vector<EigenData<Scalar>> fd_eigen;  ///< eigen_data() of an FD plan, computed on demand
-  DeviceBuffer<T> d_f, d_u;                 ///< staging of one round for host solves
+  std::unique_ptr<DeviceOperator<Scalar>> fd_apply;  ///< A, for the residuals of FD host solves
+  DeviceBuffer<Scalar> fd_r, fd_c;                   ///< residual and correction of FD host solves
+  DeviceBuffer<T> d_f, d_u;                          ///< staging of one round for host solves
   Event up_start, up_end, solve_end, down_end;
   OrderEvent done;  ///< recorded after every solve: the next one (on any stream) waits for it
   SolveStats stats;
@@ -87,6 +89,11 @@ struct Solver<Scalar>::Impl {
       if (options.host_buffers) {
         d_f = DeviceBuffer<T>(op.grid_size());
         d_u = DeviceBuffer<T>(op.grid_size());
+        if (fd_checks()) {
+          fd_apply = std::make_unique<DeviceOperator<Scalar>>(op);
+          fd_r = DeviceBuffer<Scalar>(op.grid_size());
+          fd_c = DeviceBuffer<Scalar>(op.grid_size());
+        }
       }
     } else {
       if (eigen != nullptr) reason = "eigen-data given (PSCR's setup is done)";
@@ -127,7 +134,7 @@ struct Solver<Scalar>::Impl {
     for (int d = 0; d + 1 < op.dimension(); ++d)
       in.dense.push_back(fd::uses_dense_eigensolver(op.factor(d)));
     in.scalar_bytes = sizeof(Scalar);
-    in.host_grids = options.host_buffers ? 2 : 0;
+    in.host_grids = fd::fd_host_grids(options.host_buffers, fd_checks());
     in.singular = singular_candidate(op);
     in.pscr_options = options.rhs_per_round != 0 || options.device_refinements != 0 ||
                       options.profile || options.pivoting != Pivoting::automatic || !options.fused;
@@ -188,11 +195,39 @@ struct Solver<Scalar>::Impl {
   index_t round() const { return fd ? 1 : core->rhs_per_round(); }
   const SeparableOperator<Scalar>& op() const { return fd ? *fd_op : core->op(); }
 
-  /// Host solves with FD: one grid at a time, no refinement (the file comment of solver.hpp).
+  /// Whether FD host solves compute their residual (and refine): as PSCR's, when
+  /// max_refinements > 0.
+  bool fd_checks() const { return options.max_refinements > 0; }
+
+  /// The residual check and iterative refinement of one FD host solve (PSCR's rule, grid by
+  /// grid, SolverCore::refine_checked): while ‖f − A u‖/‖f‖ exceeds refine_tolerance, at most
+  /// max_refinements steps u += FD(f − A u); a step that does not lower the residual is undone,
+  /// one that does not halve it is the last (PSCR's rounding floor is left out: the undo rule
+  /// ends a refinement that stagnates). Synchronous; returns the final relative residual.
+  double refine_fd(cudaStream_t st, const Scalar* df, Scalar* du, SolveStats& s) {
+    double rel = fd->residual(st, *fd_apply, df, du, fd_r.data());
+    s.initial_residual = std::max(s.initial_residual, rel);
+    for (int step = 0; step < options.max_refinements && rel > options.refine_tolerance; ++step) {
+      fd->solve(st, fd_r.data(), fd_c.data());
+      fd->axpy(st, 1.0, fd_c.data(), du);
+      ++s.refinements;
+      const double next = fd->residual(st, *fd_apply, df, du, fd_r.data());
+      if (!(next < rel)) {
+        fd->axpy(st, -1.0, fd_c.data(), du);
+        break;
+      }
+      const bool halved = next <= 0.5 * rel;
+      rel = next;
+      if (!halved) break;
+    }
+    return rel;
+  }
+
+  /// Host solves with FD: one grid at a time, each checked (refine_fd) when fd_checks().
   void solve_host_fd(index_t nrhs, const Scalar* f, Scalar* u) {
     const auto start = Clock::now();
     SolveStats s;
-    s.residual = std::nan("");
+    s.residual = fd_checks() ? 0.0 : std::nan("");
     s.initial_residual = s.residual;
     const index_t grid = grid_size();
     const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(grid);
@@ -205,6 +240,7 @@ struct Solver<Scalar>::Impl {
       PSCR_CUDA_CHECK(cudaMemcpyAsync(df, f + r * grid, bytes, cudaMemcpyHostToDevice, st));
       up_end.record(st);
       fd->solve(st, df, du);
+      if (fd_checks()) s.residual = std::max(s.residual, refine_fd(st, df, du, s));
       solve_end.record(st);
       const bool ok = fd->finite(st, du);
       PSCR_CUDA_CHECK(cudaMemcpyAsync(u + r * grid, du, bytes, cudaMemcpyDeviceToHost, st));
@@ -221,8 +257,8 @@ struct Solver<Scalar>::Impl {
     done.record(st);
     const fd::CostModel cost = fd->cost();
     s.right_hand_sides = nrhs;
-    s.flops = cost.flops * nrhs;
-    s.bytes = cost.bytes * nrhs;
+    s.flops = cost.flops * (nrhs + s.refinements);
+    s.bytes = cost.bytes * (nrhs + s.refinements);
     s.seconds = seconds_since(start);
     stats = s;
   }

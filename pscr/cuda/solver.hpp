@@ -43,10 +43,11 @@
 /// without pivoting), PSCR when not or when the setup throws. What FD guarantees, then: the
 /// transforms are inverse to each other to the certificate's 1e-12 and every Thomas solve is
 /// backward stable to about (1 + 2·100)·eps per row; the error of u is that backward error times
-/// the problem's condition, as for PSCR, but FD does not measure the residual. FD solves one
-/// right-hand side at a time (rhs_per_round() = 1), does no iterative refinement (max_refinements
-/// and device_refinements do not apply; SolveStats::residual is NaN) and does not handle singular
-/// problems (requesting it for one throws InputError).
+/// the problem's condition, as for PSCR. Host solves with FD measure the residual on the device
+/// and refine as PSCR's do (max_refinements, refine_tolerance; FD corrections); device solves do
+/// not (device_refinements is an option only PSCR honors). FD solves one right-hand side at a time
+/// (rhs_per_round() = 1) and does not handle singular problems (requesting it for one throws
+/// InputError).
 ///
 /// One solve at a time per plan: a solve on one stream waits (on the device, not the host) for
 /// the previous solve of the same plan on any stream.

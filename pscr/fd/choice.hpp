@@ -52,17 +52,24 @@ double fd_setup_seconds(const std::vector<index_t>& shape, const std::vector<boo
 
 /// @brief Device bytes of an FD plan: FdGpuSolver::device_bytes (two work grids, the n_d²
 /// eigenvector matrices, last factors, shifts, the cuBLAS workspace, a flag) plus `host_grids`
-/// staging grids (f and u of host solves: 2, or 0). In scalars: (2 + host_grids)·N + n1² [+ n2²]
+/// grids of host solves (fd_host_grids). In scalars: (2 + host_grids)·N + n1² [+ n2²]
 /// + 4(n_last + 1) + systems, plus kCublasWorkspaceBytes.
 std::size_t fd_device_bytes(const std::vector<index_t>& shape, std::size_t scalar_bytes,
                             index_t host_grids);
+
+/// @brief Grids an FD plan allocates for host solves: none without host buffers; else f and u
+/// staged, and, when host solves check their residual (max_refinements > 0), the residual, the
+/// correction and DeviceOperator's two work grids.
+inline index_t fd_host_grids(bool host_buffers, bool residual_checks) {
+  return host_buffers ? (residual_checks ? 6 : 2) : 0;
+}
 
 /// @brief Inputs of the automatic choice.
 struct ChoiceInput {
   std::vector<index_t> shape;    ///< (n1, n2[, n3])
   std::vector<bool> dense;       ///< per transformed dimension (fd_setup_seconds)
   std::size_t scalar_bytes = 8;  ///< 8 (double) or 16 (complex)
-  index_t host_grids = 2;        ///< staging grids of host solves
+  index_t host_grids = 2;        ///< grids of host solves (fd_host_grids)
   bool singular = false;         ///< pure Neumann with c = 0
   bool pscr_options = false;     ///< options only PSCR honors are set (see the file comment)
   std::size_t free_device_bytes = 0;

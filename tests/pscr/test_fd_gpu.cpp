@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -81,8 +82,37 @@ TYPED_TEST(FdGpuTest, MatchesCpuBackendOnEveryCase) {
     }
     EXPECT_LE(p.op.relative_residual(u.data(), p.f.data()), tol);
     EXPECT_EQ(gpu.last_solve().right_hand_sides, 3);
-    EXPECT_TRUE(std::isnan(gpu.last_solve().residual));  // FD does not refine
-    EXPECT_GT(gpu.last_solve().solve_ms, 0);
+    // The residual is measured on the device (largest over the three grids); no refinement
+    // step is needed at refine_tolerance = 1e-10.
+    double host_worst = 0;
+    for (int r = 0; r < 3; ++r)
+      host_worst = std::max(host_worst, p.op.relative_residual(u.data() + r * n, f.data() + r * n));
+    const cuda::SolveStats& s = gpu.last_solve();
+    EXPECT_GE(s.residual, 0);
+    EXPECT_LE(s.residual, std::max(4 * host_worst, tol)) << "host residual " << host_worst;
+    EXPECT_EQ(s.initial_residual, s.residual);
+    EXPECT_EQ(s.refinements, 0);
+    EXPECT_GT(s.solve_ms, 0);
+
+    // refine_tolerance = 0: every grid takes refinement steps (at most 2, each kept only where it
+    // lowers the residual), and the solution stays as accurate.
+    cuda::SolverOptions always = fd_options();
+    always.refine_tolerance = 0;
+    cuda::Solver<Scalar> refining(p.op, always);
+    std::vector<Scalar> v(n);
+    refining.solve(p.f.data(), v.data());
+    const cuda::SolveStats& rs = refining.last_solve();
+    EXPECT_GE(rs.refinements, 1);
+    EXPECT_LE(rs.refinements, 2);
+    EXPECT_LE(rs.residual, rs.initial_residual);
+    EXPECT_LE(testing::relative_difference(v, ref), tol) << "refined";
+    // max_refinements = 0: no residual is computed.
+    cuda::SolverOptions unchecked = fd_options();
+    unchecked.max_refinements = 0;
+    cuda::Solver<Scalar> plain(p.op, unchecked);
+    plain.solve(p.f.data(), v.data());
+    EXPECT_TRUE(std::isnan(plain.last_solve().residual));
+    EXPECT_LE(testing::relative_difference(v, ref), tol) << "unchecked";
 
     // Device API on a stream of ours, output poisoned (all bits set: NaN).
     cuda::Stream stream;
