@@ -182,7 +182,7 @@ Row run_case(const pscr::Problem<Scalar>& p, int reps, const std::string& varian
   Row row;
   const index_t n = p.op.grid_size();
   pscr::cuda::Solver<Scalar> solver(p.op, options_for(variant));
-  row.method = solver.method() == pscr::SolverMethod::pscr ? "pscr" : "fast_diagonalization";
+  row.method = pscr::to_string(solver.method());
   row.init_s = solver.init_seconds();
   row.round = solver.rhs_per_round();
   row.device_mib = solver.device_bytes() / 1048576.0;
