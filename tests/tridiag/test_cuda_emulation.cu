@@ -156,14 +156,12 @@ LaneUnknowns<T, R> emulate_warp_solve(const std::vector<cuda::detail::Row<T, R>>
   return x;
 }
 
-/// The warp method on one system (n ≤ L·K) with L lanes (a power of two ≤ 32); `resolve`:
-/// the interior solved again from the interface values (lane_resolve, as the segment kernel
-/// does) instead of lane_substitute.
+/// The warp method on one system (n ≤ L·K) with L = 32 lanes.
 /// `rows_of(0, n).view(0, n)` is the rows accessor of the whole system.
 template <int K, class T, class RowsOf>
-std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d,
-                            int L = cuda::detail::kWarpLanes, bool resolve = false) {
+std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
   using cuda::detail::Row4;
+  constexpr int L = cuda::detail::kWarpLanes;
   const index_t n = static_cast<index_t>(d.size());
   auto tile = make_tile<K>(d, 0, static_cast<int>(n));
   const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
@@ -174,61 +172,114 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d,
   std::vector<Row4<T>> P(L), Q(L);
   for (int l = 0; l < L; ++l) cuda::detail::lane_reduce<K>(rows, v, l * K, n, st[l], P[l], Q[l]);
   const auto xr = emulate_warp_solve(P, Q);
-  for (int l = 0; l < L; ++l) {
-    if (resolve)  // the segment kernel: the interior solved again, no LaneState kept
-      cuda::detail::lane_resolve<K>(rows, v, l * K, n, xr.first[l][0], xr.last[l][0]);
-    else
-      cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
-  }
+  for (int l = 0; l < L; ++l)
+    cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
   std::vector<T> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
   return x;
 }
 
-/// The segment method on one system, as segment_kernel and run_segment compute it: one pass
-/// (the warp method) for one segment; else per segment the lanes reduce, the warp's spikes give
-/// its coarse rows F, L, the coarse system is solved (by the reference here), and each segment
-/// solves its reduced rows with the first and last fixed to the coarse solution.
+/// The segment lanes over a padded tile of the whole system and the rows accessor of a holder
+/// (the rows and right-hand side the partition and warp kernels see, checked at n).
+template <int K, class T, class Holder>
+struct TileLanes {
+  index_t n;
+  std::vector<T> tile;
+  Holder holder;
+  PaddedIndex<K> idx() const { return {PaddedIndex<K>::system_stride(static_cast<int>(n))}; }
+  TileVector<T, PaddedIndex<K>> vec() { return {tile.data(), idx(), 0, 0}; }
+  void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
+    cuda::detail::LaneState<K, T> st;
+    cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, st, P, Q);
+  }
+  void resolve(index_t p, T x_first, T x_last) {
+    cuda::detail::lane_resolve<K>(holder.view(0, n), vec(), p, n, x_first, x_last);
+  }
+  std::vector<T> x() const {
+    std::vector<T> x(n);
+    for (index_t i = 0; i < n; ++i) x[i] = tile[idx()(0, static_cast<int>(i))];
+    return x;
+  }
+};
 template <int K, class T, class RowsOf>
-std::vector<T> emulate_segment(const RowsOf& rows_of, const std::vector<T>& d) {
+TileLanes<K, T, std::invoke_result_t<RowsOf, index_t, int>> tile_lanes(const RowsOf& rows_of,
+                                                                       const std::vector<T>& d) {
+  const index_t n = static_cast<index_t>(d.size());
+  return {n, make_tile<K>(d, 0, static_cast<int>(n)), rows_of(0, static_cast<int>(n))};
+}
+
+/// The segment lanes as segment_kernel runs them on the shifted form: each pass loads the lane's
+/// K rows of d into registers (LaneVector, zero past n) and its rows of A and M into a table
+/// (ShiftedSegmentForm::load: identity rows past n), with no bounds checks in the lane steps.
+template <int K, class T>
+struct RegisterLanes {
+  using Coefs = cuda::detail::ShiftedLaneCoefs<K, T>;
+  cuda::detail::ShiftedMatrix<T> m;
+  T s;
+  std::vector<T> d;
+  std::vector<T> out;
+  std::vector<T> table = std::vector<T>(Coefs::elements);
+  std::array<T, K> v{};
+
+  /// The rows of lane p (table slot lane 0) with its right-hand side loaded into v.
+  cuda::detail::ShiftedLaneRows<K, T> load(index_t p) {
+    const cuda::detail::ShiftedSegmentForm<T> form{m, &s};
+    const Coefs c{table.data(), 0};
+    form.template load<K>(c, p);
+    for (int i = 0; i < K; ++i) v[i] = p + i < m.n ? d[p + i] : T(0);
+    return form.template rows<K>(c, 0, p, cuda::detail::Strides{});
+  }
+  void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
+    const auto rows = load(p);
+    cuda::detail::LaneState<K, T> st;
+    cuda::detail::lane_reduce<K>(rows, cuda::detail::LaneVector<T>{v.data(), p}, p, m.n, st, P, Q);
+  }
+  void resolve(index_t p, T x_first, T x_last) {
+    const auto rows = load(p);
+    const cuda::detail::LaneVector<T> lv{v.data(), p};
+    cuda::detail::lane_resolve<K>(rows, lv, p, m.n, x_first, x_last);
+    for (int i = 0; i < K; ++i)
+      if (p + i < m.n) out[p + i] = v[i];
+  }
+  std::vector<T> x() const { return out; }
+};
+
+/// The segment method on one system, as segment_kernel and run_segment compute it, with the
+/// lanes' rows from `lanes` (TileLanes or RegisterLanes): one pass for one segment (width lanes:
+/// reduce, warp solve, the interior solved again from the interface values); else per segment
+/// the lanes reduce, the warp's spikes give its coarse rows F, L, the coarse system is solved
+/// (by the reference here), and each segment solves its reduced rows with the first and last
+/// fixed to the coarse solution.
+template <int K, class T, class Lanes>
+std::vector<T> emulate_segment(Lanes lanes, index_t n) {
   using cuda::detail::Row;
   using cuda::detail::Row4;
-  constexpr int L = cuda::detail::kWarpLanes;
-  const index_t n = static_cast<index_t>(d.size());
+  const int L = cuda::detail::segment_width(n, K);
   const index_t segments = cuda::detail::segment_count(n, K);
-  if (segments == 1)
-    return emulate_warp<K>(rows_of, d, cuda::detail::segment_width(n, K), /*resolve=*/true);
-  auto tile = make_tile<K>(d, 0, static_cast<int>(n));
-  const PaddedIndex<K> idx{PaddedIndex<K>::system_stride(static_cast<int>(n))};
-  const TileVector<T, PaddedIndex<K>> v{tile.data(), idx, 0, 0};
-  const auto holder = rows_of(0, static_cast<int>(n));
-  const auto rows = holder.view(0, n);
   const index_t nc = 2 * segments;
   std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
-  std::vector<std::vector<cuda::detail::LaneState<K, T>>> st(segments);
-  std::vector<std::vector<Row4<T>>> P(segments), Q(segments);
-  for (index_t j = 0; j < segments; ++j) {  // reduce
-    st[j].resize(L);
-    P[j].resize(L);
-    Q[j].resize(L);
-    std::vector<Row<T, 3>> wp(L), wq(L);
-    for (int l = 0; l < L; ++l) {
-      cuda::detail::lane_reduce<K>(rows, v, (j * L + l) * K, n, st[j][l], P[j][l], Q[j][l]);
-      cuda::detail::spike_rows(P[j][l], Q[j][l], l, wp[l], wq[l]);
-    }
-    const auto spikes = emulate_warp_solve(wp, wq);
-    T sl[3], sf[3];
-    for (int i = 0; i < 3; ++i) {
-      sl[i] = spikes.last[0][i];
-      sf[i] = spikes.first[L - 1][i];
-    }
-    const Row4<T> f = cuda::detail::coarse_first(P[j][0], sl);
-    const Row4<T> g = cuda::detail::coarse_last(Q[j][L - 1], sf);
-    for (const auto& [e, r] : {std::pair{2 * j, f}, std::pair{2 * j + 1, g}}) {
-      ca[e] = r.a;
-      cb[e] = r.b;
-      cc[e] = r.c;
-      cd[e] = r.d[0];
+  std::vector<std::vector<Row4<T>>> P(segments, std::vector<Row4<T>>(L)), Q = P;
+  if (segments > 1) {
+    for (index_t j = 0; j < segments; ++j) {  // reduce
+      std::vector<Row<T, 3>> wp(L), wq(L);
+      for (int l = 0; l < L; ++l) {
+        lanes.reduce((j * L + l) * K, P[j][l], Q[j][l]);
+        cuda::detail::spike_rows(P[j][l], Q[j][l], l, wp[l], wq[l]);
+      }
+      const auto spikes = emulate_warp_solve(wp, wq);
+      T sl[3], sf[3];
+      for (int i = 0; i < 3; ++i) {
+        sl[i] = spikes.last[0][i];
+        sf[i] = spikes.first[L - 1][i];
+      }
+      const Row4<T> f = cuda::detail::coarse_first(P[j][0], sl);
+      const Row4<T> g = cuda::detail::coarse_last(Q[j][L - 1], sf);
+      for (const auto& [e, r] : {std::pair{2 * j, f}, std::pair{2 * j + 1, g}}) {
+        ca[e] = r.a;
+        cb[e] = r.b;
+        cc[e] = r.c;
+        cd[e] = r.d[0];
+      }
     }
   }
   // The reference works on the host scalar (std::complex<double> has the kernel Complex layout).
@@ -236,18 +287,19 @@ std::vector<T> emulate_segment(const RowsOf& rows_of, const std::vector<T>& d) {
   auto host = [](std::vector<T>& v) { return reinterpret_cast<S*>(v.data()); };
   std::vector<T> xc(nc), work(nc);
   const BatchLayout cl = BatchLayout::contiguous(nc);
-  reference::solve_general(nc, 1, host(ca), host(cb), host(cc), host(cd), cl, host(xc), cl,
-                           host(work), nc);
-  for (index_t j = 0; j < segments; ++j) {  // substitute
-    P[j][0] = {T(0), T(1), T(0), {xc[2 * j]}};
-    Q[j][L - 1] = {T(0), T(1), T(0), {xc[2 * j + 1]}};
+  if (segments > 1)
+    reference::solve_general(nc, 1, host(ca), host(cb), host(cc), host(cd), cl, host(xc), cl,
+                             host(work), nc);
+  for (index_t j = 0; j < segments; ++j) {  // substitute (the whole pass for one segment)
+    for (int l = 0; l < L; ++l) lanes.reduce((j * L + l) * K, P[j][l], Q[j][l]);
+    if (segments > 1) {
+      P[j][0] = {T(0), T(1), T(0), {xc[2 * j]}};
+      Q[j][L - 1] = {T(0), T(1), T(0), {xc[2 * j + 1]}};
+    }
     const auto xr = emulate_warp_solve(P[j], Q[j]);
-    for (int l = 0; l < L; ++l)
-      cuda::detail::lane_resolve<K>(rows, v, (j * L + l) * K, n, xr.first[l][0], xr.last[l][0]);
+    for (int l = 0; l < L; ++l) lanes.resolve((j * L + l) * K, xr.first[l][0], xr.last[l][0]);
   }
-  std::vector<T> x(n);
-  for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
-  return x;
+  return lanes.x();
 }
 
 /// Shifted rows over the global A, M (what ShiftedForm::rows returns), in the holder interface.
@@ -318,10 +370,11 @@ TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
 
 /// A method emulated on every system of t, all its forms: `emulate(rows_of, d)` returns x for
 /// one system (rows_of: the rows accessor holders of the method's tiles, padded with period P);
+/// `registers(m, s, d)`, where given, the shifted form from the method's per-lane tables;
 /// `label` names the method in failure messages.
-template <int P, class Scalar, class Emulate>
+template <int P, class Scalar, class Emulate, class Registers = std::nullptr_t>
 void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::string& label,
-                  const Emulate& emulate) {
+                  const Emulate& emulate, const Registers& registers = nullptr) {
   using T = cuda::detail::kernel_scalar_t<Scalar>;
   const index_t n = t.n;
   std::vector<Scalar> ref(n * t.batch), work(n);
@@ -353,6 +406,8 @@ void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::stri
       const ShiftedHolder<T> holder{{m, s}};
       check(emulate([&](index_t, int) { return holder; }, d), "shifted");
       check(emulate(StagedChunks<P, T>{m, s}, d), "shifted, staged");
+      if constexpr (!std::is_null_pointer_v<Registers>)
+        check(registers(m, s, d), "shifted, lane tables");
     } else {
       check(emulate(GeneralChunks<P, T>{&a, &b, &c}, d), "general");
     }
@@ -370,10 +425,10 @@ void check_case(const testing::Batch<Scalar>& t, index_t chunk_partitions, bool 
 }
 
 /// A register method (emulate_warp<K> or emulate_segment<K>) with K rows per lane.
-template <int K, class Scalar, class Emulate>
+template <int K, class Scalar, class Emulate, class Registers = std::nullptr_t>
 void check_lanes(const testing::Batch<Scalar>& t, bool shifted, const char* method,
-                 const Emulate& emulate) {
-  check_method<K>(t, shifted, std::string(method) + " K " + std::to_string(K), emulate);
+                 const Emulate& emulate, const Registers& registers = nullptr) {
+  check_method<K>(t, shifted, std::string(method) + " K " + std::to_string(K), emulate, registers);
 }
 
 /// Every size up to 32·K from the issue's list (and the ones that fill all lanes exactly).
@@ -407,9 +462,17 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
                                       8 * warp - 1,
                                       8 * warp,
                                       40 * warp + 3};
-  auto emulate = [](const auto& rows_of, const auto& d) { return emulate_segment<K>(rows_of, d); };
+  auto emulate = [](const auto& rows_of, const auto& d) {
+    return emulate_segment<K, typename std::decay_t<decltype(d)>::value_type>(
+        tile_lanes<K>(rows_of, d), static_cast<index_t>(d.size()));
+  };
+  auto registers = [](const auto& m, const auto& s, const auto& d) {
+    using T = std::decay_t<decltype(s)>;
+    return emulate_segment<K, T>(RegisterLanes<K, T>{m, s, d, std::vector<T>(d.size())}, m.n);
+  };
   for (index_t n : sizes) {
-    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "segment", emulate);
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "segment", emulate,
+                   registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "segment", emulate);

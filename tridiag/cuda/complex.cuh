@@ -51,10 +51,35 @@ __host__ __device__ inline Complex operator-(const Complex& a, const Complex& b)
 __host__ __device__ inline Complex operator*(const Complex& a, const Complex& b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
-/// a / b = a conj(b) / |b|²: one real division (see the file comment for the range).
+/// 1 / x to about one ulp, for the pivots of the non-pivoting kernels. Device: the hardware
+/// estimate (MUFU.RCP64H, relative error below 2^-22) and one third-order Newton step,
+/// r (1 + e + e²) with e = 1 − x r (error e³ < 2^-66 before rounding): three dependent DFMA.
+/// The correctly rounded `1.0 / x` takes five plus a range check and a branch to a slow path
+/// (nvcc 13, sm_90), and the lane solves of the warp and segment methods are bound by their
+/// chain of pivots (docs/tridiag-performance.md). A zero pivot gives NaN (1 / 0 gives inf: the
+/// solve is lost either way); subnormal pivots (never met: the rows are entries of A + s M) are
+/// flushed to zero. Host: 1.0 / x.
+__host__ __device__ inline double recip(double x) {
+#ifdef __CUDA_ARCH__
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  const double e = fma(-x, r, 1.0);
+  return fma(r, fma(e, e, e), r);
+#else
+  return 1.0 / x;
+#endif
+}
+
+/// a / b = a conj(b) / |b|²: one real reciprocal (see the file comment for the range).
 __host__ __device__ inline Complex operator/(const Complex& a, const Complex& b) {
-  const double inv = 1.0 / (b.re * b.re + b.im * b.im);
+  const double inv = recip(b.re * b.re + b.im * b.im);
   return {(a.re * b.re + a.im * b.im) * inv, (a.im * b.re - a.re * b.im) * inv};
+}
+
+/// 1 / z = conj(z) / |z|².
+__host__ __device__ inline Complex recip(const Complex& z) {
+  const double inv = recip(z.re * z.re + z.im * z.im);
+  return {z.re * inv, -z.im * inv};
 }
 __host__ __device__ inline bool operator==(const Complex& a, const Complex& b) {
   return a.re == b.re && a.im == b.im;

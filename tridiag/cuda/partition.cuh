@@ -71,25 +71,25 @@ __host__ __device__ void partition_reduce(const Rows& A, const Rhs& rhs, index_t
   }
   const index_t q = p + m - 1;
   // Downward: Thomas forward elimination of rows p+1..q−1, carrying the x_p column (g).
-  T inv = T(1) / A.diag(p + 1);
+  T inv = recip(A.diag(p + 1));
   T f = rhs(p + 1) * inv;
   T g = -A.sub(p + 1) * inv;
   T cpr = A.sup(p + 1) * inv;
   for (index_t r = p + 2; r < q; ++r) {
     const T e = A.sub(r);
-    inv = T(1) / (A.diag(r) - e * cpr);
+    inv = recip(A.diag(r) - e * cpr);
     f = (rhs(r) - e * f) * inv;
     g = -e * g * inv;
     cpr = A.sup(r) * inv;
   }
   // Upward: the same from row q−1 to p+1, carrying the x_q column (h).
-  inv = T(1) / A.diag(q - 1);
+  inv = recip(A.diag(q - 1));
   T fu = rhs(q - 1) * inv;
   T h = -A.sup(q - 1) * inv;
   T apr = A.sub(q - 1) * inv;
   for (index_t r = q - 2; r > p; --r) {
     const T e = A.sup(r);
-    inv = T(1) / (A.diag(r) - e * apr);
+    inv = recip(A.diag(r) - e * apr);
     fu = (rhs(r) - e * fu) * inv;
     h = -e * h * inv;
     apr = A.sub(r) * inv;
@@ -130,7 +130,7 @@ __host__ __device__ void partition_substitute(const Rows& A, const Vec& v, index
       if (i == 1) rhs -= e * x_first;
       if (i == m - 2) rhs -= su * x_last;
       const T ei = i == 1 ? T(0) : e;  // coupling to the previous interior row
-      const T inv = T(1) / (A.diag(r) - ei * cprev);
+      const T inv = recip(A.diag(r) - ei * cprev);
       cprev = i == m - 2 ? T(0) : su * inv;
       cp[i] = cprev;
       dprev = (rhs - ei * dprev) * inv;
@@ -157,7 +157,7 @@ PSCR_HD void pcr_row(const T* a, const T* b, const T* c, const T* d, int e, int 
   T ai = a[e], bi = b[e], ci = c[e], di = d[e];
   if (i >= s) {
     const int l = e - s;
-    const T k1 = ai / b[l];
+    const T k1 = ai * recip(b[l]);
     bi -= c[l] * k1;
     di -= d[l] * k1;
     ai = -a[l] * k1;
@@ -166,7 +166,7 @@ PSCR_HD void pcr_row(const T* a, const T* b, const T* c, const T* d, int e, int 
   }
   if (i + s < nc) {
     const int h = e + s;
-    const T k2 = ci / b[h];
+    const T k2 = ci * recip(b[h]);
     bi -= a[h] * k2;
     di -= d[h] * k2;
     ci = -c[h] * k2;
@@ -208,7 +208,7 @@ __device__ void pcr_shared(T* a, T* b, T* c, T* d, int gv, int stride, int nc) {
     __syncthreads();
   }
   for (int e = threadIdx.x; e < total; e += blockDim.x)
-    if (e % stride < nc) d[e] = d[e] / b[e];
+    if (e % stride < nc) d[e] = d[e] * recip(b[e]);
   __syncthreads();
 }
 

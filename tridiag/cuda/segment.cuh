@@ -50,9 +50,11 @@ __host__ __device__ inline index_t segment_count(index_t n, int K) {
 }
 
 /// The lane's K values of one vector (d on entry, x after lane_resolve) in registers,
-/// addressed by global row (rows [p, p + K)).
+/// addressed by global row (rows [p, p + K)). Padded: rows past n load as zero, and writing
+/// them is harmless (store_lane stores rows below n only).
 template <class T>
 struct LaneVector {
+  static constexpr bool padded = true;
   T* v;
   index_t p;
   PSCR_HD T get(index_t r) const { return v[r - p]; }
@@ -60,9 +62,10 @@ struct LaneVector {
 };
 
 /// The shifted form's rows [p, p + K) of A and M for one lane, kept in its warp's slice of shared
-/// memory (not registers: they would halve the resident warps): diagonals ad, md of rows p + i,
-/// off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where absent). Element i of the lane
-/// is at slot i·32 + lane of its table, so a warp reads 32 consecutive elements.
+/// memory (not registers: they would halve the resident warps): diagonals ad, md of rows p + i
+/// (1 and 0 past n: identity rows), off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where
+/// absent). Element i of the lane is at slot i·32 + lane of its table, so a warp reads 32
+/// consecutive elements.
 template <int K, class T>
 struct ShiftedLaneCoefs {
   /// Scalars of one warp's slice: the four tables.
@@ -76,23 +79,24 @@ struct ShiftedLaneCoefs {
   PSCR_HD T& mo(int i) const { return at(3 * K + 1, i); }
 };
 
-/// Rows of A + s M from a lane's ShiftedLaneCoefs, by global row (sub(0) = sup(n−1) = 0).
+/// Rows of A + s M from a lane's ShiftedLaneCoefs, by global row. Padded: the tables hold the
+/// zero couplings sub(0) = sup(n−1) = 0 and identity rows past n, so no row needs a check.
 template <int K, class T>
 struct ShiftedLaneRows {
+  static constexpr bool padded = true;
   ShiftedLaneCoefs<K, T> c;
   T s;
   index_t p;
-  index_t n;
   PSCR_HD T off(index_t i) const {
     const int j = static_cast<int>(i);
     return c.ao(j) + s * c.mo(j);
   }
-  PSCR_HD T sub(index_t r) const { return r > 0 ? off(r - p) : T(0); }
+  PSCR_HD T sub(index_t r) const { return off(r - p); }
   PSCR_HD T diag(index_t r) const {
     const int j = static_cast<int>(r - p);
     return c.ad(j) + s * c.md(j);
   }
-  PSCR_HD T sup(index_t r) const { return r + 1 < n ? off(r - p + 1) : T(0); }
+  PSCR_HD T sup(index_t r) const { return off(r - p + 1); }
 };
 
 /// Rows of general system k read from global memory (layout of d) each time they are needed:
@@ -167,12 +171,12 @@ struct ShiftedSegmentForm {
     return {slice, lane};
   }
   template <int K>
-  __device__ void load(const Lane<K>& c, index_t p) const {
+  PSCR_HD void load(const Lane<K>& c, index_t p) const {
     const index_t n = m.n;
 #pragma unroll
     for (int i = 0; i < K; ++i) {
-      const bool in = p + i < n;
-      c.ad(i) = in ? m.a_diag[p + i] : T(0);
+      const bool in = p + i < n;  // identity rows past n
+      c.ad(i) = in ? m.a_diag[p + i] : T(1);
       c.md(i) = in ? m.m_diag[p + i] : T(0);
     }
 #pragma unroll
@@ -184,8 +188,8 @@ struct ShiftedSegmentForm {
     }
   }
   template <int K>
-  __device__ ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
-    return {c, shifts[k], p, m.n};
+  PSCR_HD ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
+    return {c, shifts[k], p};
   }
 };
 
@@ -259,14 +263,25 @@ __global__ void __launch_bounds__(kSegmentThreads)
   const index_t nc = 2 * segments;
   const auto lc = Form::template lane_view<K>(slice, lane);
   index_t loaded = -1;
+  // Unit u is segment u % segments of system u / segments; the divisions are done once and the
+  // loop steps (segment, system) by the loop's stride in units.
+  const index_t stride = warps * groups;
+  const index_t seg_step = stride % segments;
+  const index_t k_step = stride / segments;
+  index_t unit_seg = (warp * groups + lane / width) % segments;
+  index_t unit_k = (warp * groups + lane / width) / segments;
   // The loop is uniform over the warp (shuffles need every lane); a group past the last unit
   // repeats the last unit without storing.
-  for (index_t base = warp * groups; base < units; base += warps * groups) {
-    const index_t unit = base + lane / width;
-    const bool active = unit < units;
-    const index_t u = active ? unit : units - 1;
-    const index_t seg = u % segments;
-    const index_t k = u / segments;
+  for (index_t base = warp * groups; base < units; base += stride) {
+    const bool active = base + lane / width < units;
+    const index_t seg = active ? unit_seg : segments - 1;
+    const index_t k = active ? unit_k : batch - 1;
+    unit_seg += seg_step;
+    unit_k += k_step;
+    if (unit_seg >= segments) {
+      unit_seg -= segments;
+      ++unit_k;
+    }
     const index_t p = (seg * width + sub) * K;
     if (seg != loaded) {
       form.template load<K>(lc, p);

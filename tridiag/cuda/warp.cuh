@@ -16,6 +16,8 @@
 /// functions: tests/tridiag/test_cuda_emulation.cu runs them on the CPU in lockstep over 32
 /// emulated lanes. Include only from .cu files.
 
+#include <type_traits>
+
 #include "tridiag/cuda/rows.cuh"
 
 namespace pscr::tridiag::cuda::detail {
@@ -35,11 +37,22 @@ struct Row {
 template <class T>
 using Row4 = Row<T, 1>;
 
+/// Whether a row accessor (or vector) is padded: it gives identity rows (zero right-hand sides)
+/// past n and zero couplings at the ends by itself, and may be read and written there, so the
+/// lane steps need no bounds checks (`static constexpr bool padded = true`; default false).
+template <class X, class = void>
+struct is_padded : std::false_type {};
+template <class X>
+struct is_padded<X, std::void_t<decltype(X::padded)>> : std::bool_constant<X::padded> {};
+template <class Rows, class Vec>
+constexpr bool padded_lane = (is_padded<Rows>::value && is_padded<Vec>::value);
+
 /// Row r of a system of n rows (identity past n): coefficients from `A` (sub/diag/sup by global
 /// row), right-hand side from `v` (get by global row).
 template <class T, class Rows, class Vec>
 PSCR_HD Row4<T> lane_row(const Rows& A, const Vec& v, index_t r, index_t n) {
-  if (r >= n) return {T(0), T(1), T(0), T(0)};
+  if constexpr (!padded_lane<Rows, Vec>)
+    if (r >= n) return {T(0), T(1), T(0), T(0)};
   return {A.sub(r), A.diag(r), A.sup(r), v.get(r)};
 }
 
@@ -68,7 +81,7 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
 #pragma unroll
     for (int i = 1; i < K - 1; ++i) {
       const Row4<T> r = lane_row<T>(A, v, p + i, n);
-      const T inv = T(1) / (i == 1 ? r.b : r.b - r.a * cp);
+      const T inv = recip(i == 1 ? r.b : r.b - r.a * cp);
       dp = (i == 1 ? r.d[0] : r.d[0] - r.a * dp) * inv;
       gp = -r.a * (i == 1 ? T(1) : gp) * inv;
       cp = r.c * inv;
@@ -96,7 +109,8 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
 /// that keeps no LaneState across the interface solve (K − 2 factors live only here).
 template <int K, class T, class Rows, class Vec>
 PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x_first, T x_last) {
-  if (p < n) v.set(p, x_first);
+  constexpr bool padded = padded_lane<Rows, Vec>;  // rows past n are identity rows: x = 0 there
+  if (padded || p < n) v.set(p, x_first);
   if constexpr (K > 2) {
     T cp[K];  // c′ of interior row i at cp[i]
     T dprev = T(0);
@@ -106,21 +120,21 @@ PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x
       if (i == 1) r.d[0] -= r.a * x_first;
       if (i == K - 2) r.d[0] -= r.c * x_last;
       const T a = i == 1 ? T(0) : r.a;  // coupling to the previous interior row
-      const T inv = T(1) / (r.b - a * (i == 1 ? T(0) : cp[i - 1]));
+      const T inv = recip(r.b - a * (i == 1 ? T(0) : cp[i - 1]));
       cp[i] = i == K - 2 ? T(0) : r.c * inv;
       dprev = (r.d[0] - a * dprev) * inv;
-      if (p + i < n) v.set(p + i, dprev);
+      if (padded || p + i < n) v.set(p + i, dprev);
     }
     T xn = T(0);
 #pragma unroll
     for (int i = K - 2; i >= 1; --i) {
-      if (p + i < n) {
+      if (padded || p + i < n) {
         xn = v.get(p + i) - cp[i] * xn;
         v.set(p + i, xn);
       }
     }
   }
-  if (p + K - 1 < n) v.set(p + K - 1, x_last);
+  if (padded || p + K - 1 < n) v.set(p + K - 1, x_last);
 }
 
 /// Writes x of the lane's rows (those below n) into `v` from the interface values.
@@ -140,12 +154,12 @@ PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, 
 template <class T, int R>
 PSCR_HD Row<T, R> cr_even(const Row<T, R>& P, const Row<T, R>& qp, bool has_prev,
                           const Row<T, R>& Q) {
-  const T k2 = P.c / Q.b;
+  const T k2 = P.c * recip(Q.b);
   Row<T, R> r{T(0), P.b - k2 * Q.a, -k2 * Q.c};
 #pragma unroll
   for (int j = 0; j < R; ++j) r.d[j] = P.d[j] - k2 * Q.d[j];
   if (has_prev) {
-    const T k1 = P.a / qp.b;
+    const T k1 = P.a * recip(qp.b);
     r.a = -k1 * qp.a;
     r.b -= k1 * qp.c;
 #pragma unroll
@@ -163,14 +177,14 @@ PSCR_HD Row<T, R> pcr_combine(const Row<T, R>& r, const Row<T, R>& lo, bool has_
   o.a = T(0);
   o.c = T(0);
   if (has_lo) {
-    const T k1 = r.a / lo.b;
+    const T k1 = r.a * recip(lo.b);
     o.a = -lo.a * k1;
     o.b -= lo.c * k1;
 #pragma unroll
     for (int j = 0; j < R; ++j) o.d[j] -= lo.d[j] * k1;
   }
   if (has_hi) {
-    const T k2 = r.c / hi.b;
+    const T k2 = r.c * recip(hi.b);
     o.c = -hi.c * k2;
     o.b -= hi.a * k2;
 #pragma unroll
@@ -183,7 +197,7 @@ PSCR_HD Row<T, R> pcr_combine(const Row<T, R>& r, const Row<T, R>& lo, bool has_
 /// lane's) are known.
 template <class T, int R>
 PSCR_HD T solve_last(const Row<T, R>& Q, int j, T x_first, T x_next) {
-  return (Q.d[j] - Q.a * x_first - Q.c * x_next) / Q.b;
+  return (Q.d[j] - Q.a * x_first - Q.c * x_next) * recip(Q.b);
 }
 
 // Shuffles within groups of `width` lanes (a power of two ≤ 32).
@@ -231,7 +245,7 @@ __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x
   }
 #pragma unroll
   for (int j = 0; j < R; ++j) {
-    x_first[j] = r.d[j] / r.b;
+    x_first[j] = r.d[j] * recip(r.b);
     const T next = shfl_down(x_first[j], 1, width);
     x_last[j] = solve_last(Q, j, x_first[j], lane + 1 < width ? next : T(0));
   }
