@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(256)
       for (int i = 0; i < lv; ++i) {
         const index_t r = r0 + i;
         const T e = rows.sub(r);
-        const T inv = recip(rows.diag(r) - e * cprev);
+        const T inv = T(1) / (rows.diag(r) - e * cprev);
         dprev = (dt[idx(t, i)] - e * dprev) * inv;
         dt[idx(t, i)] = dprev;
         cprev = rows.sup(r) * inv;
