@@ -1,11 +1,10 @@
 // The algebra of the GPU partition, warp and segment methods, run on the CPU: the kernels' own
 // per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
 // tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
-// lane_resolve; tridiag/cuda/warp.cuh; spike_rows, coarse_first, coarse_last;
-// tridiag/cuda/segment.cuh) driven by plain loops in place of threads and shuffles, on the same
-// tile index maps, chunk offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no
-// GPU to run: it checks the method's mathematics against the CPU reference; the gpu tests check the
-// kernels themselves.
+// lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh) driven by plain loops in
+// place of threads and shuffles, on the same tile index maps, chunk offsets and coarse-row
+// numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the method's
+// mathematics against the CPU reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -252,7 +251,6 @@ struct RegisterLanes {
 /// fixed to the coarse solution.
 template <int K, class T, class Lanes>
 std::vector<T> emulate_segment(Lanes lanes, index_t n) {
-  using cuda::detail::Row;
   using cuda::detail::Row4;
   const int L = cuda::detail::segment_width(n, K);
   const index_t segments = cuda::detail::segment_count(n, K);
@@ -261,20 +259,15 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n) {
   std::vector<std::vector<Row4<T>>> P(segments, std::vector<Row4<T>>(L)), Q = P;
   if (segments > 1) {
     for (index_t j = 0; j < segments; ++j) {  // reduce
-      std::vector<Row<T, 3>> wp(L), wq(L);
+      // warp_condense: at step s, lane l (a multiple of 2s) condenses with lane l + s.
+      std::vector<cuda::detail::Condensed<T>> c(L);
       for (int l = 0; l < L; ++l) {
         lanes.reduce((j * L + l) * K, P[j][l], Q[j][l]);
-        cuda::detail::spike_rows(P[j][l], Q[j][l], l, wp[l], wq[l]);
+        c[l] = {P[j][l], Q[j][l]};
       }
-      const auto spikes = emulate_warp_solve(wp, wq);
-      T sl[3], sf[3];
-      for (int i = 0; i < 3; ++i) {
-        sl[i] = spikes.last[0][i];
-        sf[i] = spikes.first[L - 1][i];
-      }
-      const Row4<T> f = cuda::detail::coarse_first(P[j][0], sl);
-      const Row4<T> g = cuda::detail::coarse_last(Q[j][L - 1], sf);
-      for (const auto& [e, r] : {std::pair{2 * j, f}, std::pair{2 * j + 1, g}}) {
+      for (int s = 1; s < L; s <<= 1)
+        for (int l = 0; l + s < L; l += 2 * s) c[l] = cuda::detail::condense(c[l], c[l + s]);
+      for (const auto& [e, r] : {std::pair{2 * j, c[0].F}, std::pair{2 * j + 1, c[0].L}}) {
         ca[e] = r.a;
         cb[e] = r.b;
         cc[e] = r.c;

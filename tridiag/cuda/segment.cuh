@@ -10,13 +10,13 @@
 /// klein2021): lane_reduce leaves two rows per lane, a 64-row reduced system solved with
 /// shuffles. A system of one segment is solved in one pass (SegmentPass::whole). Longer systems
 /// take three steps, as SPIKE does:
-///  - reduce: the warp's 64 reduced rows, with the first and last replaced by identity rows, are
-///    solved for three right-hand sides (d, e_0, e_63): every reduced unknown becomes
-///    x_i = D_i + G_i x_0 + H_i x_63 in terms of the segment's first and last unknowns.
-///    Substituting rows 1 and 62 into rows 0 and 63 gives the segment's two coarse rows, F_j (row
-///    2j of the coarse system) and L_j (row 2j + 1), coupled only to the neighbouring segments'
-///    L_{j−1} and F_{j+1}: a tridiagonal system of 2·segments rows per system, written to global
-///    memory (a, b, c, d arrays, system k at k·2·segments).
+///  - reduce: the lanes' reduced rows are condensed pairwise in a tree over the warp (block
+///    cyclic reduction: warp_condense), eliminating every unknown of the segment but its first
+///    and last. That leaves the segment's two coarse rows, F_j (row 2j of the coarse system) and
+///    L_j (row 2j + 1), coupled only to the neighbouring segments' L_{j−1} and F_{j+1}: a
+///    tridiagonal system of 2·segments rows per system, written to global memory (a, b, c, d
+///    arrays, system k at k·2·segments). Five steps of 8 shuffled values, where solving the 64
+///    reduced rows for the spikes took six steps of 12 (docs/tridiag-performance.md).
 ///  - the coarse systems are solved by the caller (any method, in place in d).
 ///  - substitute: each warp reads d again, reduces again, and solves its 64 reduced rows with
 ///    the first and last fixed to the coarse solution; the lanes substitute and write x.
@@ -217,27 +217,49 @@ struct GeneralSegmentForm {
   }
 };
 
-/// The coarse rows F (lane 0: row 0 with row 1 = D + G x_0 + H x_63 substituted) and L (last
-/// lane: row 63 with row 62 substituted) of a segment, from the lane's own reduced rows P, Q and
-/// the spikes of its first (sf) and last (sl) reduced unknowns.
+/// The two condensed rows of a range of consecutive rows whose interior is eliminated: F, its
+/// first row, couples (F.a) the unknown before the range, (F.b) its first and (F.c) its last
+/// unknown; L, its last row, couples (L.a) its first, (L.b) its last and (L.c) the unknown after
+/// it. A lane's reduced rows P, Q are the condensed rows of its K rows.
 template <class T>
-PSCR_HD Row4<T> coarse_first(const Row4<T>& P, const T (&sl)[3]) {
-  return {P.a, P.b + P.c * sl[1], P.c * sl[2], {P.d[0] - P.c * sl[0]}};
-}
+struct Condensed {
+  Row4<T> F, L;
+};
+
+/// Condenses two adjacent ranges into one (a block cyclic-reduction step): the interface
+/// unknowns, the first range's last y_l and the second's first y_f, follow from its rows L1, F2
+/// (a 2×2 system, determinant Δ = b_L1 b_F2 − c_L1 a_F2) as functions of the merged range's end
+/// unknowns, y_l = u0 + u1 y_first + u2 y_last, y_f = v0 + v1 y_first + v2 y_last, substituted
+/// into F1 and L2.
 template <class T>
-PSCR_HD Row4<T> coarse_last(const Row4<T>& Q, const T (&sf)[3]) {
-  return {Q.a * sf[1], Q.b + Q.a * sf[2], Q.c, {Q.d[0] - Q.a * sf[0]}};
+PSCR_HD Condensed<T> condense(const Condensed<T>& r1, const Condensed<T>& r2) {
+  const Row4<T>& F1 = r1.F;
+  const Row4<T>& L1 = r1.L;
+  const Row4<T>& F2 = r2.F;
+  const Row4<T>& L2 = r2.L;
+  const T inv = recip(L1.b * F2.b - L1.c * F2.a);
+  const T u0 = (F2.b * L1.d[0] - L1.c * F2.d[0]) * inv;
+  const T u1 = -F2.b * L1.a * inv;
+  const T u2 = L1.c * F2.c * inv;
+  const T v0 = (L1.b * F2.d[0] - F2.a * L1.d[0]) * inv;
+  const T v1 = F2.a * L1.a * inv;
+  const T v2 = -L1.b * F2.c * inv;
+  return {{F1.a, F1.b + F1.c * u1, F1.c * u2, {F1.d[0] - F1.c * u0}},
+          {L2.a * v1, L2.b + L2.a * v2, L2.c, {L2.d[0] - L2.a * v0}}};
 }
 
-/// The reduced rows of the reduce pass (segments of a full warp): the first and last rows
-/// become identity rows carrying the unit right-hand sides e_0, e_63.
+/// The condensed rows of the whole warp's segment in lane 0: five condensing steps of a tree over
+/// the lanes (step s: lane l, a multiple of 2s, condenses its range with lane l + s's). Every lane
+/// runs every step (uniform shuffles); the other lanes' results are not used.
 template <class T>
-PSCR_HD void spike_rows(const Row4<T>& P, const Row4<T>& Q, int lane, Row<T, 3>& wp,
-                        Row<T, 3>& wq) {
-  wp = {P.a, P.b, P.c, {P.d[0], T(0), T(0)}};
-  wq = {Q.a, Q.b, Q.c, {Q.d[0], T(0), T(0)}};
-  if (lane == 0) wp = {T(0), T(1), T(0), {T(0), T(1), T(0)}};
-  if (lane == kWarpLanes - 1) wq = {T(0), T(1), T(0), {T(0), T(0), T(1)}};
+__device__ Condensed<T> warp_condense(Condensed<T> r) {
+  const int lane = threadIdx.x & (kWarpLanes - 1);
+#pragma unroll
+  for (int s = 1; s < kWarpLanes; s <<= 1) {
+    const Condensed<T> next{shfl_down(r.F, s, kWarpLanes), shfl_down(r.L, s, kWarpLanes)};
+    if ((lane & (2 * s - 1)) == 0) r = condense(r, next);
+  }
+  return r;
 }
 
 /// Segments of `width` = segment_width(n, K) lanes: 32 at most (and then every pass can occur),
@@ -297,24 +319,17 @@ __global__ void __launch_bounds__(kSegmentThreads)
       lane_reduce<K>(rows, vec, p, n, st, P, Q);
     }
     if constexpr (Pass == SegmentPass::reduce) {  // width == 32
-      Row<T, 3> wp, wq;
-      spike_rows(P, Q, lane, wp, wq);
-      T sf[3], sl[3];
-      warp_reduced_solve(wp, wq, sf, sl);
+      const Condensed<T> c = warp_condense(Condensed<T>{P, Q});
       const index_t e = k * nc + 2 * seg;
       if (active && lane == 0) {
-        const Row4<T> f = coarse_first(P, sl);
-        ca[e] = f.a;
-        cb[e] = f.b;
-        cc[e] = f.c;
-        cd[e] = f.d[0];
-      }
-      if (active && lane == kWarpLanes - 1) {
-        const Row4<T> l = coarse_last(Q, sf);
-        ca[e + 1] = l.a;
-        cb[e + 1] = l.b;
-        cc[e + 1] = l.c;
-        cd[e + 1] = l.d[0];
+        ca[e] = c.F.a;
+        cb[e] = c.F.b;
+        cc[e] = c.F.c;
+        cd[e] = c.F.d[0];
+        ca[e + 1] = c.L.a;
+        cb[e + 1] = c.L.b;
+        cc[e + 1] = c.L.c;
+        cd[e + 1] = c.L.d[0];
       }
     } else {
       if constexpr (Pass == SegmentPass::substitute) {  // width == 32

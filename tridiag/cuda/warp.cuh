@@ -28,7 +28,7 @@ constexpr int kWarpLanes = 32;
 constexpr int kMaxWarpThreads = 256;
 
 /// One row a x_{i−1} + b x_i + c x_{i+1} = d of a (reduced) tridiagonal system, with R
-/// right-hand sides d[0..R) that share the matrix row (the segment method solves three at once).
+/// right-hand sides d[0..R) that share the matrix row (the kernels use R = 1).
 template <class T, int R = 1>
 struct Row {
   T a, b, c;
