@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Tests of bench/tridiag_select.py (the selection table of the GPU tridiagonal solvers) on tiny
+synthetic tridiag_bench CSVs: the fastest accurate shifted-form configuration wins per shape;
+rows of the general form, of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows
+never win; complex segment configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
+out (they lost accuracy on PSCR's indefinite Helmholtz systems); a CSV without a usable row is
+refused with a message and no table written.
+
+Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = None
+
+HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,median_ms,min_ms,"
+          "gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps,note")
+
+
+def row(scalar, n, batch, method, k, ms, form="shifted", layout="contiguous", staging="-",
+        residual=1e-16, reps=10, note=""):
+    """A tridiag_bench row with the columns tridiag_select.py reads set as given."""
+    return (f'"Test GPU",{scalar},{n},{batch},{form},{layout},{method},{k},{staging},{ms},{ms},'
+            f'1000,4000,0.25,1,{residual},{reps},"{note}"')
+
+
+class TridiagSelectTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.out = os.path.join(self.tmp.name, "table.inc")
+
+    def run_select(self, rows):
+        path = os.path.join(self.tmp.name, "bench.csv")
+        with open(path, "w") as f:
+            f.write("\n".join([HEADER] + rows) + "\n")
+        return subprocess.run([sys.executable, SCRIPT, path, self.out], capture_output=True,
+                              text=True)
+
+    def entries(self):
+        with open(self.out) as f:
+            return [line for line in f.read().splitlines() if line.startswith("{")]
+
+    def test_fastest_accurate_configuration_per_shape(self):
+        r = self.run_select([
+            row("real", 8192, 2048, "copy", 0, 0.01, form="-", layout="-"),
+            row("real", 8192, 2048, "segment", 4, 0.30),
+            row("real", 8192, 2048, "segment", 8, 0.22),
+            row("real", 8192, 2048, "partition", 16, 0.10, residual=1e-6),  # inaccurate
+            row("real", 8192, 2048, "thomas", 0, 0.05, note="skipped: one solve too slow"),
+            row("real", 8192, 2048, "pivoting", 0, 0.01),
+            row("real", 8192, 2048, "segment", 16, 0.01, form="general"),
+            row("real", 8192, 2048, "partition", 8, 0.40, layout="interleaved", staging="shared"),
+        ])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
+            "{true, false, 8192, 2048, Method::partition, 8, true},  // 0.4 ms",
+        ])
+        with open(self.out) as f:
+            self.assertIn("// Measured on: Test GPU.", f.read())
+
+    def test_complex_segments_at_most_four_rows_per_lane(self):
+        r = self.run_select([
+            row("complex", 8192, 2048, "segment", 8, 0.64),
+            row("complex", 8192, 2048, "segment", 16, 0.60),
+            row("complex", 8192, 2048, "segment", 4, 0.67),
+            row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),
+            row("real", 8192, 2048, "segment", 8, 0.22),
+        ])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
+            "{false, true, 512, 32768, Method::warp, 0, true},  // 0.41 ms",
+            "{false, true, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
+        ])
+
+    def test_no_usable_row_is_refused(self):
+        r = self.run_select([row("complex", 8192, 2048, "segment", 8, 0.64),
+                             row("real", 64, 262144, "segment", 8, 0.1, residual=1e-3)])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no usable shifted-form rows", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    SCRIPT = sys.argv.pop(1)
+    unittest.main()
