@@ -7,12 +7,15 @@
 // mathematics against the CPU reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <complex>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "problems/generate.hpp"
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
@@ -519,6 +522,59 @@ TYPED_TEST(EmulationTest, WarpComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   warp_sweep<TypeParam, 4>(testing::Kind::indefinite, 9000);
   warp_sweep<TypeParam, 16>(testing::Kind::indefinite, 9500);
+}
+
+// The segment method with 4 rows per lane (the most bench/tridiag_select.py lets the complex table
+// use) on the indefinite systems of a 2D Helmholtz solve: A2 + s M2 of helmholtz_factor (random
+// mesh, absorbing ends, ω = 2π(n + 1)/10 as in pscr_gpu_bench) for 10000 real shifts s = λ + c
+// across the spectrum (the eigenvalues of interior blocks of the other dimension are real), with
+// no damping inside. Non-pivoting elimination meets near-singular sub-blocks at a few shifts.
+// Measured on these shifts: relative residuals above 1e-10 at 1 shift for K = 4 (worst 4.9e-10),
+// 5 for K = 2 (1.4e-9), 19 for K = 8 (2.0e-7); the Thomas reference is below 1e-12 at all
+// of them (docs/tridiag-performance.md). The bounds fail K = 8.
+TEST(EmulationHelmholtz, SegmentFourRowsPerLane) {
+  using S = std::complex<double>;
+  using T = cuda::detail::Complex;
+  constexpr int K = 4;
+  problems::DimensionSpec dim;
+  dim.n = 2047;
+  dim.mesh.kind = problems::MeshKind::random;
+  dim.left = dim.right = problems::Boundary::absorbing;
+  const index_t n = dim.n;
+  const double omega = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
+  const auto f =
+      problems::helmholtz_factor(problems::mesh_steps(dim, 7), dim.left, dim.right, omega);
+  const cuda::detail::ShiftedMatrix<T> m{
+      cuda::detail::as_kernel(f.A.diag.data()), cuda::detail::as_kernel(f.A.off.data()),
+      cuda::detail::as_kernel(f.M.diag.data()), cuda::detail::as_kernel(f.M.off.data()), n};
+  double lambda_max = 0;  // an upper bound of the pencil's spectrum (Gershgorin-like)
+  for (index_t i = 0; i < n; ++i)
+    lambda_max = std::max(lambda_max, 4 * std::abs(f.A.diag[i] / f.M.diag[i]));
+  const auto d = pscr::testing::random_vector<S>(n, 3);
+  std::vector<T> dk(n);
+  for (index_t i = 0; i < n; ++i) dk[i] = reinterpret_cast<const T&>(d[i]);
+  const int shifts = 10000;
+  double worst = 0;
+  int inaccurate = 0;  // shifts with a relative residual above 1e-10
+  for (int j = 0; j < shifts; ++j) {
+    const S s(lambda_max * (j + 0.5) / shifts - omega * omega, 0.0);
+    const auto x = emulate_segment<K, T>(
+        RegisterLanes<K, T>{m, T(s.real(), s.imag()), dk, std::vector<T>(n)}, n);
+    double num = 0, den = 0;  // ‖(A + s M) x − d‖ / ‖d‖
+    for (index_t i = 0; i < n; ++i) {
+      const auto xi = [&](index_t r) { return reinterpret_cast<const S&>(x[r]); };
+      S r = (f.A.diag[i] + s * f.M.diag[i]) * xi(i) - d[i];
+      if (i > 0) r += (f.A.off[i - 1] + s * f.M.off[i - 1]) * xi(i - 1);
+      if (i + 1 < n) r += (f.A.off[i] + s * f.M.off[i]) * xi(i + 1);
+      num += std::norm(r);
+      den += std::norm(d[i]);
+    }
+    const double residual = std::sqrt(num / den);
+    worst = std::max(worst, residual);
+    if (residual > 1e-10) ++inaccurate;
+  }
+  EXPECT_LE(inaccurate, 5) << "segment K = " << K << ", n = " << n << ", of " << shifts;
+  EXPECT_LE(worst, 1e-8) << "segment K = " << K << ", n = " << n;
 }
 
 }  // namespace
