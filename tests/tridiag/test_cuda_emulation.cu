@@ -550,26 +550,22 @@ TEST(EmulationHelmholtz, SegmentFourRowsPerLane) {
   double lambda_max = 0;  // an upper bound of the pencil's spectrum (Gershgorin-like)
   for (index_t i = 0; i < n; ++i)
     lambda_max = std::max(lambda_max, 4 * std::abs(f.A.diag[i] / f.M.diag[i]));
-  const auto d = pscr::testing::random_vector<S>(n, 3);
+  // One system at a time (the shifted form of testing::Batch), for its relative_residual.
+  testing::Batch<S> t{n, 1, {}, {}, {}, pscr::testing::random_vector<S>(n, 3), f.A, f.M, {S(0)}};
   std::vector<T> dk(n);
-  for (index_t i = 0; i < n; ++i) dk[i] = reinterpret_cast<const T&>(d[i]);
+  for (index_t i = 0; i < n; ++i) dk[i] = reinterpret_cast<const T&>(t.d[i]);
   const int shifts = 10000;
   double worst = 0;
   int inaccurate = 0;  // shifts with a relative residual above 1e-10
   for (int j = 0; j < shifts; ++j) {
     const S s(lambda_max * (j + 0.5) / shifts - omega * omega, 0.0);
+    t.shifts[0] = s;
+    testing::fill_explicit_from_shifted(t);
     const auto x = emulate_segment<K, T>(
         RegisterLanes<K, T>{m, T(s.real(), s.imag()), dk, std::vector<T>(n)}, n);
-    double num = 0, den = 0;  // ‖(A + s M) x − d‖ / ‖d‖
-    for (index_t i = 0; i < n; ++i) {
-      const auto xi = [&](index_t r) { return reinterpret_cast<const S&>(x[r]); };
-      S r = (f.A.diag[i] + s * f.M.diag[i]) * xi(i) - d[i];
-      if (i > 0) r += (f.A.off[i - 1] + s * f.M.off[i - 1]) * xi(i - 1);
-      if (i + 1 < n) r += (f.A.off[i] + s * f.M.off[i]) * xi(i + 1);
-      num += std::norm(r);
-      den += std::norm(d[i]);
-    }
-    const double residual = std::sqrt(num / den);
+    const std::vector<S> xs(reinterpret_cast<const S*>(x.data()),
+                            reinterpret_cast<const S*>(x.data()) + n);
+    const double residual = testing::relative_residual(t, xs, 0);
     worst = std::max(worst, residual);
     if (residual > 1e-10) ++inaccurate;
   }
