@@ -155,6 +155,42 @@ class DeviceExec {
     end();
   }
 
+  /// The segment stage of the engine runs here (segment_stage.cuh).
+  static constexpr bool kSegmentStage = true;
+
+  /// Scalars of workspace of the segment stage for `batch` systems of n rows: the coarse systems
+  /// (a, b, c, d) and the workspace of their solve.
+  template <class T>
+  index_t segment_stage_workspace(index_t n, index_t batch) const {
+    const index_t nc = 2 * segment_stage_segments<T>(n);
+    return 4 * nc * batch +
+           tridiag::cuda::workspace_size<host_scalar_t<T>>(nc, batch, coarse_options());
+  }
+
+  /// Runs the segment stage `s` (s.warps and the coarse arrays are filled in here): condense,
+  /// the coarse solve in the workspace, finish.
+  template <class T>
+  void segment_stage(SegmentStage<T> s, T* ws, index_t wc) {
+    using S = host_scalar_t<T>;
+    const index_t batch = s.problems * s.a.S;
+    const index_t nc = 2 * s.segments;
+    const index_t cn = nc * batch;
+    s.ca = ws;
+    s.cb = ws + cn;
+    s.cc = ws + 2 * cn;
+    s.cd = ws + 3 * cn;
+    begin(Stage::fused);
+    launch_segment_pass<true>(s);
+    const auto layout = tridiag::BatchLayout::contiguous(nc);
+    S* cd = reinterpret_cast<S*>(s.cd);
+    tridiag::cuda::solve_general(stream_, nc, batch, reinterpret_cast<const S*>(s.ca),
+                                 reinterpret_cast<const S*>(s.cb), reinterpret_cast<const S*>(s.cc),
+                                 cd, layout, cd, layout, reinterpret_cast<S*>(ws + 4 * cn),
+                                 wc - 4 * cn, coarse_options());
+    launch_segment_pass<false>(s);
+    end();
+  }
+
   std::size_t free_bytes() const {
     std::size_t free = 0, total = 0;
     PSCR_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -202,6 +238,40 @@ class DeviceExec {
   }
 
  private:
+  /// The coarse systems of the segment stage: the segment method, as tridiag/cuda does for its own.
+  static tridiag::cuda::Options coarse_options() {
+    tridiag::cuda::Options o;
+    o.method = tridiag::cuda::Method::segment;
+    return o;
+  }
+
+  /// One pass of the segment stage on as many warps as are resident (a multiple of the segment
+  /// count where there are enough, so that each warp keeps its segment and its A, M tables).
+  template <bool Condense, class T>
+  void launch_segment_pass(SegmentStage<T> s) {
+    constexpr int K = kSegmentStageRows<T>;
+    constexpr int threads = tridiag::cuda::detail::kSegmentThreads;
+    constexpr int per_block = threads / tridiag::cuda::detail::kWarpLanes;
+    auto* kernel = segment_stage_kernel<K, Condense, T>;
+    const std::size_t smem = sizeof(T) * kSegmentStageSlice<K, T> * per_block;
+    if (smem > 48 * 1024)
+      PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+    int device = 0, sms = 0, per_sm = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    const index_t resident = static_cast<index_t>(std::max(per_sm, 1)) * sms * per_block;
+    const index_t units = s.problems * s.a.nchunks * s.segments;
+    index_t warps = std::min(units, resident);
+    if (warps >= s.segments) warps = warps / s.segments * s.segments;
+    if (warps <= 0) return;
+    s.warps = warps;
+    const index_t blocks = (warps + per_block - 1) / per_block;
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream_>>>(s);
+    PSCR_CUDA_CHECK_LAUNCH();
+  }
+
   struct Mark {
     Stage stage;
     std::size_t start;  ///< index of the start event in pool_ (the end event follows it)

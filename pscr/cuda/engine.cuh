@@ -14,7 +14,8 @@
 ///   3D, inner:     the 2D case in dimensions (2, 3), P = the outer stage's systems.
 /// Per level, every stage is one launch over all problems, blocks and eigenvalues: RhsStage, the
 /// row solve, SumStage (and CombineStage for split blocks), and UpdateStage in the reduction;
-/// with tridiagonal rows the first three are one FusedStage (fused.cuh) where it applies.
+/// with tridiagonal rows the first three are one FusedStage (fused.cuh) or one segment stage
+/// (segment_stage.cuh) where it applies.
 ///
 /// Storage of f^(i) and of the partial solutions v. f is only read. The reduced right-hand sides
 /// f^(i+1)_j live in u_j (j ∈ J_i ⊂ J_1) and the partial solutions v in u's rows next to kept rows,
@@ -32,6 +33,9 @@
 ///   template <class T> void upload(T* dst, const T* src, index_t count);    // synchronous
 ///   template <class T> void download(T* dst, const T* src, index_t count);  // synchronous
 ///   template <class T> index_t tridiag_workspace(index_t n, index_t batch, bool pivoting);
+///   static constexpr bool kSegmentStage;   // whether it runs the segment stage (GPU only):
+///   template <class T> index_t segment_stage_workspace(index_t n, index_t batch);
+///   template <class T> void segment_stage(const SegmentStage<T>& s, T* ws, index_t wc);
 ///   template <class T> void tridiag(const TridiagRowOp<T>& am, index_t n, const T* shifts,
 ///        index_t batch, T* x, tridiag::BatchLayout layout, bool pivoting, T* ws, index_t wc);
 ///        // (A + s_k M) x_k = x_k in place, A, M the leading n rows of am
@@ -48,6 +52,7 @@
 #include "eigen_init/eigen_data.hpp"
 #include "pscr/cuda/fused.cuh"
 #include "pscr/cuda/kernels.cuh"
+#include "pscr/cuda/segment_stage.cuh"
 #include "pscr/cuda/solver.hpp"
 #include "pscr/cuda/tables.hpp"
 #include "pscr/operator.hpp"
@@ -160,6 +165,15 @@ class FactorBuffers {
   index_t n_;
 };
 
+/// Eigenvalues per chunk (tables.hpp): blocks of up to 63 eigenvalues (levels 1–3) are never
+/// split.
+inline constexpr index_t kChunkLanes = 64;
+
+/// @brief How a stage's right-hand sides, row solves and sums run: as separate launches, as one
+/// FusedStage (fused.cuh, short systems in shared memory) or as the segment stage
+/// (segment_stage.cuh, long systems in registers).
+enum class Fusion { none, block, segment };
+
 /// @brief Level 3: the shifted tridiagonal systems (Krow + s Mrow) y = x of a stage, in place in X,
 /// through the executor (tridiag::cuda on the GPU). With Pivoting::automatic, the systems flagged
 /// by the plan-time monitor (MonitorStage) are gathered before the batched solve, solved with
@@ -172,24 +186,46 @@ class TridiagSolve {
   using T = kernel_t<Scalar>;
   static constexpr double kGrowthLimit = 100.0;  ///< the CPU backend's TridiagRows::kGrowthLimit
 
-  /// The fused stage (fused.cuh) can take this solver's stages.
+  /// The fused stages (fused.cuh, segment_stage.cuh) can take this solver's stages.
   static constexpr bool kCanFuse = true;
 
   TridiagSolve(Exec& exec, const Factor<Scalar>& factor, Pivoting pivoting, bool fused)
       : factors_(exec, factor), pivoting_(pivoting) {
     const index_t n = factor.size();
-    fused_ = fused && pivoting != Pivoting::always && n <= kFusedMaxN &&
-             FusedShape::make(n, kFusedLanes).smem_elems * sizeof(T) <= exec.shared_limit();
+    if (!fused || pivoting == Pivoting::always) return;
+    if (n <= kFusedMaxN &&
+        FusedShape::make(n, kChunkLanes).smem_elems * sizeof(T) <= exec.shared_limit())
+      fusion_ = Fusion::block;
+    else if (Exec::kSegmentStage && n >= kSegmentStageMinN)
+      fusion_ = Fusion::segment;
   }
 
-  /// Whether the fused stage solves this stage: no system to pivot, no singular lane, and the
-  /// systems small enough for shared memory.
-  bool fusable(const RowStage<T>& st) const {
-    if (!fused_ || (st.top && st.singular.count > 0)) return false;
-    return pivoting_ == Pivoting::never || find(st) == nullptr;
+  /// How this stage runs: fused (the solver's kind of fusion) when no system is to be pivoted and
+  /// no lane is singular, else separately.
+  Fusion fusion(const RowStage<T>& st) const {
+    if (fusion_ == Fusion::none || (st.top && st.singular.count > 0)) return Fusion::none;
+    return pivoting_ == Pivoting::never || find(st) == nullptr ? fusion_ : Fusion::none;
+  }
+
+  /// Runs the segment stage of one level (fusion() == Fusion::segment).
+  void segment_stage(Exec& exec, const LevelArgs<T, TridiagRowOp<T>>& a, index_t problems, T* slots,
+                     index_t nslots) {
+    if constexpr (Exec::kSegmentStage) {
+      SegmentStage<T> s{
+          a,     problems, segment_stage_segments<T>(size()), 0, nullptr, nullptr, nullptr, nullptr,
+          slots, nslots};
+      exec.segment_stage(s, ws_.data(), ws_count_);
+    } else {
+      throw SolverError("GPU solver: this executor has no segment stage");
+    }
   }
 
   index_t size() const { return factors_.size(); }
+  /// Eigenvalues per chunk of the engine that uses this solver: fewer for the segment stage, whose
+  /// warps take a chunk's eigenvalues one after another (more chunks, more warps at work).
+  index_t chunk_lanes() const {
+    return fusion_ == Fusion::segment ? kSegmentStageChunkLanes : kChunkLanes;
+  }
   /// (Krow, Mrow) = (A, M) of the tridiagonal dimension, for the couplings of the rows.
   TridiagRowOp<T> row_op() const { return factors_.op(); }
 
@@ -235,6 +271,9 @@ class TridiagSolve {
       if (b < 1) continue;
       ws_count_ = std::max(ws_count_,
                            exec.template tridiag_workspace<T>(n, b, pivoting_ == Pivoting::always));
+      if constexpr (Exec::kSegmentStage)
+        if (fusion_ == Fusion::segment)
+          ws_count_ = std::max(ws_count_, exec.template segment_stage_workspace<T>(n, b));
     }
     if (max_list_ > 0)
       ws_count_ =
@@ -324,12 +363,9 @@ class TridiagSolve {
     return l.count > 0 ? &l : nullptr;
   }
 
-  /// Chunks hold at most this many eigenvalues (Engine::kChunkLanes).
-  static constexpr index_t kFusedLanes = 64;
-
   FactorBuffers<Scalar, Exec> factors_;
   Pivoting pivoting_;
-  bool fused_ = false;
+  Fusion fusion_ = Fusion::none;
   std::vector<std::vector<List>> lists_;  ///< [context][level − 1]
   index_t max_list_ = 0;
   index_t ws_count_ = 0, z_count_ = 0, s_count_ = 0;
@@ -341,15 +377,12 @@ template <class Scalar, class Exec, class RowOp, class RowSolver>
 class Engine {
  public:
   using T = kernel_t<Scalar>;
-  /// Eigenvalues per chunk: blocks of up to 63 eigenvalues (levels 1–3) are never split.
-  static constexpr index_t kChunkLanes = 64;
-
   /// @param factor1  (A1, M1) of this engine's dimension (couplings); eigen its eigen-data
   /// @param row      Mrow, Krow of the rows; N the row length
   /// @param solver   solves the shifted systems of a stage (must outlive the engine)
   Engine(Exec& exec, const Factor<Scalar>& factor1, const EigenData<Scalar>& eigen, RowOp row,
          index_t N, RowSolver* solver)
-      : tables_(build_tables(eigen, kChunkLanes)),
+      : tables_(build_tables(eigen, solver->chunk_lanes())),
         blocks_(upload_vector<BlockInfo>(exec, tables_.blocks)),
         chunks_(upload_vector<ChunkInfo>(exec, tables_.chunks)),
         kept_(upload_vector<KeptInfo>(exec, tables_.kept)),
@@ -430,17 +463,24 @@ class Engine {
         }
         const double S = static_cast<double>(lv.systems);
         RowStage<T> st = row_stage(pr, i, back);
-        bool fused = false;
-        if constexpr (RowSolver::kCanFuse) fused = solver_->fusable(st);
+        Fusion fusion = Fusion::none;
+        if constexpr (RowSolver::kCanFuse) fusion = solver_->fusion(st);
         const Cost row_cost = solver_->cost(st);
         // rhs: sources read, systems written; row solves; sum: systems read, outputs written.
-        // Fused: only the sources read and the outputs written.
+        // Fused: only the sources read and the outputs written; the segment stage reads the
+        // sources in both passes and moves 4 + 1 + 1 coarse values per segment and system
+        // (written, read by the coarse solve, its solution read back).
         const double slot_rows = 2.0 * kMaxOutputs * lv.slots;
         total.flops += fs * P * N * (2.0 * terms - S + couplings * RowOp::apply_flops) +
                        fs * P * N * 2.0 * sum_terms + row_cost.flops;
-        total.bytes += fused
-                           ? sz * P * N * (src_rows + outs + slot_rows)
-                           : sz * P * N * (src_rows + 2.0 * S + outs + slot_rows) + row_cost.bytes;
+        if (fusion == Fusion::block) {
+          total.bytes += sz * P * N * (src_rows + outs + slot_rows);
+        } else if (fusion == Fusion::segment) {
+          const double coarse = 2.0 * static_cast<double>(segment_stage_segments<T>(N_));
+          total.bytes += sz * P * (N * (2.0 * src_rows + outs + slot_rows) + 10.0 * coarse * S);
+        } else {
+          total.bytes += sz * P * N * (src_rows + 2.0 * S + outs + slot_rows) + row_cost.bytes;
+        }
         pivoted += solver_->pivoted(st);
         if (!back) {
           const double kept = static_cast<double>(lv.kept_count);
@@ -496,11 +536,16 @@ class Engine {
     const LevelArgs<T, RowOp> a = args(pr, i, back);
     const RowStage<T> st = row_stage(pr, i, back);
     if constexpr (RowSolver::kCanFuse) {
-      if (solver_->fusable(st)) {
+      const Fusion fusion = solver_->fusion(st);
+      if (fusion == Fusion::block) {
         const FusedShape shape = FusedShape::make(N_, lanes_[i - 1]);
         exec.launch_blocks(Stage::fused, pr.count * lv.chunk_count, shape.threads,
                            shape.smem_elems * sizeof(T),
                            FusedStage<T>{a, slots_.data(), lv.slots, shape});
+      } else if (fusion == Fusion::segment) {
+        solver_->segment_stage(exec, a, pr.count, slots_.data(), lv.slots);
+      }
+      if (fusion != Fusion::none) {
         combine(exec, pr, a, lv);
         return;
       }
@@ -554,6 +599,7 @@ class InnerSolve {
   using T = kernel_t<Scalar>;
   static constexpr bool kCanFuse = false;
   explicit InnerSolve(Inner* inner) : inner_(inner) {}
+  index_t chunk_lanes() const { return kChunkLanes; }
 
   std::size_t bytes(index_t systems_per_call, index_t N) const {
     return sizeof(T) * static_cast<std::size_t>(systems_per_call * N + 1);

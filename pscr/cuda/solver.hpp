@@ -97,10 +97,10 @@ struct SolverOptions {
   /// programs that only call solve_device (saves two grids per round; host solves then throw
   /// InputError).
   bool host_buffers = true;
-  /// Fuse the right-hand sides, the tridiagonal solves and the sums of a level into one kernel
-  /// that keeps the systems in shared memory, where the systems are small enough (n ≤ 64 along
-  /// the tridiagonal dimension: where it measured faster, fused.cuh), need no pivoting and hold
-  /// no singular lane.
+  /// Fuse the right-hand sides, the tridiagonal solves and the sums of a level so that the
+  /// systems never reach device memory, where that measured faster along the tridiagonal
+  /// dimension: n ≤ 64 in shared memory (fused.cuh), n ≥ 2047 in registers (the segment stage,
+  /// segment_stage.cuh); only for stages that need no pivoting and hold no singular lane.
   bool fused = true;
   /// Time every stage with CUDA events (SolveStats::stages); host solves only. Costs a little.
   bool profile = false;

@@ -145,6 +145,46 @@ inline std::vector<GpuCase> gpu_cases() {
   return cases;
 }
 
+/// @brief Problems whose tridiagonal dimension (n2 in 2D, n3 in 3D) is long enough for the
+/// segment stage (pscr/cuda/segment_stage.cuh, from 2047 rows): 8 to 33 segments (256 rows real,
+/// 128 complex), split top-level blocks (n1 > 16), a singular problem, Helmholtz shifts, and the
+/// inner problems of 3D.
+inline std::vector<GpuCase> long_system_cases() {
+  using problems::Boundary;
+  using problems::Equation;
+  const Boundary D = Boundary::dirichlet, N = Boundary::neumann, A = Boundary::absorbing;
+  std::vector<GpuCase> cases;
+  std::uint64_t seed = 101;
+  auto dim = [](index_t n, Boundary left, Boundary right) {
+    problems::DimensionSpec d;
+    d.n = n;
+    d.mesh.kind = problems::MeshKind::random;
+    d.left = left;
+    d.right = right;
+    return d;
+  };
+  auto add = [&](Equation eq, std::vector<problems::DimensionSpec> dims) {
+    GpuCase c;
+    c.spec.equation = eq;
+    c.spec.dims = std::move(dims);
+    c.spec.seed = seed++;
+    c.spec.omega = 10.0;
+    cases.push_back(c);
+  };
+  // Real: Poisson (one split top block), pure Neumann, indefinite Helmholtz, 3D.
+  add(Equation::poisson, {dim(21, D, D), dim(2049, D, D)});
+  add(Equation::poisson, {dim(3, D, D), dim(4100, D, N)});
+  add(Equation::poisson, {dim(9, N, N), dim(2100, N, N)});
+  add(Equation::helmholtz, {dim(18, D, D), dim(2047, D, D)});
+  add(Equation::poisson, {dim(3, D, N), dim(4, D, D), dim(2100, D, D)});
+  // Complex: Helmholtz with absorbing sides (Poisson promoted to complex reaches only 4e-12 in
+  // the residual at this length, above the 1e-12 bound, on either path).
+  add(Equation::helmholtz, {dim(17, A, A), dim(2047, A, D)});
+  add(Equation::helmholtz, {dim(5, A, A), dim(4100, A, A)});
+  add(Equation::helmholtz, {dim(3, A, A), dim(4, A, D), dim(2048, A, A)});
+  return cases;
+}
+
 /// @brief ‖x − y‖₂ / ‖y‖₂ (‖x‖₂ when y = 0).
 template <class Scalar>
 double relative_difference(const std::vector<Scalar>& x, const std::vector<Scalar>& y) {

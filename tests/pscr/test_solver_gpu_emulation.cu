@@ -62,6 +62,8 @@ struct HostBlock {
 /// The CPU executor of the engine (see pscr/cuda/engine.cuh for the concept).
 class HostExec {
  public:
+  /// The segment stage needs warps (segment_stage.cuh): the long systems' stages run separately.
+  static constexpr bool kSegmentStage = false;
   /// A host array; scalars start as NaN so that a read of an unwritten element shows.
   template <class T>
   class Buffer {
