@@ -211,9 +211,12 @@ class TridiagSolve {
   void segment_stage(Exec& exec, const LevelArgs<T, TridiagRowOp<T>>& a, index_t problems, T* slots,
                      index_t nslots) {
     if constexpr (Exec::kSegmentStage) {
-      SegmentStage<T> s{
-          a,     problems, segment_stage_segments<T>(size()), 0, nullptr, nullptr, nullptr, nullptr,
-          slots, nslots};
+      SegmentStage<T> s{};  // warps and the coarse arrays: filled in by the executor
+      s.a = a;
+      s.problems = problems;
+      s.segments = segment_stage_segments<T>(size());
+      s.slots = slots;
+      s.nslots = nslots;
       exec.segment_stage(s, ws_.data(), ws_count_);
     } else {
       throw SolverError("GPU solver: this executor has no segment stage");
