@@ -4,18 +4,19 @@
 /// systems ever reaching global memory (DESIGN.md §3: "fused kernels that keep intermediates on
 /// chip"). The solves are tridiag/cuda's segment method (segment.cuh: segments of 32·K rows, one
 /// warp per segment, K rows per lane in registers), driven from here:
-///   condense: per (problem p, chunk c, segment) a
-///     warp forms each right-hand side x_l = Σ_s W_{s,l} g_s (eq. 26/28) of its rows in
-///     registers, eliminates the segment's interior and writes the two coarse rows of the
-///     segment for system p·S + b.sys + l;
+///   condense: per (problem p, chunk c, segment) a warp forms each right-hand side
+///     x_l = Σ_s W_{s,l} g_s (eq. 26/28) of its rows in registers, eliminates the segment's
+///     interior and writes the two coarse rows of the segment for system p·S + b.sys + l;
 ///   the coarse systems (2 rows per segment) are solved by tridiag::cuda, in place;
 ///   finish: per (p, c, segment) the warp forms x_l again, solves the segment with its first and
 ///     last unknowns fixed by the coarse solution, and adds W_{r,l} y_l into registers (eq. 24/27);
 ///     after the chunk's last eigenvalue it writes the outputs to u (or to the chunk's slot, as
 ///     SumStage).
-/// Global traffic per (chunk, segment): the ≤ 3 source rows read twice (from cache after the
-/// first eigenvalue), ≤ 3 output rows written, 4 + 1 coarse values per system and segment, where
-/// the separate stages write, read, write and read one row per eigenvalue.
+/// Global traffic per (chunk, segment): the ≤ 3 source rows read by both passes (condense keeps
+/// them in registers for the chunk, finish reads them per eigenvalue, from cache after the first)
+/// and, in back substitution, the 2 rows of the coupling terms once per pass; ≤ 3 output rows
+/// written; 4 + 1 coarse values per system and segment. The separate stages write, read, write
+/// and read one row per eigenvalue.
 ///
 /// No pivoting and no singular lane here: as for FusedStage (fused.cuh), the engine uses this path
 /// only for stages whose systems passed the plan-time monitor and hold no null-space lane.
