@@ -4,7 +4,8 @@
 # and OUTDIR/pscr-gpu.log. Called by scripts/gpu-check.sh --bench pscr_gpu; needs a CUDA build.
 #
 # Usage: bench/pscr_gpu.sh OUTDIR [pscr_gpu_bench options: --quick, --reps N, --max-solve-s S,
-#        --only poisson2d|helmholtz2d|poisson3d|helmholtz3d]
+#        --only poisson2d|helmholtz2d|poisson3d|helmholtz3d, --sizes N[,N...],
+#        --stages fused|separate|both]
 # Environment: PSCR_BUILD_DIR, the build directory (default: build-gpu next to bench/).
 # Exit code: pscr_gpu_bench's (0 when every residual met its bound).
 # Plots are a separate step, run where matplotlib is (the GPU machine may lack it), after the

@@ -4,11 +4,12 @@
 // device's measured copy bandwidth and FP64 rate, and the share of each kind of stage.
 //
 // Usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] [--only SWEEP]
-//                       [--stages fused|separate|both]
+//                       [--sizes N[,N...]] [--stages fused|separate|both]
 //   sweeps: poisson2d (n = 32…16384), helmholtz2d (31…8191), poisson3d (31…511),
 //           helmholtz3d (31…511); the largest 2D Poisson, 2D and 3D Helmholtz sizes are the
 //           issue's "if memory allows" ones, beyond the paper's tables (empty paper_ms and
-//           speedup_vs_paper); --quick: the sizes up to 512 (2D) and 63 (3D);
+//           speedup_vs_paper); --quick: the sizes up to 512 (2D) and 63 (3D); --sizes: only
+//           these sizes of the sweeps run (each must be a size of one of them);
 //   stages: the fused stage where it applies (SolverOptions::fused), the separate stages, or
 //           both, one PSCR row each (default both). In 3D one more row, stages "default": the
 //           solver with default options (SolverMethod::automatic; column method says what it
@@ -31,6 +32,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -251,6 +254,7 @@ pscr::problems::ProblemSpec spec_for(const Sweep& sw, index_t n) {
 
 int main(int argc, char** argv) {
   std::string csv, only, stages = "both";
+  std::set<index_t> sizes;  // empty: every size of a sweep
   bool quick = false;
   int reps = 10;
   double max_solve_s = 2.0;
@@ -273,6 +277,19 @@ int main(int argc, char** argv) {
       max_solve_s = std::atof(value().c_str());
     } else if (arg == "--only") {
       only = value();
+    } else if (arg == "--sizes") {
+      std::istringstream list(value());
+      for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const long n = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || n < 1) {
+          std::fprintf(stderr,
+                       "pscr_gpu_bench: --sizes takes sizes ≥ 1 separated by commas, found '%s'\n",
+                       item.c_str());
+          return 2;
+        }
+        sizes.insert(n);
+      }
     } else if (arg == "--stages") {
       stages = value();
       if (stages != "fused" && stages != "separate" && stages != "both") {
@@ -280,16 +297,27 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(
-          stderr,
-          "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
-          "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d] [--stages fused|separate|both]\n");
+      std::fprintf(stderr,
+                   "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
+                   "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d] [--sizes N[,N...]] "
+                   "[--stages fused|separate|both]\n");
       return 2;
     }
   }
   if (csv.empty()) {
     std::fprintf(stderr, "pscr_gpu_bench: --csv FILE is required\n");
     return 2;
+  }
+  for (const index_t n : sizes) {
+    bool found = false;
+    for (const Sweep& sw : sweeps())
+      if (only.empty() || only == sw.name)
+        found = found || std::count(sw.sizes.begin(), sw.sizes.end(), n) > 0;
+    if (!found) {
+      std::fprintf(stderr, "pscr_gpu_bench: --sizes %ld: no sweep run has this size\n",
+                   static_cast<long>(n));
+      return 2;
+    }
   }
   if (pscr::cuda::device_count() == 0) {
     std::fprintf(stderr, "pscr_gpu_bench: no CUDA device\n");
@@ -317,6 +345,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < sw.sizes.size(); ++k) {
       const index_t n = sw.sizes[k];
       if (quick && n > (sw.dim == 2 ? 512 : 63)) break;
+      if (!sizes.empty() && sizes.count(n) == 0) continue;
       const bool helm = sw.equation == pscr::problems::Equation::helmholtz;
       index_t unknowns = 1;
       for (int d = 0; d < sw.dim; ++d) unknowns *= n;
