@@ -11,6 +11,7 @@
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
+#include "common/cuda/launch.cuh"
 #include "pscr/cuda/engine.cuh"
 #include "tridiag/cuda/solve.hpp"
 
@@ -254,17 +255,9 @@ class DeviceExec {
     constexpr int per_block = threads / tridiag::cuda::detail::kWarpLanes;
     auto* kernel = segment_stage_kernel<K, Condense, T>;
     const std::size_t smem = sizeof(T) * kSegmentStageSlice<K, T> * per_block;
-    if (smem > 48 * 1024)
-      PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
-    int device = 0, sms = 0, per_sm = 0;
-    PSCR_CUDA_CHECK(cudaGetDevice(&device));
-    PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    const index_t resident = static_cast<index_t>(std::max(per_sm, 1)) * sms * per_block;
-    const index_t units = s.problems * s.a.nchunks * s.segments;
-    index_t warps = std::min(units, resident);
-    if (warps >= s.segments) warps = warps / s.segments * s.segments;
+    const index_t warps =
+        tridiag::cuda::detail::segment_warps(s.problems * s.a.nchunks * s.segments, s.segments, 1,
+                                             resident_blocks(kernel, threads, smem) * per_block);
     if (warps <= 0) return;
     s.warps = warps;
     const index_t blocks = (warps + per_block - 1) / per_block;

@@ -524,6 +524,28 @@ TYPED_TEST(EmulationTest, WarpComplexDamped) {
   warp_sweep<TypeParam, 16>(testing::Kind::indefinite, 9500);
 }
 
+// The launch size of the segment kernels (tridiag's and pscr's segment stage): never more warps
+// than resident or than there are units, at least one, and a whole number of segment rounds
+// (each group keeps its segment) wherever the resident warps hold every segment once.
+TEST(SegmentLaunch, WarpsKeepTheirSegments) {
+  using cuda::detail::segment_warps;
+  for (index_t segments : {1, 2, 3, 7, 8, 64, 130})
+    for (index_t groups : {1, 2, 4, 8})
+      for (index_t units : {1, 5, 64, 1000, 100000})
+        for (index_t resident : {1, 31, 528, 2112}) {
+          SCOPED_TRACE(::testing::Message() << "segments " << segments << ", groups " << groups
+                                            << ", units " << units << ", resident " << resident);
+          const index_t most = std::min((units + groups - 1) / groups, resident);
+          const index_t w = segment_warps(units, segments, groups, resident);
+          EXPECT_GE(w, 1);
+          EXPECT_LE(w, most);
+          if (segments <= most * groups && segments % groups == 0) {
+            EXPECT_EQ(w * groups % segments, 0);
+            EXPECT_GT(w * groups, most * groups - segments) << "more warps dropped than needed";
+          }
+        }
+}
+
 // The segment method with 4 rows per lane (the most bench/tridiag_select.py lets the complex table
 // use) on the indefinite systems of a 2D Helmholtz solve: A2 + s M2 of helmholtz_factor (random
 // mesh, absorbing ends, ω = 2π(n + 1)/10 as in pscr_gpu_bench) for 10000 real shifts s = λ + c

@@ -24,6 +24,8 @@
 /// The per-lane register views are host and device code: tests/tridiag/test_cuda_emulation.cu
 /// runs the same steps on the CPU. Include only from .cu files.
 
+#include <algorithm>
+
 #include "tridiag/cuda/warp.cuh"
 
 namespace pscr::tridiag::cuda::detail {
@@ -47,6 +49,18 @@ __host__ __device__ inline int segment_width(index_t n, int K) {
 __host__ __device__ inline index_t segment_count(index_t n, int K) {
   const index_t rows = static_cast<index_t>(segment_width(n, K)) * K;
   return (n + rows - 1) / rows;
+}
+
+/// Warps for `units` (system, segment) units, `groups` units per warp, at most `resident`: where
+/// every segment can have a group, a multiple of the segment count, so that each group keeps its
+/// segment (and the segment's rows of A and M) from one unit to the next.
+inline index_t segment_warps(index_t units, index_t segments, index_t groups, index_t resident) {
+  index_t warps = std::min((units + groups - 1) / groups, resident);
+  if (segments <= warps * groups) {
+    const index_t g = warps * groups / segments * segments;
+    if (g % groups == 0) warps = g / groups;
+  }
+  return warps;
 }
 
 /// The lane's K values of one vector (d on entry, x after lane_resolve) in registers,

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "common/cuda/check.hpp"
+#include "common/cuda/launch.cuh"
 #include "common/error.hpp"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
@@ -19,6 +20,9 @@
 namespace pscr::tridiag::cuda {
 namespace {
 
+using pscr::cuda::allow_shared;
+using pscr::cuda::resident_blocks;
+
 using detail::as_kernel;
 using detail::kernel_scalar_t;
 using detail::Strides;
@@ -26,7 +30,6 @@ using detail::Strides;
 constexpr int kThomasThreads = 128;
 constexpr int kPivotingThreads = 128;
 constexpr int kPartitionThreads = 256;  // target block size of the partition kernels
-constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 
 /// p-Thomas chunk: 16 rows of 8-byte scalars, 8 of 16-byte ones (128 bytes per system).
 template <class T>
@@ -53,13 +56,6 @@ std::size_t shared_budget() {
   int bytes = 0;
   PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return static_cast<std::size_t>(bytes);
-}
-
-template <class Kernel>
-void allow_shared(Kernel* kernel, std::size_t bytes) {
-  if (bytes > kDefaultSharedBytes)
-    PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes)));
 }
 
 /// Launch plan of the partition method for one problem.
@@ -242,16 +238,9 @@ void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_
   const std::size_t smem = warp_smem(n, K, G, Form::tiles, Form::shared_tiles, sizeof(T));
   const int threads = static_cast<int>(std::min(warps, G)) * detail::kWarpLanes;
   const index_t groups = (batch + G - 1) / G;
-  int device = 0, sms = 0, resident = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   auto go = [&](auto k) {
     auto* kernel = detail::warp_partition_kernel<decltype(k)::value, T, Form>;
-    allow_shared(kernel, smem);
-    PSCR_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
-    const index_t blocks =
-        std::min<index_t>(groups, static_cast<index_t>(std::max(resident, 1)) * sms);
+    const index_t blocks = std::min(groups, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, static_cast<int>(G), d, strides(dl), row_fastest(dl), x, strides(xl),
         row_fastest(xl));
@@ -280,9 +269,6 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   const index_t segments = detail::segment_count(n, K);
   const int width = detail::segment_width(n, K);
   const index_t groups = detail::kWarpLanes / width;
-  int device = 0, sms = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   constexpr int warps_per_block = detail::kSegmentThreads / detail::kWarpLanes;
   auto go = [&](auto k) {
     constexpr int kk = decltype(k)::value;
@@ -290,17 +276,9 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
     const std::size_t smem = sizeof(T) *
                              static_cast<std::size_t>(SegForm::template shared_elements<kk>) *
                              warps_per_block;
-    allow_shared(kernel, smem);
-    int per_sm = 0;
-    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                  detail::kSegmentThreads, smem));
-    const index_t resident = static_cast<index_t>(std::max(per_sm, 1)) * sms * warps_per_block;
-    const index_t units = batch * segments;
-    index_t warps = std::min((units + groups - 1) / groups, resident);
-    if (segments <= warps * groups) {  // each group keeps its segment
-      const index_t g = warps * groups / segments * segments;
-      if (g % groups == 0) warps = g / groups;
-    }
+    const index_t resident =
+        resident_blocks(kernel, detail::kSegmentThreads, smem) * warps_per_block;
+    const index_t warps = detail::segment_warps(batch * segments, segments, groups, resident);
     const index_t blocks = (warps + warps_per_block - 1) / warps_per_block;
     kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, smem, stream>>>(
         form, n, batch, segments, width, warps, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
