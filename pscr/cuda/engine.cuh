@@ -265,15 +265,17 @@ class TridiagSolve {
 
   /// @brief Sizes the work arrays (allocated by allocate()) for stages of `batches` systems (every
   /// batch size a solve may use), up to `groups` groups of the pivoting lists and `singular`
-  /// singular lanes per call; returns their bytes.
+  /// singular lanes per call; returns their bytes. Call after every monitor().
   std::size_t plan(Exec& exec, const std::vector<index_t>& batches, index_t groups,
                    index_t singular) {
     const index_t n = size();
+    every_stage_fused_ = fusion_ != Fusion::none && max_list_ == 0 && singular == 0;
     ws_count_ = 0;
     for (index_t b : batches) {
       if (b < 1) continue;
-      ws_count_ = std::max(ws_count_,
-                           exec.template tridiag_workspace<T>(n, b, pivoting_ == Pivoting::always));
+      if (!every_stage_fused_)
+        ws_count_ = std::max(
+            ws_count_, exec.template tridiag_workspace<T>(n, b, pivoting_ == Pivoting::always));
       if constexpr (Exec::kSegmentStage)
         if (fusion_ == Fusion::segment)
           ws_count_ = std::max(ws_count_, exec.template segment_stage_workspace<T>(n, b));
@@ -288,6 +290,10 @@ class TridiagSolve {
     return sizeof(T) * static_cast<std::size_t>(std::max<index_t>(ws_count_, 1) +
                                                 z_count_ * (n + 1) + s_count_ * (n + 1) + 2);
   }
+
+  /// Whether every stage of a solve runs fused (fusion() is never Fusion::none): no pivoting
+  /// lists, no singular lanes. Set by plan(); the engines then keep no systems array.
+  bool every_stage_fused() const { return every_stage_fused_; }
 
   void allocate(Exec& exec) {
     const index_t n = size();
@@ -369,6 +375,7 @@ class TridiagSolve {
   FactorBuffers<Scalar, Exec> factors_;
   Pivoting pivoting_;
   Fusion fusion_ = Fusion::none;
+  bool every_stage_fused_ = false;
   std::vector<std::vector<List>> lists_;  ///< [context][level − 1]
   index_t max_list_ = 0;
   index_t ws_count_ = 0, z_count_ = 0, s_count_ = 0;
@@ -411,19 +418,21 @@ class Engine {
   int levels() const { return tables_.levels; }
   index_t zero_lane() const { return tables_.zero_lane; }
 
-  /// @brief Bytes of the work arrays for up to `problems` problems per solve.
+  /// @brief Bytes of the work arrays for up to `problems` problems per solve (after the row
+  /// solver's plan: the systems array X and its shifts only where a stage runs separately).
   std::size_t bytes(index_t problems) const {
-    const index_t S = tables_.max_systems;
+    const index_t systems = separate_stages() ? problems * tables_.max_systems : 0;
     return sizeof(T) *
-           static_cast<std::size_t>(problems * S * N_ + problems * S +
+           static_cast<std::size_t>(systems * N_ + systems +
                                     problems * tables_.max_slots * kMaxOutputs * N_ + 3);
   }
 
   void allocate(index_t problems) {
     max_problems_ = problems;
-    const index_t S = tables_.max_systems;
-    X_ = Buffer<T, Exec>(std::max<index_t>(problems * S * N_, 1));
-    shifts_ = Buffer<T, Exec>(std::max<index_t>(problems * S, 1));
+    separate_ = separate_stages();
+    const index_t systems = separate_ ? problems * tables_.max_systems : 0;
+    X_ = Buffer<T, Exec>(std::max<index_t>(systems * N_, 1));
+    shifts_ = Buffer<T, Exec>(std::max<index_t>(systems, 1));
     slots_ = Buffer<T, Exec>(std::max<index_t>(problems * tables_.max_slots * kMaxOutputs * N_, 1));
   }
 
@@ -495,6 +504,12 @@ class Engine {
   }
 
  private:
+  /// Whether some stage runs separately (right-hand sides, row solves and sums through X).
+  bool separate_stages() const {
+    if constexpr (RowSolver::kCanFuse) return !solver_->every_stage_fused();
+    return true;
+  }
+
   LevelArgs<T, RowOp> args(const Problems<T>& pr, int i, bool back) const {
     const LevelInfo& lv = tables_.at(i);
     return {blocks_.data() + lv.block_begin,
@@ -553,6 +568,10 @@ class Engine {
         return;
       }
     }
+    if (!separate_)
+      throw SolverError(
+          "GPU solver: a stage runs separately, but the plan has no systems array "
+          "for it (internal error)");
     exec.launch(
         Stage::rhs, pr.count * lv.chunk_count, N_,
         RhsStage<T, RowOp>{a, X_.data(), shifts_.data(), pr.singular, st.top, tables_.zero_lane});
@@ -590,6 +609,7 @@ class Engine {
   RowSolver* solver_;
   std::vector<index_t> lanes_;  ///< most eigenvalues of a chunk, per level
   index_t max_problems_ = 0;
+  bool separate_ = true;  ///< X_ and shifts_ sized by allocate(): some stage runs separately
   Buffer<T, Exec> X_, shifts_, slots_;
 };
 

@@ -386,7 +386,8 @@ class SolverCore {
       const auto& t = eng2_->tables();
       for (index_t r = 1; r <= R; ++r)
         for (int i = 1; i <= t.levels; ++i) batches.push_back(r * t.at(i).systems);
-      total += eng2_->bytes(R) + tri_->plan(exec, batches, R, sing);
+      total += tri_->plan(exec, batches, R, sing);  // first: the engine asks it what is fused
+      total += eng2_->bytes(R);
     } else {
       const auto& t1 = eng3_->tables();
       const auto& t2 = eng2_->tables();
@@ -395,8 +396,8 @@ class SolverCore {
           for (int i2 = 1; i2 <= t2.levels; ++i2)
             batches.push_back(r * t1.at(i1).systems * t2.at(i2).systems);
       const index_t inner_problems = R * t1.max_systems;
-      total += eng3_->bytes(R) + inner_->bytes(inner_problems, N_) + eng2_->bytes(inner_problems) +
-               tri_->plan(exec, batches, R, sing);
+      total += tri_->plan(exec, batches, R, sing);
+      total += eng3_->bytes(R) + inner_->bytes(inner_problems, N_) + eng2_->bytes(inner_problems);
     }
     const index_t chunks = (N_ + kSumWidth - 1) / kSumWidth;
     if (singular_ || refines())

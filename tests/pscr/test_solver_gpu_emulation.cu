@@ -248,6 +248,48 @@ TYPED_TEST(SolverGpuEmulation, UnfusedStagesToo) {
   }
 }
 
+TYPED_TEST(SolverGpuEmulation, FusedPlanKeepsNoSystemsArray) {
+  using Scalar = TypeParam;
+  using T = cuda::detail::kernel_t<Scalar>;
+  // Where every stage runs fused, the plan holds no systems array X (one row per shifted system,
+  // the largest array of the separate stages) nor its shifts: exactly those bytes less than the
+  // separate stages' plan. A singular problem's top stage runs separately: no saving there.
+  const index_t R = 2;
+  for (const auto& dims : std::vector<std::vector<index_t>>{{17, 9}, {5, 4, 7}}) {
+    for (auto side : {problems::Boundary::dirichlet, problems::Boundary::neumann}) {
+      testing::GpuCase c;
+      c.complex_poisson = is_complex_v<Scalar>;
+      for (index_t n : dims) c.spec.dims.push_back({n, {}, side, side});
+      SCOPED_TRACE(c.name());
+      const Problem<Scalar> p = testing::make_problem<Scalar>(c);
+      HostExec exec;
+      cuda::SolverOptions fused, separate;
+      fused.rhs_per_round = separate.rhs_per_round = R;
+      separate.fused = false;
+      using Core = cuda::detail::SolverCore<Scalar, HostExec>;
+      const Core with_fusion(exec, p.op, fused, 0), without(exec, p.op, separate, 0);
+      // The engine whose row solver is the tridiagonal one: dimension 1 of 2D, 2 of 3D, whose
+      // problems are the outer level's systems in 3D.
+      const auto& eigen = with_fusion.eigen_data();
+      const index_t S =
+          cuda::detail::build_tables(eigen.back(), cuda::detail::kChunkLanes).max_systems;
+      const index_t engine_problems =
+          dims.size() == 2
+              ? R
+              : R * cuda::detail::build_tables(eigen[0], cuda::detail::kChunkLanes).max_systems;
+      const std::size_t systems_bytes =
+          sizeof(T) *
+          static_cast<std::size_t>(engine_problems * S * dims.back() + engine_problems * S);
+      if (side == problems::Boundary::neumann) {
+        ASSERT_TRUE(with_fusion.singular());
+        EXPECT_EQ(with_fusion.bytes(), without.bytes());
+      } else {
+        EXPECT_EQ(with_fusion.bytes() + systems_bytes, without.bytes());
+      }
+    }
+  }
+}
+
 TYPED_TEST(SolverGpuEmulation, PivotingModesAgree) {
   using Scalar = TypeParam;
   // Helmholtz with Dirichlet sides is real and indefinite, with absorbing sides complex: both go
