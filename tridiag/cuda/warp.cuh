@@ -148,9 +148,23 @@ PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, 
   if (p + K - 1 < n) v.set(p + K - 1, x_last);
 }
 
+/// Row r divided by its diagonal (b = 1): the form the PCR steps keep their rows in, so that a
+/// step shuffles a, c, d only and needs one reciprocal (of its new diagonal), not one per
+/// neighbour.
+template <class T, int R>
+PSCR_HD Row<T, R> unit_row(Row<T, R> r) {
+  const T inv = recip(r.b);
+  r.a = r.a * inv;
+  r.c = r.c * inv;
+#pragma unroll
+  for (int j = 0; j < R; ++j) r.d[j] = r.d[j] * inv;
+  r.b = T(1);
+  return r;
+}
+
 /// Cyclic reduction of the last rows: the lane's first row P with the previous lane's last row
 /// `qp` (absent on lane 0) and its own last row Q eliminated; the result couples the previous
-/// and next lanes' first unknowns.
+/// and next lanes' first unknowns, as a unit row (unit_row).
 template <class T, int R>
 PSCR_HD Row<T, R> cr_even(const Row<T, R>& P, const Row<T, R>& qp, bool has_prev,
                           const Row<T, R>& Q) {
@@ -165,32 +179,22 @@ PSCR_HD Row<T, R> cr_even(const Row<T, R>& P, const Row<T, R>& qp, bool has_prev
 #pragma unroll
     for (int j = 0; j < R; ++j) r.d[j] -= k1 * qp.d[j];
   }
-  return r;
+  return unit_row(r);
 }
 
-/// One PCR step (kim2011 eqs. 5–6) of row r with the rows `lo` (stride below, if has_lo) and
-/// `hi` (stride above, if has_hi); absent rows count as identity rows.
+/// One PCR step (kim2011 eqs. 5–6) of the unit row r with the unit rows `lo` (stride below, if
+/// has_lo) and `hi` (stride above, if has_hi); absent rows count as identity rows. With b = 1 in
+/// all three the multipliers are r.a and r.c themselves (zero for an absent row: no branch, the
+/// absent row's finite values are multiplied by zero); the result is a unit row again.
 template <class T, int R>
 PSCR_HD Row<T, R> pcr_combine(const Row<T, R>& r, const Row<T, R>& lo, bool has_lo,
                               const Row<T, R>& hi, bool has_hi) {
-  Row<T, R> o = r;
-  o.a = T(0);
-  o.c = T(0);
-  if (has_lo) {
-    const T k1 = r.a * recip(lo.b);
-    o.a = -lo.a * k1;
-    o.b -= lo.c * k1;
+  const T k1 = has_lo ? r.a : T(0);
+  const T k2 = has_hi ? r.c : T(0);
+  Row<T, R> o{lo.a * -k1, T(1) - lo.c * k1 - hi.a * k2, hi.c * -k2};
 #pragma unroll
-    for (int j = 0; j < R; ++j) o.d[j] -= lo.d[j] * k1;
-  }
-  if (has_hi) {
-    const T k2 = r.c * recip(hi.b);
-    o.c = -hi.c * k2;
-    o.b -= hi.a * k2;
-#pragma unroll
-    for (int j = 0; j < R; ++j) o.d[j] -= hi.d[j] * k2;
-  }
-  return o;
+  for (int j = 0; j < R; ++j) o.d[j] = r.d[j] - lo.d[j] * k1 - hi.d[j] * k2;
+  return unit_row(o);
 }
 
 /// The last row's unknown for right-hand side j once the first rows' unknowns (own x_p, next
@@ -228,9 +232,25 @@ __device__ __forceinline__ Row<T, R> shfl_down(const Row<T, R>& r, int s, int wi
   return o;
 }
 
+/// A unit row (b = 1) of another lane: a, c, d shuffled, b not.
+template <class T, int R>
+__device__ __forceinline__ Row<T, R> shfl_up_unit(const Row<T, R>& r, int s, int width) {
+  Row<T, R> o{shfl_up(r.a, s, width), T(1), shfl_up(r.c, s, width)};
+#pragma unroll
+  for (int j = 0; j < R; ++j) o.d[j] = shfl_up(r.d[j], s, width);
+  return o;
+}
+template <class T, int R>
+__device__ __forceinline__ Row<T, R> shfl_down_unit(const Row<T, R>& r, int s, int width) {
+  Row<T, R> o{shfl_down(r.a, s, width), T(1), shfl_down(r.c, s, width)};
+#pragma unroll
+  for (int j = 0; j < R; ++j) o.d[j] = shfl_down(r.d[j], s, width);
+  return o;
+}
+
 /// Solves the reduced system of each group of `width` lanes (a power of two ≤ 32; lane l of the
 /// group: rows 2l = P, 2l + 1 = Q of 2·width) for R right-hand sides with shuffles: one
-/// cyclic-reduction step, log2(width) PCR steps. Every lane of the warp calls it.
+/// cyclic-reduction step, log2(width) PCR steps on unit rows. Every lane of the warp calls it.
 template <class T, int R>
 __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
                                    T (&x_last)[R], int width = kWarpLanes) {
@@ -239,13 +259,13 @@ __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x
 #pragma unroll
   for (int s = 1; s < kWarpLanes; s <<= 1) {
     if (s >= width) break;  // uniform over the warp
-    const Row<T, R> lo = shfl_up(r, s, width);
-    const Row<T, R> hi = shfl_down(r, s, width);
+    const Row<T, R> lo = shfl_up_unit(r, s, width);
+    const Row<T, R> hi = shfl_down_unit(r, s, width);
     r = pcr_combine(r, lo, lane >= s, hi, lane + s < width);
   }
 #pragma unroll
   for (int j = 0; j < R; ++j) {
-    x_first[j] = r.d[j] * recip(r.b);
+    x_first[j] = r.d[j];  // a unit row with no couplings left
     const T next = shfl_down(x_first[j], 1, width);
     x_last[j] = solve_last(Q, j, x_first[j], lane + 1 < width ? next : T(0));
   }
