@@ -168,7 +168,7 @@ class DeviceExec {
            tridiag::cuda::workspace_size<host_scalar_t<T>>(nc, batch, coarse_options());
   }
 
-  /// Runs the segment stage `s` (s.warps and the coarse arrays are filled in here): condense,
+  /// Runs the segment stage `s` (s.walk and the coarse arrays are filled in here): condense,
   /// the coarse solve in the workspace, finish.
   template <class T>
   void segment_stage(SegmentStage<T> s, T* ws, index_t wc) {
@@ -246,8 +246,8 @@ class DeviceExec {
     return o;
   }
 
-  /// One pass of the segment stage on as many warps as are resident (a multiple of the segment
-  /// count where there are enough, so that each warp keeps its segment and its A, M tables).
+  /// One pass of the segment stage on at most as many warps as are resident, each keeping its
+  /// segment and its A, M tables as long as it can (tridiag::cuda::detail::segment_walk).
   template <bool Condense, class T>
   void launch_segment_pass(SegmentStage<T> s) {
     constexpr int K = kSegmentStageRows<T>;
@@ -255,12 +255,11 @@ class DeviceExec {
     constexpr int per_block = threads / tridiag::cuda::detail::kWarpLanes;
     auto* kernel = segment_stage_kernel<K, Condense, T>;
     const std::size_t smem = sizeof(T) * kSegmentStageSlice<K, T> * per_block;
-    const index_t warps =
-        tridiag::cuda::detail::segment_warps(s.problems * s.a.nchunks * s.segments, s.segments, 1,
-                                             resident_blocks(kernel, threads, smem) * per_block);
-    if (warps <= 0) return;
-    s.warps = warps;
-    const index_t blocks = (warps + per_block - 1) / per_block;
+    s.walk = tridiag::cuda::detail::segment_walk(s.problems * s.a.nchunks, s.segments, 1,
+                                                 resident_blocks(kernel, threads, smem) * per_block,
+                                                 true);
+    if (s.walk.warps <= 0) return;
+    const index_t blocks = (s.walk.warps + per_block - 1) / per_block;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream_>>>(s);
     PSCR_CUDA_CHECK_LAUNCH();
   }

@@ -211,7 +211,7 @@ class TridiagSolve {
   void segment_stage(Exec& exec, const LevelArgs<T, TridiagRowOp<T>>& a, index_t problems, T* slots,
                      index_t nslots) {
     if constexpr (Exec::kSegmentStage) {
-      SegmentStage<T> s{};  // warps and the coarse arrays: filled in by the executor
+      SegmentStage<T> s{};  // the walk and the coarse arrays: filled in by the executor
       s.a = a;
       s.problems = problems;
       s.segments = segment_stage_segments<T>(size());

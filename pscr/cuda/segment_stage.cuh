@@ -72,8 +72,10 @@ struct SegmentStage {
   LevelArgs<T, TridiagRowOp<T>> a;  ///< a.row: (A, M) of the systems, a.N = n
   index_t problems;
   index_t segments;
-  index_t warps;  ///< warps of the grid
-  T* ca;          ///< coarse systems: system k = p·S + b.sys + l at k·2·segments (a, b, c, d)
+  /// How the warps of the grid take the (problem·chunk, segment) units: (p·nchunks + c) is the
+  /// walk's system.
+  tridiag::cuda::detail::SegmentWalk walk;
+  T* ca;  ///< coarse systems: system k = p·S + b.sys + l at k·2·segments (a, b, c, d)
   T* cb;
   T* cc;
   T* cd;
@@ -114,9 +116,8 @@ __device__ __forceinline__ void couple(const LevelArgs<T, TridiagRowOp<T>>& a,
 template <bool Condense, class T>
 inline constexpr int kSegmentStageMinBlocks = Condense&& std::is_floating_point_v<T> ? 4 : 3;
 
-/// One pass of the segment stage (see the file comment): warp w takes units w, w + warps, … of
-/// problems·nchunks·segments (segment u % segments of chunk u / segments), and the eigenvalues of
-/// its unit's chunk one after another.
+/// One pass of the segment stage (see the file comment): warp w takes the (problem·chunk, segment)
+/// units of s.walk, and the eigenvalues of its unit's chunk one after another.
 template <int K, bool Condense, class T>
 __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
                                   kSegmentStageMinBlocks<Condense, T>)
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
   constexpr int L = td::kWarpLanes;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const index_t warp = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / L;
-  if (warp >= s.warps) return;
+  if (warp >= s.walk.warps) return;
   const int lane = static_cast<int>(threadIdx.x) & (L - 1);
   T* slice = reinterpret_cast<T*>(smem_raw) + (threadIdx.x / L) * kSegmentStageSlice<K, T>;
   const td::ShiftedLaneCoefs<K, T> lc{slice, lane};
@@ -136,11 +137,11 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
   const td::ShiftedSegmentForm<T> form{{a.row.a_diag, a.row.a_off, a.row.m_diag, a.row.m_off, n},
                                        nullptr};
   const index_t nc = 2 * s.segments;
-  const index_t units = s.problems * a.nchunks * s.segments;
   index_t loaded = -1;
-  for (index_t u = warp; u < units; u += s.warps) {  // uniform over the warp
-    const index_t pc = u / s.segments;
-    const index_t seg = u - pc * s.segments;
+  for (td::GroupUnits u(s.walk, s.problems * a.nchunks, s.segments, warp, 1, 0); u.more();
+       u.next()) {  // uniform over the warp
+    const index_t pc = u.system();
+    const index_t seg = u.segment();
     const index_t p = pc / a.nchunks;
     const ChunkInfo c = a.chunks[pc - p * a.nchunks];
     const BlockInfo& b = a.blocks[c.block];

@@ -524,26 +524,51 @@ TYPED_TEST(EmulationTest, WarpComplexDamped) {
   warp_sweep<TypeParam, 16>(testing::Kind::indefinite, 9500);
 }
 
-// The launch size of the segment kernels (tridiag's and pscr's segment stage): never more warps
-// than resident or than there are units, at least one, and a whole number of segment rounds
-// (each group keeps its segment) wherever the resident warps hold every segment once.
-TEST(SegmentLaunch, WarpsKeepTheirSegments) {
-  using cuda::detail::segment_warps;
-  for (index_t segments : {1, 2, 3, 7, 8, 64, 130})
-    for (index_t groups : {1, 2, 4, 8})
-      for (index_t units : {1, 5, 64, 1000, 100000})
-        for (index_t resident : {1, 31, 528, 2112}) {
-          SCOPED_TRACE(::testing::Message() << "segments " << segments << ", groups " << groups
-                                            << ", units " << units << ", resident " << resident);
-          const index_t most = std::min((units + groups - 1) / groups, resident);
-          const index_t w = segment_warps(units, segments, groups, resident);
-          EXPECT_GE(w, 1);
-          EXPECT_LE(w, most);
-          if (segments <= most * groups && segments % groups == 0) {
-            EXPECT_EQ(w * groups % segments, 0);
-            EXPECT_GT(w * groups, most * groups - segments) << "more warps dropped than needed";
+// The walk of the segment kernels (tridiag's and pscr's segment stage) over the (system, segment)
+// units: never more warps than resident, every unit taken by exactly one group, and a warp
+// changing segment as rarely as the walk allows: never in the cyclic order where the warps' groups
+// cover the segments, at most once per `batch` units (plus one) in the blocked order (taken only
+// where the warps keep data per segment).
+TEST(SegmentWalk, EveryUnitOnceAndFewSegmentChanges) {
+  using cuda::detail::GroupUnits;
+  using cuda::detail::segment_walk;
+  for (index_t segments : {1, 2, 3, 7, 8, 64, 130, 4096})
+    for (index_t groups : {1, 2, 4, 8}) {
+      if (segments > 1 && groups > 1) continue;  // narrow segments: one-segment systems only
+      for (index_t batch : {1, 5, 16, 1000})
+        for (index_t resident : {1, 31, 528, 2112})
+          for (bool segment_data : {false, true}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "segments " << segments << ", groups " << groups << ", batch " << batch
+                         << ", resident " << resident << ", segment data " << segment_data);
+            const index_t units = batch * segments;
+            const auto walk = segment_walk(batch, segments, groups, resident, segment_data);
+            ASSERT_GE(walk.warps, 1);
+            ASSERT_LE(walk.warps, std::min((units + groups - 1) / groups, resident));
+            EXPECT_EQ(walk.chunk > 0, segment_data && segments > walk.warps * groups);
+            std::vector<int> taken(static_cast<std::size_t>(units), 0);
+            for (index_t w = 0; w < walk.warps; ++w) {
+              index_t changes = 0, steps = 0;
+              for (index_t g = 0; g < groups; ++g) {
+                index_t seg = -1;
+                for (GroupUnits u(walk, batch, segments, w, groups, g); u.more(); u.next()) {
+                  if (!u.active()) continue;
+                  ASSERT_LT(u.segment(), segments);
+                  ASSERT_LT(u.system(), batch);
+                  ++taken[static_cast<std::size_t>(u.system() * segments + u.segment())];
+                  if (u.segment() != seg && seg >= 0) ++changes;
+                  seg = u.segment();
+                  ++steps;
+                }
+              }
+              if (walk.chunk == 0 && walk.warps * groups % segments == 0)
+                EXPECT_EQ(changes, 0) << "warp " << w;
+              if (walk.chunk > 0) EXPECT_LE(changes, steps / batch + 1) << "warp " << w;
+            }
+            for (index_t u = 0; u < units; ++u)
+              ASSERT_EQ(taken[static_cast<std::size_t>(u)], 1) << "unit " << u;
           }
-        }
+    }
 }
 
 // The segment method with 4 rows per lane (the most bench/tridiag_select.py lets the complex table

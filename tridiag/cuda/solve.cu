@@ -260,8 +260,9 @@ detail::GeneralSegmentForm<T> segment_form(const detail::GeneralForm<T>& f) {
   return {f.a, f.b, f.c, f.n};
 }
 
-/// Launches one pass of the segment kernel over `warps` warps (as many as are resident, a
-/// multiple of the segment count where possible so that each warp keeps its segment).
+/// Launches one pass of the segment kernel over at most as many warps as are resident, walking the
+/// units so that a warp changes segment (and loads its rows of A and M) as rarely as it can
+/// (detail::segment_walk).
 template <detail::SegmentPass Pass, class T, class SegForm>
 void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
@@ -278,10 +279,11 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
                              warps_per_block;
     const index_t resident =
         resident_blocks(kernel, detail::kSegmentThreads, smem) * warps_per_block;
-    const index_t warps = detail::segment_warps(batch * segments, segments, groups, resident);
-    const index_t blocks = (warps + warps_per_block - 1) / warps_per_block;
+    const detail::SegmentWalk walk = detail::segment_walk(
+        batch, segments, groups, resident, SegForm::template shared_elements<kk> > 0);
+    const index_t blocks = (walk.warps + warps_per_block - 1) / warps_per_block;
     kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, smem, stream>>>(
-        form, n, batch, segments, width, warps, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
+        form, n, batch, segments, width, walk, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
   with_constant<2, 4, 8, 16>(K, "segment rows per lane", go);
