@@ -217,35 +217,28 @@ __device__ __forceinline__ Complex shfl_up(const Complex& v, int s, int width) {
 __device__ __forceinline__ Complex shfl_down(const Complex& v, int s, int width) {
   return {shfl_down(v.re, s, width), shfl_down(v.im, s, width)};
 }
-template <class T, int R>
+/// Row r moved between lanes by `move` (the shuffle of one value); of a unit row (b = 1, Unit)
+/// a, c, d only.
+template <bool Unit, class T, int R, class Move>
+__device__ __forceinline__ Row<T, R> shfl_row(const Row<T, R>& r, Move move) {
+  Row<T, R> o;
+  o.a = move(r.a);
+  if constexpr (Unit)
+    o.b = T(1);
+  else
+    o.b = move(r.b);
+  o.c = move(r.c);
+#pragma unroll
+  for (int j = 0; j < R; ++j) o.d[j] = move(r.d[j]);
+  return o;
+}
+template <bool Unit = false, class T, int R>
 __device__ __forceinline__ Row<T, R> shfl_up(const Row<T, R>& r, int s, int width) {
-  Row<T, R> o{shfl_up(r.a, s, width), shfl_up(r.b, s, width), shfl_up(r.c, s, width)};
-#pragma unroll
-  for (int j = 0; j < R; ++j) o.d[j] = shfl_up(r.d[j], s, width);
-  return o;
+  return shfl_row<Unit>(r, [&](const T& v) { return shfl_up(v, s, width); });
 }
-template <class T, int R>
+template <bool Unit = false, class T, int R>
 __device__ __forceinline__ Row<T, R> shfl_down(const Row<T, R>& r, int s, int width) {
-  Row<T, R> o{shfl_down(r.a, s, width), shfl_down(r.b, s, width), shfl_down(r.c, s, width)};
-#pragma unroll
-  for (int j = 0; j < R; ++j) o.d[j] = shfl_down(r.d[j], s, width);
-  return o;
-}
-
-/// A unit row (b = 1) of another lane: a, c, d shuffled, b not.
-template <class T, int R>
-__device__ __forceinline__ Row<T, R> shfl_up_unit(const Row<T, R>& r, int s, int width) {
-  Row<T, R> o{shfl_up(r.a, s, width), T(1), shfl_up(r.c, s, width)};
-#pragma unroll
-  for (int j = 0; j < R; ++j) o.d[j] = shfl_up(r.d[j], s, width);
-  return o;
-}
-template <class T, int R>
-__device__ __forceinline__ Row<T, R> shfl_down_unit(const Row<T, R>& r, int s, int width) {
-  Row<T, R> o{shfl_down(r.a, s, width), T(1), shfl_down(r.c, s, width)};
-#pragma unroll
-  for (int j = 0; j < R; ++j) o.d[j] = shfl_down(r.d[j], s, width);
-  return o;
+  return shfl_row<Unit>(r, [&](const T& v) { return shfl_down(v, s, width); });
 }
 
 /// Solves the reduced system of each group of `width` lanes (a power of two ≤ 32; lane l of the
@@ -258,9 +251,9 @@ __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x
   Row<T, R> r = cr_even(P, shfl_up(Q, 1, width), lane > 0, Q);
 #pragma unroll
   for (int s = 1; s < kWarpLanes; s <<= 1) {
-    if (s >= width) break;  // uniform over the warp
-    const Row<T, R> lo = shfl_up_unit(r, s, width);
-    const Row<T, R> hi = shfl_down_unit(r, s, width);
+    if (s >= width) break;                            // uniform over the warp
+    const Row<T, R> lo = shfl_up<true>(r, s, width);  // unit rows
+    const Row<T, R> hi = shfl_down<true>(r, s, width);
     r = pcr_combine(r, lo, lane >= s, hi, lane + s < width);
   }
 #pragma unroll
