@@ -429,8 +429,7 @@ class Engine {
 
   void allocate(index_t problems) {
     max_problems_ = problems;
-    separate_ = separate_stages();
-    const index_t systems = separate_ ? problems * tables_.max_systems : 0;
+    const index_t systems = separate_stages() ? problems * tables_.max_systems : 0;
     X_ = Buffer<T, Exec>(std::max<index_t>(systems * N_, 1));
     shifts_ = Buffer<T, Exec>(std::max<index_t>(systems, 1));
     slots_ = Buffer<T, Exec>(std::max<index_t>(problems * tables_.max_slots * kMaxOutputs * N_, 1));
@@ -568,7 +567,7 @@ class Engine {
         return;
       }
     }
-    if (!separate_)
+    if (!separate_stages())
       throw SolverError(
           "GPU solver: a stage runs separately, but the plan has no systems array "
           "for it (internal error)");
@@ -609,7 +608,6 @@ class Engine {
   RowSolver* solver_;
   std::vector<index_t> lanes_;  ///< most eigenvalues of a chunk, per level
   index_t max_problems_ = 0;
-  bool separate_ = true;  ///< X_ and shifts_ sized by allocate(): some stage runs separately
   Buffer<T, Exec> X_, shifts_, slots_;
 };
 
