@@ -14,8 +14,11 @@
 //           both, one PSCR row each (default both). In 3D one more row, stages "default": the
 //           solver with default options (SolverMethod::automatic; column method says what it
 //           chose: pscr or fast_diagonalization), what a user gets without asking.
-// Exit code: 0 when every solve's residual is below its bound (1e-11 Poisson, 1e-9 Helmholtz,
-// the CPU backend's, computed again on the host), 1 otherwise, 2 for bad arguments.
+// Exit code: 0 when every solve's residual, computed again on the host, is below its bound
+// (column residual_bound: 1e-11 Poisson, 1e-9 Helmholtz, or the rounding floor
+// SeparableOperator::residual_rounding_floor where that is larger: it grows with ‖A‖‖u‖/‖f‖; on
+// the random 2D Poisson meshes 1.1e-11 at n = 1024, 1.2e-10 at 16384, about 10 times the
+// residual of the CPU backend), 1 otherwise, 2 for bad arguments.
 //
 // Per size: the problem (random mesh, random f, Helmholtz ω = 2π(n+1)/10: 10 points per
 // wavelength, absorbing sides), the plan (init_s), one profiled host solve (h2d, d2h, stage shares,
@@ -164,6 +167,7 @@ struct Row {
   double gflop = 0, gbytes = 0;
   double share[6] = {0, 0, 0, 0, 0, 0};
   double residual = NAN, initial_residual = NAN, host_residual = NAN;
+  double rounding_floor = 0;  ///< SeparableOperator::residual_rounding_floor of the host solve
   index_t refinements = 0, pivoted = 0, round = 0;
   double device_mib = 0;
 };
@@ -211,6 +215,8 @@ Row run_case(const pscr::Problem<Scalar>& p, int reps, const std::string& varian
   for (double v : parts) total += v;
   for (int k = 0; k < 6; ++k) row.share[k] = total > 0 ? parts[k] / total : 0;
   row.host_residual = p.op.relative_residual(u.data(), p.f.data());
+  row.rounding_floor =
+      p.op.residual_rounding_floor(pscr::norm2(u.data(), n), pscr::norm2(p.f.data(), n));
 
   // Timed PSCR solves from device pointers.
   pscr::cuda::Stream stream;
@@ -328,8 +334,8 @@ int main(int argc, char** argv) {
          "refine_ms,reps,median_ms,min_ms,max_ms,paper_ms,speedup_vs_paper,goal_ms,gflop,gflops,"
          "gbytes,gbs,"
          "copy_gbs,fp64_gflops,frac_copy,frac_fp64,share_rhs,share_tridiag,share_sum,"
-         "share_update,share_fused,share_other,residual,initial_residual,host_residual,refinements,"
-         "pivoted,rhs_per_round,device_mib,method,note\n";
+         "share_update,share_fused,share_other,residual,initial_residual,host_residual,"
+         "residual_bound,refinements,pivoted,rhs_per_round,device_mib,method,note\n";
   const std::string device = device_name();
   pscr::cuda::Stream stream;
   const Ceilings ceil = measure_ceilings(stream.get());
@@ -384,7 +390,7 @@ int main(int argc, char** argv) {
             has_paper && row.median_ms > 0 ? std::to_string(paper_ms / row.median_ms) : "";
         const double gflops = row.median_ms > 0 ? row.gflop / (row.median_ms * 1e-3) : 0;
         const double gbs = row.median_ms > 0 ? row.gbytes / (row.median_ms * 1e-3) : 0;
-        const double bound = helm ? 1e-9 : 1e-11;
+        const double bound = std::max(helm ? 1e-9 : 1e-11, row.rounding_floor);
         const bool good = row.note.empty() && row.host_residual <= bound;
         if (!good) ok = false;
         const bool goal = n == sw.goal_n;
@@ -398,9 +404,9 @@ int main(int argc, char** argv) {
             << ',' << gbs / ceil.copy_gbs << ',' << gflops / ceil.fp64_gflops << ',' << row.share[0]
             << ',' << row.share[1] << ',' << row.share[2] << ',' << row.share[3] << ','
             << row.share[4] << ',' << row.share[5] << ',' << row.residual << ','
-            << row.initial_residual << ',' << row.host_residual << ',' << row.refinements << ','
-            << row.pivoted << ',' << row.round << ',' << row.device_mib << ',' << row.method << ','
-            << row.note << '\n';
+            << row.initial_residual << ',' << row.host_residual << ',' << bound << ','
+            << row.refinements << ',' << row.pivoted << ',' << row.round << ',' << row.device_mib
+            << ',' << row.method << ',' << row.note << '\n';
         out.flush();
         std::printf("%-12s %6ld %-8s %10.3f %10.1f %10.1f %8.0f %8.1f %6.1f%% %9.1e %4ld %s%s%s\n",
                     sw.name.c_str(), static_cast<long>(n), variant.c_str(), row.median_ms, paper_ms,

@@ -116,6 +116,12 @@ double SeparableOperator<Scalar>::infinity_norm_bound() const {
 }
 
 template <class Scalar>
+double SeparableOperator<Scalar>::residual_rounding_floor(double norm_u, double norm_f) const {
+  return kResidualFloor * static_cast<double>(eps<Scalar>()) * infinity_norm_bound() * norm_u /
+         (norm_f > 0 ? norm_f : 1.0);
+}
+
+template <class Scalar>
 bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z) {
   const index_t n = A.size();
   z.assign(n, Scalar(0));

@@ -68,6 +68,13 @@ class SeparableOperator {
   /// @brief ‖A u − f‖₂ / ‖f‖₂ for one grid; ‖A u‖₂ when f = 0.
   real_t<Scalar> relative_residual(const Scalar* u, const Scalar* f) const;
 
+  /// @brief The relative residual that rounding alone leaves, kResidualFloor·eps·‖A‖∞‖u‖₂/‖f‖₂
+  /// (‖f‖₂ taken as 1 when zero), given ‖u‖₂ and ‖f‖₂: computing A u commits about
+  /// eps·‖A‖‖u‖, so a backward-stable solve's relative residual is of this order: it grows with
+  /// ‖A‖‖u‖/‖f‖ (with the grid and the mesh), not a constant. Refinement stops below it.
+  double residual_rounding_floor(double norm_u, double norm_f) const;
+  static constexpr double kResidualFloor = 32.0;
+
  private:
   std::vector<Factor<Scalar>> factors_;
   Scalar c_;

@@ -82,7 +82,6 @@ class SolverCore {
           << options.max_refinements << ", " << options.device_refinements << " and "
           << options.refine_tolerance);
     e_c_ = to_kernel(op.c());
-    anorm_ = op.infinity_norm_bound();
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     const EigenData<Scalar>& eigen1 = eigen_[0];
     if (d == 2) {
@@ -229,8 +228,7 @@ class SolverCore {
       norms(exec, P, u, nu);
       bool any = false;
       for (index_t p = 0; p < P; ++p) {
-        const double floor = kResidualFloor * static_cast<double>(eps<Scalar>()) * anorm_ * nu[p] /
-                             (nf[p] > 0 ? nf[p] : 1.0);
+        const double floor = op_.residual_rounding_floor(nu[p], nf[p]);
         if (!(rel[p] > options_.refine_tolerance) || !(rel[p] > floor)) active[p] = 0;
         any = any || active[p];
       }
@@ -461,8 +459,6 @@ class SolverCore {
   }
 
   static constexpr index_t kSumWidth = 1024;
-  /// The CPU backend's rounding floor of a residual, in units of eps·‖A‖∞‖u‖/‖f‖.
-  static constexpr double kResidualFloor = 32.0;
 
   bool refines() const { return options_.max_refinements > 0 || options_.device_refinements > 0; }
 
@@ -471,9 +467,8 @@ class SolverCore {
   std::vector<EigenData<Scalar>> eigen_;  ///< host copy, dimension 1 (, 2): for eigen_data()
   std::vector<index_t> shape_;
   index_t grid_ = 0;
-  index_t N_ = 0;     ///< grid / n1
-  T e_c_ = T(0);      ///< c
-  double anorm_ = 0;  ///< a bound of ‖A‖∞, for the rounding floor of residuals
+  index_t N_ = 0;                                         ///< grid / n1
+  T e_c_ = T(0);                                          ///< c
   std::unique_ptr<FactorBuffers<Scalar, Exec>> factor1_;  ///< (A1, M1), for the residual
   std::unique_ptr<Tri> tri_;
   std::unique_ptr<Engine2> eng2_;  ///< 2D: the solver; 3D: the inner 2D problems

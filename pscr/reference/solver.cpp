@@ -27,9 +27,6 @@ double seconds_since(Clock::time_point start) {
 }
 
 constexpr int kRadix = 4;
-/// Multiple of eps·‖A‖∞‖u‖₂/‖f‖₂ below which a relative residual is rounding (computing A u
-/// alone commits about that much) and refinement is not tried.
-constexpr double kResidualFloor = 32.0;
 
 /// Tasks per level the 2D solver aims at: enough for many cores, few enough that the slots of
 /// split blocks stay small (64 · 3 rows).
@@ -131,8 +128,6 @@ struct Solver<Scalar>::Impl {
   bool singular = false;
   std::vector<std::vector<Scalar>> z, mz;
   Scalar e_m_e = Scalar(1);  ///< eᵀ M e = Π_d z_dᵀ M_d z_d
-  /// ‖A‖∞ bounded through the Kronecker structure: Σ_terms Π_d ‖T_d‖∞.
-  double anorm = 0;
 
   /// The plan from eigen-data that fit op (checked by the caller); the plans keep their own
   /// copies, `eigen_data` keeps them for Solver::eigen_data().
@@ -155,7 +150,6 @@ struct Solver<Scalar>::Impl {
       ws3 = plan3->make_workspace(threads);
       plan2 = inner;
     }
-    anorm = op.infinity_norm_bound();
     F.assign(op.grid_size(), Scalar(0));
     if (options.max_refinements > 0) {
       D.assign(op.grid_size(), Scalar(0));
@@ -306,8 +300,7 @@ struct Solver<Scalar>::Impl {
       for (int step = 0; step < options.max_refinements; ++step) {
         // Below the rounding floor of the residual itself, ~eps·‖A‖‖u‖/‖f‖ (a smooth f with a
         // large solution, e.g. Poisson on a fine grid), refinement cannot gain anything.
-        const double floor = kResidualFloor * static_cast<double>(eps<Scalar>()) * anorm *
-                             static_cast<double>(norm(u)) / (nf > 0 ? nf : 1.0);
+        const double floor = op.residual_rounding_floor(static_cast<double>(norm(u)), nf);
         if (!(rel > options.refine_tolerance) || !(rel > floor)) break;
         // u += PSCR(f − A u): one step of iterative refinement.
         flops += pscr(D.data());

@@ -1,6 +1,9 @@
 // The Kronecker-structured operator against the entry-by-entry assembled matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "common/error.hpp"
 #include "pscr/operator.hpp"
 #include "tests/support/oracle.hpp"
@@ -64,6 +67,29 @@ TYPED_TEST(OperatorTest, ResidualOfExactSolveIsTiny) {
   EXPECT_LE(op.relative_residual(u.data(), f.data()), testing::tolerance<Scalar>(1e6));
   std::vector<Scalar> zero(op.grid_size(), Scalar(0));
   EXPECT_DOUBLE_EQ(op.relative_residual(zero.data(), f.data()), 1.0);
+}
+
+TYPED_TEST(OperatorTest, NormBoundAndRoundingFloor) {
+  using Scalar = TypeParam;
+  for (const std::vector<index_t>& shape : {std::vector<index_t>{9, 14}, {4, 7, 5}}) {
+    const auto op = random_operator<Scalar>(shape, 31);
+    const auto a = testing::assemble(op);
+    // ‖A‖∞ of the assembled matrix is at most the Kronecker bound (triangle inequality on the
+    // terms, ‖X⊗Y‖∞ = ‖X‖∞‖Y‖∞), and not far below it for random factors.
+    std::vector<double> row_sums(op.grid_size(), 0.0);
+    for (int k = 0; k < a.outerSize(); ++k)
+      for (typename decltype(a)::InnerIterator it(a, k); it; ++it)
+        row_sums[it.row()] += static_cast<double>(std::abs(it.value()));
+    const double exact = *std::max_element(row_sums.begin(), row_sums.end());
+    const double bound = op.infinity_norm_bound();
+    EXPECT_LE(exact, bound * (1 + 1e-14));
+    EXPECT_GE(exact, 0.1 * bound);
+    const double e = static_cast<double>(eps<Scalar>());
+    EXPECT_DOUBLE_EQ(op.residual_rounding_floor(3.0, 2.0),
+                     SeparableOperator<Scalar>::kResidualFloor * e * bound * 1.5);
+    EXPECT_DOUBLE_EQ(op.residual_rounding_floor(3.0, 0.0),
+                     SeparableOperator<Scalar>::kResidualFloor * e * bound * 3.0);
+  }
 }
 
 TEST(OperatorValidation, RejectsMismatchedFactors) {
