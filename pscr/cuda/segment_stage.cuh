@@ -60,11 +60,30 @@ index_t segment_stage_segments(index_t n) {
   return (n + kSegmentStageSegmentRows<T> - 1) / kSegmentStageSegmentRows<T>;
 }
 
-/// Scalars of shared memory per warp: the lane tables of A and M (segment.cuh), then the two
-/// coupling rows of back substitution (K per lane each, lane-major as the tables).
+/// The unit table of a warp: for each eigenvalue l of its chunk (column l − l_begin), the weights
+/// W_{s,l} of the unit's sources and outputs and the shift, loaded once per unit, so that the
+/// eigenvalue loop reads them from shared memory (broadcast) instead of from global memory behind
+/// a load of the block's component index (ncu, 2D Poisson 8192², H100: those dependent loads were
+/// 38% of the finish pass's stall samples). Rows:
+///   0 … kMaxInner − 1: the inner rows' components (sources, and the outputs of back substitution);
+///   kUnitFirst, kUnitLast: back substitution: comp_first, comp_last (couplings); reduction: the
+///     outputs red_comp[0], red_comp[1];
+///   kUnitShift: λ_l + σ_p;
+///   kUnitCoarse, kUnitCoarse + 1 (finish pass): the coarse solution at the segment's first and
+///     last rows (ncu: lane 0's and lane 31's loads of it stalled the reduced solve, 6% of the
+///     finish pass's samples).
+inline constexpr int kUnitFirst = kMaxInner;
+inline constexpr int kUnitLast = kMaxInner + 1;
+inline constexpr int kUnitShift = kMaxInner + 2;
+inline constexpr int kUnitCoarse = kMaxInner + 3;
+inline constexpr int kUnitRows = kMaxInner + 5;
+inline constexpr int kUnitTable = kUnitRows * static_cast<int>(kSegmentStageChunkLanes);
+
+/// Scalars of shared memory per warp: the lane tables of A and M (segment.cuh), the two coupling
+/// rows of back substitution (K per lane each, lane-major as the tables), the unit table.
 template <int K, class T>
 inline constexpr int kSegmentStageSlice = tridiag::cuda::detail::ShiftedLaneCoefs<K, T>::elements +
-                                          2 * K* tridiag::cuda::detail::kWarpLanes;
+                                          2 * K* tridiag::cuda::detail::kWarpLanes + kUnitTable;
 
 /// @brief The arguments of both passes of one level's segment stage.
 template <class T>
@@ -108,11 +127,38 @@ __device__ __forceinline__ void couple(const LevelArgs<T, TridiagRowOp<T>>& a,
   }
 }
 
-/// Blocks per SM each pass is compiled for (__launch_bounds__), the most its registers allow
-/// without spilling (ptxas, nvcc 13, sm_90: real condense 128 registers, real finish 168, complex
-/// condense 164), except the complex finish pass, held to 3 blocks (168 registers, 152 bytes
-/// spilled, instead of 193 registers and 2 blocks): measured on an H100 in one run, 2D Helmholtz
-/// 4095² 10.14 → 9.92 ms and 8191² 46.4 → 44.4 ms, 2047² 2.79 → 3.05 ms.
+/// Loads the lane's K values of R source rows: rows[e] points at the lane's first row r0 of row e;
+/// values past n are zero. All loads are issued before any value is used (one branch for all).
+/// `whole`: the lane's rows are all below n and every rows[e] is 16-byte aligned (then 16-byte
+/// loads for double).
+template <int K, class T, int R>
+__device__ __forceinline__ void load_sources(const T* const (&rows)[R], bool whole, index_t r0,
+                                             index_t n, T (&g)[R][K]) {
+  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+    if (whole) {
+#pragma unroll
+      for (int e = 0; e < R; ++e)
+#pragma unroll
+        for (int i = 0; i < K; i += 2) {
+          const double2 w = reinterpret_cast<const double2*>(rows[e])[i / 2];
+          g[e][i] = w.x;
+          g[e][i + 1] = w.y;
+        }
+      return;
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < R; ++e)
+#pragma unroll
+    for (int i = 0; i < K; ++i) g[e][i] = r0 + i < n ? rows[e][i] : T(0);
+}
+
+/// Blocks per SM each pass is compiled for (__launch_bounds__): real condense 4 (128 registers,
+/// no spills), the others 3 (168 registers; ptxas, nvcc 13, sm_90: real finish 64 bytes spilled,
+/// complex finish 288, since its loads of all sources are issued together). The complex finish
+/// pass was held to 3 blocks rather than 2 (193 registers): measured on an H100 in one run, 2D
+/// Helmholtz 4095² 10.14 → 9.92 ms and 8191² 46.4 → 44.4 ms, 2047² 2.79 → 3.05 ms. The real
+/// finish pass at 4 blocks (128 registers, 272 bytes spilled) measured 14% slower (8192²).
 template <bool Condense, class T>
 inline constexpr int kSegmentStageMinBlocks = Condense&& std::is_floating_point_v<T> ? 4 : 3;
 
@@ -132,6 +178,7 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
   const td::ShiftedLaneCoefs<K, T> lc{slice, lane};
   // Coupling rows of the lane's rows: left at cpl[i·L], right at cpl[(K + i)·L].
   T* cpl = slice + td::ShiftedLaneCoefs<K, T>::elements + lane;
+  T* unit = slice + td::ShiftedLaneCoefs<K, T>::elements + 2 * K * L;  // the unit table
   const LevelArgs<T, TridiagRowOp<T>>& a = s.a;
   const index_t n = a.N;
   const td::ShiftedSegmentForm<T> form{{a.row.a_diag, a.row.a_off, a.row.m_diag, a.row.m_off, n},
@@ -163,6 +210,32 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
     if (left) couple<K>(a, lc, b.first - 1, sig, up + (b.first - 1) * n, r0, cpl);
     if (right) couple<K>(a, lc, b.last, sig, up + (b.last + 1) * n, r0, cpl + K * L);
     const int nout = a.back ? b.ninner : b.nred;
+    // The unit table (see kUnitRows) for eigenvalues l_begin … l_end − 1; the barriers keep the
+    // previous unit's readers and this unit's writers apart.
+    __syncwarp();
+    constexpr int rows_used = (Condense ? kUnitCoarse : kUnitRows) * kSegmentStageChunkLanes;
+    for (int t = lane; t < rows_used; t += L) {
+      const int row = t / static_cast<int>(kSegmentStageChunkLanes);
+      const index_t l = c.l_begin + t % kSegmentStageChunkLanes;
+      if (l >= c.l_end) continue;
+      if (row == kUnitShift) {
+        unit[t] = a.lambda[b.lambda + l] + sig;
+        continue;
+      }
+      if (row >= kUnitCoarse) {
+        unit[t] = s.cd[(p * a.S + b.sys + l) * nc + 2 * seg + (row - kUnitCoarse)];
+        continue;
+      }
+      int comp = -1;
+      if (row < kMaxInner)
+        comp = row < ninner ? b.inner_comp[row] : -1;
+      else if (a.back)
+        comp = row == kUnitFirst ? (left ? b.comp_first : -1) : (right ? b.comp_last : -1);
+      else if (row - kUnitFirst < b.nred)
+        comp = b.red_comp[row - kUnitFirst];
+      unit[t] = comp >= 0 ? Wb[comp * m + l] : T(0);
+    }
+    __syncwarp();
     T acc[kMaxOutputs][K];
     if constexpr (!Condense) {
 #pragma unroll
@@ -170,50 +243,53 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
 #pragma unroll
         for (int i = 0; i < K; ++i) acc[o][i] = T(0);
     }
-    // The sources g_s on the lane's rows: in registers for the whole chunk in the condense pass
+    // The lane's rows of the sources g_s: in registers for the whole chunk in the condense pass
     // (ncu: reloading them per eigenvalue made it L1-bound), reloaded per eigenvalue (from cache)
-    // in the finish pass, whose accumulators take those registers.
-    T g[Condense ? kMaxInner : 1][K];
-    if constexpr (Condense) {
+    // in the finish pass, whose accumulators take those registers. Absent sources (e ≥ ninner,
+    // weight 0 in the unit table) read source 0 again, so that every load is unconditional and
+    // the loads of all sources are in flight together.
+    const T* gsrc[kMaxInner];
+    bool whole = r0 + K <= n;  // the lane's rows are all below n
 #pragma unroll
-      for (int e = 0; e < kMaxInner; ++e)
-        if (e < ninner)
-          td::load_lane<K>(src + b.inner_row[e] * n, td::Strides{0, 1}, 0, r0, n, g[e]);
+    for (int e = 0; e < kMaxInner; ++e) {
+      gsrc[e] = src + b.inner_row[e < ninner ? e : 0] * n + r0;
+      whole = whole && (reinterpret_cast<std::uintptr_t>(gsrc[e]) & 15) == 0;
     }
-    for (index_t l = c.l_begin; l < c.l_end; ++l) {
+    T g[kMaxInner][K];
+    if constexpr (Condense) load_sources<K>(gsrc, whole, r0, n, g);
+    const int chunk = static_cast<int>(c.l_end - c.l_begin);
+    for (int j = 0; j < chunk; ++j) {  // eigenvalue l_begin + j
+      const T* uj = unit + j;          // column j of the unit table
+      if constexpr (!Condense) load_sources<K>(gsrc, whole, r0, n, g);
       // x_l on the lane's rows, eq. (26)/(28); zero past n.
       T v[K];
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = T(0);
 #pragma unroll
       for (int e = 0; e < kMaxInner; ++e) {
-        if (e >= ninner) break;
-        const T w = Wb[b.inner_comp[e] * m + l];
-        if constexpr (!Condense)
-          td::load_lane<K>(src + b.inner_row[e] * n, td::Strides{0, 1}, 0, r0, n, g[0]);
-        const T(&ge)[K] = g[Condense ? e : 0];
+        const T w = uj[e * kSegmentStageChunkLanes];
 #pragma unroll
-        for (int i = 0; i < K; ++i) v[i] += w * ge[i];
+        for (int i = 0; i < K; ++i) v[i] += w * g[e][i];
       }
       if (left) {
-        const T w = Wb[b.comp_first * m + l];
+        const T w = uj[kUnitFirst * kSegmentStageChunkLanes];
 #pragma unroll
         for (int i = 0; i < K; ++i) v[i] += w * cpl[i * L];
       }
       if (right) {
-        const T w = Wb[b.comp_last * m + l];
+        const T w = uj[kUnitLast * kSegmentStageChunkLanes];
 #pragma unroll
         for (int i = 0; i < K; ++i) v[i] += w * cpl[(K + i) * L];
       }
-      const td::ShiftedLaneRows<K, T> rows{lc, a.lambda[b.lambda + l] + sig, r0};
+      const td::ShiftedLaneRows<K, T> rows{lc, uj[kUnitShift * kSegmentStageChunkLanes], r0};
       const td::LaneVector<T> vec{v, r0};
       td::Row4<T> P, Q;
       {
         td::LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
         td::lane_reduce<K>(rows, vec, r0, n, st, P, Q);
       }
-      const index_t e = (p * a.S + b.sys + l) * nc + 2 * seg;
       if constexpr (Condense) {
+        const index_t e = (p * a.S + b.sys + c.l_begin + j) * nc + 2 * seg;
         const td::Condensed<T> cr = td::warp_condense(td::Condensed<T>{P, Q});
         if (lane == 0) {
           s.ca[e] = cr.F.a;
@@ -227,8 +303,9 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
         }
       } else {
         // The segment's first and last unknowns from the coarse solution: identity rows.
-        if (lane == 0) P = {T(0), T(1), T(0), {s.cd[e]}};
-        if (lane == L - 1) Q = {T(0), T(1), T(0), {s.cd[e + 1]}};
+        if (lane == 0) P = {T(0), T(1), T(0), {uj[kUnitCoarse * kSegmentStageChunkLanes]}};
+        if (lane == L - 1)
+          Q = {T(0), T(1), T(0), {uj[(kUnitCoarse + 1) * kSegmentStageChunkLanes]}};
         T xf[1], xl[1];
         td::warp_reduced_solve(P, Q, xf, xl);
         td::lane_resolve<K>(rows, vec, r0, n, xf[0], xl[0]);
@@ -236,8 +313,7 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
 #pragma unroll
         for (int o = 0; o < kMaxOutputs; ++o) {
           if (o >= nout) break;
-          const int comp = a.back ? b.inner_comp[o] : b.red_comp[o < 2 ? o : 0];
-          const T w = Wb[comp * m + l];
+          const T w = uj[(a.back ? o : kUnitFirst + o) * kSegmentStageChunkLanes];
 #pragma unroll
           for (int i = 0; i < K; ++i) acc[o][i] += w * v[i];
         }
