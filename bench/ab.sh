@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
-# A/B run of one GPU benchmark: the same benchmark built from two source trees, BASE (another
-# revision, exported beside the checkout) and this working tree, run alternately on the same
-# device, so that a change's effect is measured in one run against its own baseline
-# (docs/benchmarks.md).
+# A/B run of one GPU benchmark: the same benchmark built from several source trees, one or more
+# baselines (other revisions or variants, exported beside the checkout) and this working tree,
+# run alternately on the same device, so that a change's effect is measured in one run against
+# its own baseline (docs/benchmarks.md).
 #
-# Usage: bench/ab.sh BASE_DIR OUTDIR TARGET ROUNDS [BENCH_ARGS...]
-#   BASE_DIR  a source tree of the baseline, e.g. made here with
+# Usage: bench/ab.sh BASE_DIR[,BASE_DIR...] OUTDIR TARGET ROUNDS [BENCH_ARGS...]
+#   BASE_DIR  a source tree of a baseline, e.g. made here with
 #             `mkdir -p .ab/base && git archive REV | tar -x -C .ab/base` (.ab/ is ignored;
-#             name it in the device call's carry)
+#             name it in the device call's carry); several, separated by commas, are variants
+#             measured in the same run, each named after its directory
 #   TARGET    pscr_gpu_bench or tridiag_bench
-#   ROUNDS    base, new, base, new, ... ROUNDS times each
-#   BENCH_ARGS  passed to both (e.g. --only poisson2d --sizes 4096,8192 --stages fused, or
+#   ROUNDS    every baseline, then the working tree, ROUNDS times
+#   BENCH_ARGS  passed to all (e.g. --only poisson2d --sizes 4096,8192 --stages fused, or
 #             --shapes 64:262144,1048576:16)
-# Writes OUTDIR/ab-TARGET.csv: the benchmark's CSV rows with two leading columns, variant
-# (base or new) and round, and OUTDIR/ab-TARGET.log (the benchmarks' output).
+# All trees are built at once (their builds are independent: a third of a device call's time
+# when built one after another). Writes OUTDIR/ab-TARGET.csv: the benchmark's CSV rows with two
+# leading columns, variant (base, or with several baselines their directory names; new for the
+# working tree) and round, and OUTDIR/ab-TARGET.log (the builds' and benchmarks' output).
 # Environment: PSCR_BUILD_DIR (default build-gpu: the working tree's build, configured by
 # scripts/gpu-check.sh or here), CMAKE_CUDA_ARCHITECTURES (default 90).
-# Exit code: 0 when both builds and every run succeeded, 1 otherwise, 2 for bad arguments.
+# Exit code: 0 when every build and every run succeeded, 1 otherwise, 2 for bad arguments.
 set -uo pipefail
 if [ $# -lt 4 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && { [ "$1" = --help ] || [ "$1" = -h ]; } && exit 0
   exit 2
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
-base_src=$(cd "$1" 2>/dev/null && pwd) || { echo "ab: no base tree '$1'" >&2; exit 2; }
+base_list=$1
+case "$base_list" in
+  '' | ,* | *, | *,,*) echo "ab: an empty base tree in '$base_list'" >&2; exit 2 ;;
+esac
+IFS=, read -r -a base_args <<< "$base_list"
 out=$2
 target=$3
 rounds=$4
@@ -36,35 +43,58 @@ esac
 case "$rounds" in
   '' | *[!0-9]* | 0) echo "ab: ROUNDS must be a positive integer, found '$rounds'" >&2; exit 2 ;;
 esac
-[ -f "$base_src/CMakeLists.txt" ] || { echo "ab: $base_src holds no CMakeLists.txt" >&2; exit 2; }
+# Variants: name, source tree, build directory; the baselines first, the working tree last.
+names=() srcs=() builds=()
+for arg in "${base_args[@]}"; do
+  src=$(cd "$arg" 2>/dev/null && pwd) || { echo "ab: no base tree '$arg'" >&2; exit 2; }
+  [ -f "$src/CMakeLists.txt" ] || { echo "ab: $src holds no CMakeLists.txt" >&2; exit 2; }
+  [ "$src" != "$root" ] || { echo "ab: the base tree '$arg' is the working tree" >&2; exit 2; }
+  if [ ${#base_args[@]} -eq 1 ]; then name=base; else name=$(basename "$src"); fi
+  for other in "${names[@]}" new; do
+    [ "$name" != "$other" ] || {
+      echo "ab: two trees would both be named '$name' (baselines are named after their" \
+        "directories, which must differ from each other and from 'new')" >&2
+      exit 2
+    }
+  done
+  names+=("$name") srcs+=("$src") builds+=("$src/build-gpu")
+done
+names+=(new) srcs+=("$root") builds+=("${PSCR_BUILD_DIR:-$root/build-gpu}")
 mkdir -p "$out"
 log="$out/ab-$target.log"
 csv="$out/ab-$target.csv"
 : > "$log"
 rm -f "$csv"
 
-build() {  # SOURCE BUILD_DIR: configured only where not yet (a gpu-check.sh build is kept as it is)
+build() {  # SOURCE BUILD_DIR LOG: configured only where not yet (a gpu-check.sh build is kept)
   { [ -f "$2/CMakeCache.txt" ] ||
       cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON \
         -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" -DPSCR_BUILD_TESTS=OFF \
-        >> "$log" 2>&1; } && cmake --build "$2" --target "$target" -j "$(nproc)" >> "$log" 2>&1
+        > "$3" 2>&1; } && cmake --build "$2" --target "$target" -j "$(nproc)" >> "$3" 2>&1
 }
-new_build=${PSCR_BUILD_DIR:-$root/build-gpu}
-base_build=$base_src/build-gpu
-for side in base new; do
-  if [ $side = base ]; then src=$base_src dir=$base_build; else src=$root dir=$new_build; fi
-  echo "== build $side ($src)" | tee -a "$log"
-  if ! build "$src" "$dir"; then
-    echo "ab: the $side build failed; the end of the log:" >&2
-    tail -n 40 "$log" >&2
-    exit 1
-  fi
+pids=()
+for i in "${!names[@]}"; do
+  echo "== build ${names[$i]} (${srcs[$i]})" | tee -a "$log"
+  build "${srcs[$i]}" "${builds[$i]}" "$out/.ab-build-$i.log" &
+  pids+=($!)
 done
+failed=0
+for i in "${!names[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    echo "ab: the ${names[$i]} build failed; the end of its log:" >&2
+    tail -n 40 "$out/.ab-build-$i.log" >&2
+    failed=1
+  fi
+  cat "$out/.ab-build-$i.log" >> "$log"
+  rm -f "$out/.ab-build-$i.log"
+done
+[ $failed -eq 0 ] || exit 1
 
 status=0
 for ((r = 1; r <= rounds; r++)); do
-  for side in base new; do
-    if [ $side = base ]; then dir=$base_build; else dir=$new_build; fi
+  for i in "${!names[@]}"; do
+    side=${names[$i]}
+    dir=${builds[$i]}
     tmp="$out/.ab-run.csv"
     rm -f "$tmp"
     echo "== $side, round $r" | tee -a "$log"
