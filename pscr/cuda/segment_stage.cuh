@@ -129,21 +129,15 @@ __device__ __forceinline__ void couple(const LevelArgs<T, TridiagRowOp<T>>& a,
 
 /// Loads the lane's K values of R source rows: rows[e] points at the lane's first row r0 of row e;
 /// values past n are zero. All loads are issued before any value is used (one branch for all).
-/// `whole`: the lane's rows are all below n and every rows[e] is 16-byte aligned (then 16-byte
-/// loads for double).
+/// `whole`: the lane's rows are all below n and every rows[e] is 16-byte aligned (then
+/// tridiag's load_vector for double).
 template <int K, class T, int R>
 __device__ __forceinline__ void load_sources(const T* const (&rows)[R], bool whole, index_t r0,
                                              index_t n, T (&g)[R][K]) {
-  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+  if constexpr (tridiag::cuda::detail::kVectorLane<K, T>) {
     if (whole) {
 #pragma unroll
-      for (int e = 0; e < R; ++e)
-#pragma unroll
-        for (int i = 0; i < K; i += 2) {
-          const double2 w = reinterpret_cast<const double2*>(rows[e])[i / 2];
-          g[e][i] = w.x;
-          g[e][i + 1] = w.y;
-        }
+      for (int e = 0; e < R; ++e) tridiag::cuda::detail::load_vector<K>(rows[e], g[e]);
       return;
     }
   }

@@ -191,21 +191,32 @@ struct GeneralGlobalRows {
   PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
 };
 
+/// Whether K values of T can be loaded and stored with 16-byte accesses (load_vector).
+template <int K, class T>
+inline constexpr bool kVectorLane = sizeof(T) == 8 && K % 2 == 0;
+
+/// Loads K contiguous values at `base` (16-byte aligned; kVectorLane<K, T>) with 16-byte loads,
+/// coalesced across the warp's lanes, which hold consecutive row ranges.
+template <int K, class T>
+__device__ __forceinline__ void load_vector(const T* base, T (&v)[K]) {
+  static_assert(kVectorLane<K, T>, "16-byte loads take pairs of 8-byte values");
+#pragma unroll
+  for (int i = 0; i < K; i += 2) {
+    const double2 w = reinterpret_cast<const double2*>(base)[i / 2];
+    v[i] = w.x;
+    v[i + 1] = w.y;
+  }
+}
+
 /// Loads rows [p, p + K) of system k (zero past n). Rows contiguous in memory and the lane's
-/// first row 16-byte aligned: 16-byte vector loads (coalesced across the warp's lanes, which
-/// hold consecutive row ranges); otherwise one load per row.
+/// first row 16-byte aligned: load_vector; otherwise one load per row.
 template <int K, class T>
 __device__ __forceinline__ void load_lane(const T* src, Strides s, index_t k, index_t p, index_t n,
                                           T (&v)[K]) {
   const T* base = src + s.at(k, p);
-  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+  if constexpr (kVectorLane<K, T>) {
     if (s.row == 1 && p + K <= n && (reinterpret_cast<std::uintptr_t>(base) & 15) == 0) {
-#pragma unroll
-      for (int i = 0; i < K; i += 2) {
-        const double2 w = reinterpret_cast<const double2*>(base)[i / 2];
-        v[i] = w.x;
-        v[i + 1] = w.y;
-      }
+      load_vector<K>(base, v);
       return;
     }
   }
@@ -218,7 +229,7 @@ template <int K, class T>
 __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t p, index_t n,
                                            const T (&v)[K]) {
   T* base = dst + s.at(k, p);
-  if constexpr (sizeof(T) == 8 && K % 2 == 0) {
+  if constexpr (kVectorLane<K, T>) {
     if (s.row == 1 && p + K <= n && (reinterpret_cast<std::uintptr_t>(base) & 15) == 0) {
 #pragma unroll
       for (int i = 0; i < K; i += 2)
