@@ -8,7 +8,8 @@
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
 // a warm-up, bounded so that the whole default run takes about a minute or two: a method whose
 // single solve takes more than 30 copy times of the shape is recorded from one or two runs with
-// the note "skipped: ..." (and not run again on the other form and layout), one above 5 copy
+// the note "skipped: ..." (and not run again on the other form of that layout: a method can be
+// slow on one layout only, as p-Thomas on contiguous systems), one above 5 copy
 // times gets 10 runs (time_runs). GB/s on the floor: 2·n·batch·sizeof(scalar) bytes (read d,
 // write x) per solve; the copy moves n·batch scalars (read + write). max_residual: largest
 // ‖T x − d‖/‖d‖ over 8 sample systems (0 where skipped). flops: nominal counts per row (see
@@ -312,9 +313,9 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
               << (t.note.empty() ? "" : " [" + t.note + "]") << '\n';
   };
 
-  // Per configuration: set once it was skipped (on any form or layout), which skips the rest.
-  std::vector<std::string> skipped(configs.size());
   for (bool interleaved : {false, true}) {
+    // Per configuration: set once it was skipped on either form, which skips the other.
+    std::vector<std::string> skipped(configs.size());
     const BatchLayout l =
         interleaved ? BatchLayout::interleaved(batch) : BatchLayout::contiguous(n);
     const char* layout = interleaved ? "interleaved" : "contiguous";

@@ -1,8 +1,7 @@
 #!/usr/bin/python3
 """Tests of bench/tridiag_select.py (the selection table of the GPU tridiagonal solvers) on tiny
-synthetic tridiag_bench CSVs: the fastest accurate shifted-form configuration wins per shape;
-rows of the general form, of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows
-never win; complex segment configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
+synthetic tridiag_bench CSVs: the fastest accurate configuration wins per shape and form;
+rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows never win; complex segment configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
 out (they lost accuracy on PSCR's indefinite Helmholtz systems); a CSV without a usable row is
 refused with a message and no table written.
 
@@ -53,12 +52,17 @@ class TridiagSelectTest(unittest.TestCase):
             row("real", 8192, 2048, "thomas", 0, 0.05, note="skipped: one solve too slow"),
             row("real", 8192, 2048, "pivoting", 0, 0.01),
             row("real", 8192, 2048, "segment", 16, 0.01, form="general"),
+            row("real", 8192, 2048, "segment", 8, 0.02, form="general"),
+            row("real", 8192, 2048, "cusparse_gtsv2StridedBatch", 0, 0.001, form="general"),
             row("real", 8192, 2048, "partition", 8, 0.40, layout="interleaved", staging="shared"),
+            row("real", 8192, 2048, "thomas", 0, 0.30, form="general", layout="interleaved"),
         ])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.entries(), [
-            "{false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
-            "{true, false, 8192, 2048, Method::partition, 8, true},  // 0.4 ms",
+            "{false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
+            "{false, false, true, 8192, 2048, Method::segment, 16, false},  // 0.01 ms",
+            "{true, false, false, 8192, 2048, Method::partition, 8, true},  // 0.4 ms",
+            "{true, false, true, 8192, 2048, Method::thomas, 0, false},  // 0.3 ms",
         ])
         with open(self.out) as f:
             self.assertIn("// Measured on: Test GPU.", f.read())
@@ -73,16 +77,16 @@ class TridiagSelectTest(unittest.TestCase):
         ])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.entries(), [
-            "{false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
-            "{false, true, 512, 32768, Method::warp, 0, true},  // 0.41 ms",
-            "{false, true, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
+            "{false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
+            "{false, true, false, 512, 32768, Method::warp, 0, true},  // 0.41 ms",
+            "{false, true, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
         ])
 
     def test_no_usable_row_is_refused(self):
         r = self.run_select([row("complex", 8192, 2048, "segment", 8, 0.64),
                              row("real", 64, 262144, "segment", 8, 0.1, residual=1e-3)])
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("no usable shifted-form rows", r.stderr)
+        self.assertIn("no usable rows", r.stderr)
         self.assertFalse(os.path.exists(self.out))
 
 

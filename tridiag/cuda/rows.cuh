@@ -153,6 +153,22 @@ struct TileRows {
   PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[idx(g, static_cast<int>(r - r0))] : T(0); }
 };
 
+/// Rows of general system k read from global memory (layout of d) each time they are needed (the
+/// segment kernel's lanes read theirs twice, the second time from cache; thomas_direct_kernel
+/// once).
+template <class T>
+struct GeneralGlobalRows {
+  const T* a;
+  const T* b;
+  const T* c;
+  Strides s;
+  index_t k;
+  index_t n;
+  PSCR_HD T sub(index_t r) const { return r > 0 ? a[s.at(k, r)] : T(0); }
+  PSCR_HD T diag(index_t r) const { return b[s.at(k, r)]; }
+  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
+};
+
 /// The shifted form as seen by the tiled kernels: nothing to stage, rows formed from A, M, s_k.
 template <class T>
 struct ShiftedForm {
@@ -193,6 +209,10 @@ struct GeneralForm {
   __device__ TileRows<T, Index> rows(index_t, int g, index_t r0, const T* coef, Index idx,
                                      int tile_size) const {
     return {coef, coef + tile_size, coef + 2 * tile_size, idx, g, r0, n};
+  }
+  /// Rows of system k straight from global memory (thomas_direct_kernel).
+  PSCR_HD GeneralGlobalRows<T> direct_rows(index_t k, Strides s) const {
+    return {a, b, c, s, k, n};
   }
 };
 

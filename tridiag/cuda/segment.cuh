@@ -176,21 +176,6 @@ struct ShiftedLaneRows {
   PSCR_HD T sup(index_t r) const { return off(r - p + 1); }
 };
 
-/// Rows of general system k read from global memory (layout of d) each time they are needed:
-/// the lane's rows are read twice (lane_reduce, lane_resolve), the second time from cache.
-template <class T>
-struct GeneralGlobalRows {
-  const T* a;
-  const T* b;
-  const T* c;
-  Strides s;
-  index_t k;
-  index_t n;
-  PSCR_HD T sub(index_t r) const { return r > 0 ? a[s.at(k, r)] : T(0); }
-  PSCR_HD T diag(index_t r) const { return b[s.at(k, r)]; }
-  PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
-};
-
 /// Whether K values of T can be loaded and stored with 16-byte accesses (load_vector).
 template <int K, class T>
 inline constexpr bool kVectorLane = sizeof(T) == 8 && K % 2 == 0;

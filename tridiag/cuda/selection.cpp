@@ -1,4 +1,4 @@
-// Nearest measured shape in (log n, log batch) of the same layout and scalar type.
+// Nearest measured shape in (log n, log batch) of the same layout, scalar type and form.
 #include "tridiag/cuda/selection.hpp"
 
 #include <cmath>
@@ -13,11 +13,11 @@ const SelectionEntry kTable[] = {
 
 }  // namespace
 
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex) {
+Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general) {
   double best = std::numeric_limits<double>::infinity();
   Options choice{Method::partition, 8, Staging::shared};
   for (const SelectionEntry& e : kTable) {
-    if (e.interleaved != interleaved || e.complex != complex) continue;
+    if (e.interleaved != interleaved || e.complex != complex || e.general != general) continue;
     const double dn = std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(e.n));
     const double db =
         std::log2(static_cast<double>(batch)) - std::log2(static_cast<double>(e.batch));

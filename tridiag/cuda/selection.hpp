@@ -1,8 +1,8 @@
 #pragma once
 /// @file The selection table of the GPU tridiagonal solvers: which method and parameters to use
-/// for a problem shape (n, batch, layout, scalar type). Each entry records the fastest
-/// configuration measured at one benchmark shape; a problem takes the entry of the same layout
-/// and scalar type nearest to it in (log n, log batch). The entries live in
+/// for a problem shape (n, batch, layout, scalar type, form). Each entry records the fastest
+/// configuration measured at one benchmark shape; a problem takes the entry of the same layout,
+/// scalar type and form nearest to it in (log n, log batch). The entries live in
 /// tridiag/cuda/selection_table.inc, written by bench/tridiag_select.py from the benchmark's
 /// CSV. Host C++.
 
@@ -15,15 +15,16 @@ namespace pscr::tridiag::cuda {
 struct SelectionEntry {
   bool interleaved;  ///< layout of d: interleaved (row_stride > system_stride) or contiguous
   bool complex;      ///< complex scalar
+  bool general;      ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
   index_t batch;
-  Method method;        ///< thomas or partition
-  int rows_per_thread;  ///< partition: M
-  bool staged;          ///< partition, shifted form: A and M staged in shared memory
+  Method method;        ///< thomas, partition, warp or segment
+  int rows_per_thread;  ///< partition: M; warp, segment: K
+  bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
 };
 
 /// @brief The configuration for this shape: method, rows_per_thread and staging all set (never
 /// automatic).
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex);
+Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general);
 
 }  // namespace pscr::tridiag::cuda

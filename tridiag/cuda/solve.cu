@@ -128,10 +128,12 @@ int warp_rows(index_t n, int requested) {
   return std::max(k, requested);
 }
 
-/// Fills in an automatic method / rows_per_thread / staging from the selection table; checks the
-/// rest. The warp method on n > kWarpMaxRows, and the segment method on layouts whose rows are
-/// not contiguous (interleaved), become the partition method.
-Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex) {
+/// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
+/// general form where `general`: a form with coefficient tiles); checks the rest. The warp method
+/// on n > kWarpMaxRows, and the segment method on layouts whose rows are not contiguous
+/// (interleaved), become the partition method.
+Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex,
+                bool general) {
   const int r = opt.rows_per_thread;
   if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
       (r == 2 && opt.method == Method::partition))
@@ -139,7 +141,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
         "tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16 (2 also for the warp "
         "method), got "
         << r);
-  const Options table = select_method(n, batch, interleaved, complex);
+  const Options table = select_method(n, batch, interleaved, complex, general);
   if (opt.method == Method::automatic) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
     opt.method = Method::partition;
@@ -166,7 +168,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
 template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget) {
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0);
   if (opt.method == Method::thomas) return n * batch;
   if (opt.method == Method::warp) return 0;
   if (opt.method == Method::segment) {
@@ -195,9 +197,62 @@ void with_constant(int v, const char* what, F&& f) {
   }
 }
 
+/// Rows each thread of thomas_direct_kernel loads at once (U): 8 real, 4 complex (the same 64
+/// registers).
+template <class T>
+constexpr int thomas_direct_rows() {
+  return sizeof(T) <= 8 ? 8 : 4;
+}
+
+/// Fewest blocks of thomas_direct_kernel per SM (warps to overlap one another's loads) that the
+/// shared-memory rows are sized for; fewer rows stay resident when n needs more.
+constexpr int kThomasDirectMinBlocks = 3;
+
+/// Launch plan of thomas_direct_kernel: the rows of c' and d' each thread keeps in shared memory
+/// (all n where that leaves kThomasDirectMinBlocks blocks per SM) and the bytes per block.
+struct ThomasDirectPlan {
+  int resident = 0;
+  std::size_t smem = 0;
+};
+
+ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
+  int device = 0, per_sm = 0, reserved = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  const std::size_t row_bytes = 2 * detail::kThomasDirectThreads * scalar_bytes;
+  const std::size_t per_block = std::min(
+      static_cast<std::size_t>(per_sm) / kThomasDirectMinBlocks - reserved, shared_budget());
+  ThomasDirectPlan pl;
+  pl.resident = static_cast<int>(std::min<index_t>(n, static_cast<index_t>(per_block / row_bytes)));
+  pl.smem = pl.resident * row_bytes;
+  return pl;
+}
+
+/// p-Thomas: the general form straight from global memory where the systems of a, b, c, d and x
+/// are adjacent (thomas_direct_kernel), else through shared-memory tiles in the coalesced order
+/// (thomas_kernel). The shifted form keeps the tiles: reading only d per row, the direct kernel's
+/// few warps per SM kept too few bytes in flight (H100, interleaved, tridiag_bench: real 361 ×
+/// 2^16 0.49 ms tiled, 0.79 ms direct; the general form 1.24 → 0.59 ms,
+/// docs/tridiag-performance.md).
 template <class T, class Form>
 void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                    const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
+  if constexpr (Form::tiles > 0) {
+    if (dl.system_stride == 1 && xl.system_stride == 1) {
+      const ThomasDirectPlan pl = thomas_direct_plan(n, sizeof(T));
+      auto* kernel = detail::thomas_direct_kernel<thomas_direct_rows<T>(), T, Form>;
+      allow_shared(kernel, pl.smem);
+      const index_t blocks =
+          (batch + detail::kThomasDirectThreads - 1) / detail::kThomasDirectThreads;
+      kernel<<<static_cast<unsigned>(blocks), detail::kThomasDirectThreads, pl.smem, stream>>>(
+          form, n, batch, d, strides(dl), x, strides(xl), ws, pl.resident);
+      PSCR_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
   constexpr int C = thomas_chunk<T>();
   const std::size_t smem = sizeof(T) * (1 + Form::tiles) * kThomasThreads * (C + 1);
   auto* kernel = detail::thomas_kernel<C, T, Form>;
@@ -384,7 +439,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0);
   if (opt.method == Method::segment) {
     run_segment(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, ws, wc, budget);
     return;

@@ -7,6 +7,10 @@
 
 namespace pscr::tridiag::cuda::detail {
 
+/// Threads per block of thomas_direct_kernel: small blocks, so that the shared-memory rows of a
+/// few blocks per SM can be sized to fit (tridiag/cuda/solve.cu: thomas_direct_plan).
+constexpr int kThomasDirectThreads = 64;
+
 /// p-Thomas: block b solves systems [k0, k0 + blockDim) (k0 = b·blockDim), thread t system
 /// k0 + t. Rows pass through a shared tile of C rows per system (stride C + 1), loaded and
 /// stored in the layout's coalesced order. Forward elimination (kim2011 eqs. 2–3) leaves d' in x
@@ -72,6 +76,88 @@ __global__ void __launch_bounds__(256)
     __syncthreads();
     store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
     __syncthreads();
+  }
+}
+
+/// p-Thomas for the general form on layouts whose systems are adjacent in memory (system stride 1
+/// for a, b, c, d and x): the threads of a warp read and write consecutive elements of a row, so
+/// rows go straight between global memory and registers, with no tile and no barrier. Block b
+/// solves systems [b·blockDim, (b + 1)·blockDim), thread t one of them. The forward elimination
+/// (kim2011 eqs. 2–3) reads U rows at a time, all loads issued before the first is used. Its c'
+/// and d' of the last `resident` rows stay in shared memory ([row][thread]: conflict-free), those
+/// of earlier rows go to cp_ws (row r of system k at r·batch + k) and x, as in thomas_kernel. So
+/// with resident = n, a, b, c and d are read once and x written once: the byte floor.
+template <int U, class T, class Form>
+__global__ void __launch_bounds__(kThomasDirectThreads)
+    thomas_direct_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
+                         Strides xs, T* cp_ws, int resident) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int t = threadIdx.x;
+  const int threads = blockDim.x;
+  T* cs = reinterpret_cast<T*>(smem_raw);  // c' of row first + i at cs[i·threads + t]
+  T* ds_ = cs + static_cast<index_t>(resident) * threads;
+  const index_t k = static_cast<index_t>(blockIdx.x) * threads + t;
+  if (k >= batch) return;  // no barrier below
+  const auto rows = form.direct_rows(k, ds);
+  const index_t first = n - resident;  // first row kept in shared memory
+
+  T cprev = T(0);
+  T dprev = T(0);
+  for (index_t r0 = 0; r0 < n; r0 += U) {
+    T e[U], b[U], c[U], v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_t r = r0 + u;
+      if (r < n) {
+        e[u] = rows.sub(r);
+        b[u] = rows.diag(r);
+        c[u] = rows.sup(r);
+        v[u] = d[ds.at(k, r)];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_t r = r0 + u;
+      if (r < n) {
+        const T inv = T(1) / (b[u] - e[u] * cprev);
+        dprev = (v[u] - e[u] * dprev) * inv;
+        cprev = c[u] * inv;
+        if (r >= first) {
+          const index_t i = (r - first) * threads + t;
+          cs[i] = cprev;
+          ds_[i] = dprev;
+        } else {
+          cp_ws[r * batch + k] = cprev;
+          x[xs.at(k, r)] = dprev;
+        }
+      }
+    }
+  }
+  // Back substitution (eq. 4): x_r = d'_r − c'_r x_{r+1}, the resident rows first (c'_{n−1} = 0).
+  T xn = T(0);
+  for (index_t r = n - 1; r >= first; --r) {
+    const index_t i = (r - first) * threads + t;
+    xn = ds_[i] - cs[i] * xn;
+    x[xs.at(k, r)] = xn;
+  }
+  for (index_t r0 = first - 1; r0 >= 0; r0 -= U) {
+    T cp[U], dp[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_t r = r0 - u;
+      if (r >= 0) {
+        cp[u] = cp_ws[r * batch + k];
+        dp[u] = x[xs.at(k, r)];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_t r = r0 - u;
+      if (r >= 0) {
+        xn = dp[u] - cp[u] * xn;
+        x[xs.at(k, r)] = xn;
+      }
+    }
   }
 }
 
