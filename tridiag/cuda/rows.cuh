@@ -210,10 +210,6 @@ struct GeneralForm {
                                      int tile_size) const {
     return {coef, coef + tile_size, coef + 2 * tile_size, idx, g, r0, n};
   }
-  /// Rows of system k straight from global memory (thomas_direct_kernel).
-  PSCR_HD GeneralGlobalRows<T> direct_rows(index_t k, Strides s) const {
-    return {a, b, c, s, k, n};
-  }
 };
 
 /// Rows of A + s M from copies of A and M in shared memory covering the rows of one block:

@@ -240,10 +240,10 @@ ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
 template <class T, class Form>
 void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                    const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
-  if constexpr (Form::tiles > 0) {
+  if constexpr (std::is_same_v<Form, detail::GeneralForm<T>>) {
     if (dl.system_stride == 1 && xl.system_stride == 1) {
       const ThomasDirectPlan pl = thomas_direct_plan(n, sizeof(T));
-      auto* kernel = detail::thomas_direct_kernel<thomas_direct_rows<T>(), T, Form>;
+      auto* kernel = detail::thomas_direct_kernel<thomas_direct_rows<T>(), T>;
       allow_shared(kernel, pl.smem);
       const index_t blocks =
           (batch + detail::kThomasDirectThreads - 1) / detail::kThomasDirectThreads;

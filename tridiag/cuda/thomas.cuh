@@ -87,18 +87,18 @@ __global__ void __launch_bounds__(256)
 /// and d' of the last `resident` rows stay in shared memory ([row][thread]: conflict-free), those
 /// of earlier rows go to cp_ws (row r of system k at r·batch + k) and x, as in thomas_kernel. So
 /// with resident = n, a, b, c and d are read once and x written once: the byte floor.
-template <int U, class T, class Form>
+template <int U, class T>
 __global__ void __launch_bounds__(kThomasDirectThreads)
-    thomas_direct_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
-                         Strides xs, T* cp_ws, int resident) {
+    thomas_direct_kernel(GeneralForm<T> form, index_t n, index_t batch, const T* d, Strides ds,
+                         T* x, Strides xs, T* cp_ws, int resident) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int t = threadIdx.x;
   const int threads = blockDim.x;
-  T* cs = reinterpret_cast<T*>(smem_raw);  // c' of row first + i at cs[i·threads + t]
-  T* ds_ = cs + static_cast<index_t>(resident) * threads;
+  T* c_prime = reinterpret_cast<T*>(smem_raw);  // c' of row first + i at [i·threads + t]
+  T* d_prime = c_prime + static_cast<index_t>(resident) * threads;  // d', likewise
   const index_t k = static_cast<index_t>(blockIdx.x) * threads + t;
   if (k >= batch) return;  // no barrier below
-  const auto rows = form.direct_rows(k, ds);
+  const GeneralGlobalRows<T> rows{form.a, form.b, form.c, ds, k, form.n};
   const index_t first = n - resident;  // first row kept in shared memory
 
   T cprev = T(0);
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kThomasDirectThreads)
         cprev = c[u] * inv;
         if (r >= first) {
           const index_t i = (r - first) * threads + t;
-          cs[i] = cprev;
-          ds_[i] = dprev;
+          c_prime[i] = cprev;
+          d_prime[i] = dprev;
         } else {
           cp_ws[r * batch + k] = cprev;
           x[xs.at(k, r)] = dprev;
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kThomasDirectThreads)
   T xn = T(0);
   for (index_t r = n - 1; r >= first; --r) {
     const index_t i = (r - first) * threads + t;
-    xn = ds_[i] - cs[i] * xn;
+    xn = d_prime[i] - c_prime[i] * xn;
     x[xs.at(k, r)] = xn;
   }
   for (index_t r0 = first - 1; r0 >= 0; r0 -= U) {
