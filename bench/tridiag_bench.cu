@@ -288,9 +288,10 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   if (n <= 512)
     for (tc::Staging staging : {tc::Staging::global, tc::Staging::shared})
       configs.push_back({"warp", false, {tc::Method::warp, 0, staging}});
-  // segment: K rows per lane (interleaved layouts run the partition method).
+  // segment: K rows per lane; block: the same segments in one pass, for 2 to 16 segments.
   for (int k : {2, 4, 8, 16})
     if (k > 2 || n <= 64) configs.push_back({"segment", false, {tc::Method::segment, k}});
+  for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
@@ -325,10 +326,15 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
     const Scalar* c = interleaved ? d_ci.data() : d_cc.data();
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const Config& cfg = configs[ci];
-      // The segment method runs the partition method on interleaved layouts: not a method there.
-      if (interleaved && cfg.options.method == tc::Method::segment) continue;
       for (const char* form : {"shifted", "general"}) {
         const bool shifted = std::string(form) == "shifted";
+        // A method that does not apply here runs another one (the segment and block methods on
+        // interleaved layouts, the block method outside 2 to 16 segments): not measured under
+        // its name.
+        if (!cfg.pivoting && cfg.options.method != tc::Method::automatic &&
+            tc::resolved_options<Scalar>(n, batch, l, !shifted, cfg.options).method !=
+                cfg.options.method)
+          continue;
         auto run = [&] {
           if (shifted && cfg.pivoting)
             tc::solve_shifted_pivoting(stream.get(), A.view(), M.view(), d_shifts.data(), batch, d,

@@ -4,14 +4,14 @@
 Usage: tridiag_select.py BENCH.csv OUTPUT.inc
 
 For every measured (scalar, layout, form, n, batch), picks the fastest non-pivoting
-configuration (thomas, or partition / warp / segment with its rows_per_thread and staging) whose
+configuration (thomas, or partition / warp / segment / block with its rows_per_thread and staging) whose
 max_residual is below 1e-10, and writes one entry per shape in the format of
 tridiag/cuda/selection_table.inc: {interleaved, complex, general, n, batch, method,
 rows_per_thread, staged}. Both forms: PSCR solves the shifted one, its coarse systems and the
 users of solve_general the general one, and the fastest methods differ (p-Thomas reads the
 general form's interleaved rows straight from memory, the shifted form's through tiles). Rows
 the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
-Complex segment configurations with more than MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
+Complex segment and block configurations with more than MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
 out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are
 indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy there
 (pscr_gpu_bench on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz initial
@@ -28,14 +28,14 @@ def main(path, output):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            methods = ("thomas", "partition", "warp", "segment")
+            methods = ("thomas", "partition", "warp", "segment", "block")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:
                 continue
             if float(row["max_residual"]) > 1e-10 or float(row["median_ms"]) <= 0:
                 continue
-            if (row["scalar"] == "complex" and row["method"] == "segment"
+            if (row["scalar"] == "complex" and row["method"] in ("segment", "block")
                     and int(row["rows_per_thread"]) > MAX_COMPLEX_SEGMENT_ROWS):
                 continue
             key = (row["layout"] == "interleaved", row["scalar"] == "complex",

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Tests of bench/tridiag_select.py (the selection table of the GPU tridiagonal solvers) on tiny
 synthetic tridiag_bench CSVs: the fastest accurate configuration wins per shape and form;
-rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows never win; complex segment configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
-out (they lost accuracy on PSCR's indefinite Helmholtz systems); a CSV without a usable row is
-refused with a message and no table written.
+rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows never win; complex
+segment and block configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left out (they
+lost accuracy on PSCR's indefinite Helmholtz systems); a CSV without a usable row is refused with
+a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -67,18 +68,24 @@ class TridiagSelectTest(unittest.TestCase):
         with open(self.out) as f:
             self.assertIn("// Measured on: Test GPU.", f.read())
 
-    def test_complex_segments_at_most_four_rows_per_lane(self):
+    def test_complex_segments_and_blocks_at_most_four_rows_per_lane(self):
         r = self.run_select([
             row("complex", 8192, 2048, "segment", 8, 0.64),
             row("complex", 8192, 2048, "segment", 16, 0.60),
             row("complex", 8192, 2048, "segment", 4, 0.67),
             row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),
+            row("complex", 512, 32768, "block", 8, 0.30),
+            row("complex", 1024, 16384, "block", 8, 0.30),
+            row("complex", 1024, 16384, "block", 4, 0.35),
             row("real", 8192, 2048, "segment", 8, 0.22),
+            row("real", 1024, 16384, "block", 8, 0.15),
         ])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.entries(), [
+            "{false, false, false, 1024, 16384, Method::block, 8, false},  // 0.15 ms",
             "{false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
             "{false, true, false, 512, 32768, Method::warp, 0, true},  // 0.41 ms",
+            "{false, true, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
             "{false, true, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
         ])
 

@@ -52,6 +52,10 @@ std::vector<Config> non_pivoting_configs() {
   // interleaved layouts run the partition method.
   for (int k : {2, 8, 16})
     configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
+  // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 8: n ≤ 4096; 16: n ≤ 8192, the shifted
+  // form's tables fitting up to 13 segments); the segment method otherwise.
+  for (int k : {2, 8, 16})
+    configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
   configs.push_back({"automatic", false, {}});
   return configs;
 }

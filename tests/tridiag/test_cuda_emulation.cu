@@ -298,6 +298,54 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n) {
   return lanes.x();
 }
 
+/// The block method on one system of 2 to kSegmentBlockMaxSegments segments, as
+/// segment_block_kernel computes it: per segment the lanes reduce, the warp solves the reduced
+/// rows for the spikes (3 right-hand sides) and forms its coarse rows from them; the coarse system
+/// is solved by a warp (lane j: segment j's rows; the smallest power of two of lanes ≥ segments,
+/// identity rows past the last segment); each lane's interface unknowns follow from its spikes
+/// and the neighbouring segments' coarse unknowns, and it solves its interior again.
+template <int K, class T, class Lanes>
+std::vector<T> emulate_block(Lanes lanes, index_t n) {
+  using cuda::detail::Row;
+  using cuda::detail::Row4;
+  constexpr int L = cuda::detail::kWarpLanes;
+  const index_t segments = cuda::detail::segment_count(n, K);
+  int width = 1;
+  while (width < segments) width *= 2;
+  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
+  std::vector<Row4<T>> F(width, identity), Lc(width, identity);
+  std::vector<LaneUnknowns<T, 3>> spikes(segments);
+  for (index_t j = 0; j < segments; ++j) {
+    std::vector<Row<T, 3>> P3(L), Q3(L);
+    for (int l = 0; l < L; ++l) {
+      Row4<T> P, Q;
+      lanes.reduce((j * L + l) * K, P, Q);
+      cuda::detail::spike_rows(P, Q, l == 0, l == L - 1, P3[l], Q3[l]);
+    }
+    spikes[j] = emulate_warp_solve(P3, Q3);
+    T f[3], l[3];
+    for (int r = 0; r < 3; ++r) {
+      f[r] = spikes[j].first[0][r];
+      l[r] = spikes[j].last[L - 1][r];
+    }
+    const cuda::detail::Condensed<T> c = cuda::detail::spike_coarse_rows(f, l);
+    F[j] = c.F;
+    Lc[j] = c.L;
+  }
+  const auto xc = emulate_warp_solve(F, Lc);
+  for (index_t j = 0; j < segments; ++j) {
+    const T minus = j > 0 ? xc.last[j - 1][0] : T(0);
+    const T plus = j + 1 < segments ? xc.first[j + 1][0] : T(0);
+    for (int l = 0; l < L; ++l) {
+      const auto& xf = spikes[j].first[l];
+      const auto& xl = spikes[j].last[l];
+      lanes.resolve((j * L + l) * K, xf[0] + xf[1] * minus + xf[2] * plus,
+                    xl[0] + xl[1] * minus + xl[2] * plus);
+    }
+  }
+  return lanes.x();
+}
+
 /// Shifted rows over the global A, M (what ShiftedForm::rows returns), in the holder interface.
 template <class T>
 struct ShiftedHolder {
@@ -442,7 +490,8 @@ void warp_sweep(testing::Kind kind, std::uint64_t seed) {
   }
 }
 
-/// The segment method on sizes around lane and segment boundaries, up to 40 segments.
+/// The segment method on sizes around lane and segment boundaries, up to 40 segments, and the
+/// block method where it applies (2 to 16 segments).
 template <class Scalar, int K>
 void segment_sweep(testing::Kind kind, std::uint64_t seed) {
   constexpr index_t lane = K, warp = cuda::detail::kWarpLanes * K;
@@ -457,6 +506,7 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
                                       3 * warp + 5,
                                       8 * warp - 1,
                                       8 * warp,
+                                      16 * warp,
                                       40 * warp + 3};
   auto emulate = [](const auto& rows_of, const auto& d) {
     return emulate_segment<K, typename std::decay_t<decltype(d)>::value_type>(
@@ -466,12 +516,28 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
     using T = std::decay_t<decltype(s)>;
     return emulate_segment<K, T>(RegisterLanes<K, T>{m, s, d, std::vector<T>(d.size())}, m.n);
   };
+  auto block_emulate = [](const auto& rows_of, const auto& d) {
+    return emulate_block<K, typename std::decay_t<decltype(d)>::value_type>(
+        tile_lanes<K>(rows_of, d), static_cast<index_t>(d.size()));
+  };
+  auto block_registers = [](const auto& m, const auto& s, const auto& d) {
+    using T = std::decay_t<decltype(s)>;
+    return emulate_block<K, T>(RegisterLanes<K, T>{m, s, d, std::vector<T>(d.size())}, m.n);
+  };
   for (index_t n : sizes) {
     check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "segment", emulate,
                    registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "segment", emulate);
+    // The block method: systems of 2 to kSegmentBlockMaxSegments segments.
+    const index_t segments = cuda::detail::segment_count(n, K);
+    if (segments < 2 || segments > cuda::detail::kSegmentBlockMaxSegments) continue;
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "block", block_emulate,
+                   block_registers);
+    if (kind == testing::Kind::dominant)
+      check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
+                     "block", block_emulate);
   }
 }
 

@@ -143,10 +143,15 @@ struct LaneVector {
 /// (1 and 0 past n: identity rows), off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where
 /// absent). Element i of the lane is at slot i·32 + lane of its table, so a warp reads 32
 /// consecutive elements.
+/// Scalars of one warp's slice of ShiftedLaneCoefs<K, ·>: the four tables (host code sizes
+/// shared memory with it).
+constexpr int shifted_lane_elements(int K) {
+  return (4 * K + 2) * kWarpLanes;
+}
+
 template <int K, class T>
 struct ShiftedLaneCoefs {
-  /// Scalars of one warp's slice: the four tables.
-  static constexpr int elements = (4 * K + 2) * kWarpLanes;
+  static constexpr int elements = shifted_lane_elements(K);
   T* slice;
   int lane;
   PSCR_HD T& at(int table_row, int i) const { return slice[(table_row + i) * kWarpLanes + lane]; }
@@ -400,6 +405,112 @@ __global__ void __launch_bounds__(kSegmentThreads)
       lane_resolve<K>(rows, vec, p, n, xf[0], xl[0]);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
+  }
+}
+
+/// Largest block of segment_block_kernel: one warp per segment, so at most 16 segments per
+/// system, and 128 registers per thread for the lanes' K rows.
+constexpr int kSegmentBlockThreads = 512;
+constexpr int kSegmentBlockMaxSegments = kSegmentBlockThreads / kWarpLanes;
+
+/// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
+/// rows (Condensed: two Row4) in each of the two buffers.
+constexpr int kSegmentBlockCoarseElements = 2 * 8;
+
+/// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
+/// outside couplings, P.a of its first lane (to X−, the previous segment's last unknown) and Q.c
+/// of its last lane (to X+, the next segment's first unknown), moved to right-hand sides 1 and 2.
+/// Solved (warp_reduced_solve), they give every interface unknown of the segment as
+/// x = y + v X− + w X+ (right-hand sides 0, 1, 2: y, v, w; the spikes of SPIKE).
+template <class T>
+PSCR_HD void spike_rows(const Row4<T>& P, const Row4<T>& Q, bool first_lane, bool last_lane,
+                        Row<T, 3>& P3, Row<T, 3>& Q3) {
+  P3 = {first_lane ? T(0) : P.a, P.b, P.c, {P.d[0], first_lane ? -P.a : T(0), T(0)}};
+  Q3 = {Q.a, Q.b, last_lane ? T(0) : Q.c, {Q.d[0], T(0), last_lane ? -Q.c : T(0)}};
+}
+
+/// The segment's coarse rows (Condensed: F couples X−, x_first, x_last; L couples x_first,
+/// x_last, X+) from its first and last unknowns as spikes, x_first = f0 + f1 X− + f2 X+,
+/// x_last = l0 + l1 X− + l2 X+: F eliminates X+ (x_first − f2/l2 x_last), L eliminates X−
+/// (x_last − l1/f1 x_first). A coupling that is zero (the system's ends) gives zero spikes, and
+/// nothing to eliminate. The same rows as condensing the segment (condense), scaled to b = 1.
+template <class T>
+PSCR_HD Condensed<T> spike_coarse_rows(const T (&f)[3], const T (&l)[3]) {
+  const T r = l[2] == T(0) ? T(0) : f[2] * recip(l[2]);
+  const T q = f[1] == T(0) ? T(0) : l[1] * recip(f[1]);
+  return {{-(f[1] - r * l[1]), T(1), -r, {f[0] - r * l[0]}},
+          {-q, T(1), -(l[2] - q * f[2]), {l[0] - q * f[0]}}};
+}
+
+/// The block pass: one block of `segments` warps (2 ≤ segments ≤ kSegmentBlockMaxSegments) per
+/// system, warp w owning segment w of every system its block takes (so the shifted form's rows of
+/// A and M are loaded once per block). Per system:
+///  - each warp's lanes reduce their rows (lane_reduce), and the warp solves the segment's
+///    reduced rows for its spikes (spike_rows, warp_reduced_solve with 3 right-hand sides); its
+///    two coarse rows (spike_coarse_rows) go to shared memory;
+///  - after one barrier, every warp solves the whole coarse system itself, lane j holding segment
+///    j's rows as its reduced rows P = F_j, Q = L_j (warp_reduced_solve over the smallest power of
+///    two of lanes ≥ segments, identity rows past the last segment), and takes X−, X+ of its
+///    own segment from it;
+///  - each lane's interface unknowns follow from its spikes, and it solves its interior again
+///    (lane_resolve) with d still in its registers.
+/// So d is read once and x written once, with no workspace, one launch and one warp solve per
+/// segment (the segment method's reduce and substitute passes take a condensing tree and a warp
+/// solve). The coarse rows are double-buffered by system parity: a warp writes a buffer again
+/// only after every warp has passed the barrier of the system in between, i.e. has finished
+/// reading it, so one barrier per system suffices.
+template <int K, class T, class Form>
+__global__ void __launch_bounds__(kSegmentBlockThreads)
+    segment_block_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
+                         Strides xs) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int segments = static_cast<int>(blockDim.x) / kWarpLanes;
+  const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw);  // [2][segments]
+  T* slice = reinterpret_cast<T*>(coarse + 2 * segments) + w * Form::template shared_elements<K>;
+  const auto lc = Form::template lane_view<K>(slice, lane);
+  const index_t p = (static_cast<index_t>(w) * kWarpLanes + lane) * K;
+  form.template load<K>(lc, p);
+  int width = 1;  // lanes of the coarse solve
+  while (width < segments) width *= 2;
+  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
+  int parity = 0;
+  for (index_t k = blockIdx.x; k < batch; k += gridDim.x, parity ^= 1) {
+    T v[K];
+    load_lane<K>(d, ds, k, p, n, v);
+    const auto rows = form.template rows<K>(lc, k, p, ds);
+    const LaneVector<T> vec{v, p};
+    T xf[3], xl[3];  // spikes of the lane's first and last unknowns
+    {
+      Row4<T> P, Q;
+      LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
+      lane_reduce<K>(rows, vec, p, n, st, P, Q);
+      Row<T, 3> P3, Q3;
+      spike_rows(P, Q, lane == 0, lane == kWarpLanes - 1, P3, Q3);
+      warp_reduced_solve(P3, Q3, xf, xl);
+    }
+    Condensed<T>* buffer = coarse + parity * segments;
+    {
+      T f[3], l[3];
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        f[j] = shfl_from(xf[j], 0);
+        l[j] = shfl_from(xl[j], kWarpLanes - 1);
+      }
+      if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
+    }
+    __syncthreads();
+    const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
+    T cf[1], cl[1];
+    warp_reduced_solve(seg.F, seg.L, cf, cl, width);
+    const T before = shfl_from(cl[0], w > 0 ? w - 1 : 0);
+    const T after = shfl_from(cf[0], w + 1 < segments ? w + 1 : 0);
+    const T x_minus = w > 0 ? before : T(0);
+    const T x_plus = w + 1 < segments ? after : T(0);
+    lane_resolve<K>(rows, vec, p, n, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
+                    xl[0] + xl[1] * x_minus + xl[2] * x_plus);
+    store_lane<K>(x, xs, k, p, n, v);
   }
 }
 

@@ -1,7 +1,8 @@
 // Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
 // of the partition method (one block per system group, or several blocks per system with a
 // recursive coarse solve), of the warp method (one warp per system, blocks looping over system
-// groups), and the instantiations. Kernels: thomas.cuh, partition.cuh, warp.cuh.
+// groups), of the segment and block methods, and the instantiations. Kernels: thomas.cuh,
+// partition.cuh, warp.cuh, segment.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -128,12 +129,22 @@ int warp_rows(index_t n, int requested) {
   return std::max(k, requested);
 }
 
+/// Dynamic shared memory of segment_block_kernel for systems of `segments` segments of K rows per
+/// lane: per warp, its coarse rows and (shifted form) its A, M tables.
+std::size_t segment_block_smem(index_t segments, int K, bool general, std::size_t scalar_bytes) {
+  const int per_warp =
+      detail::kSegmentBlockCoarseElements + (general ? 0 : detail::shifted_lane_elements(K));
+  return scalar_bytes * static_cast<std::size_t>(segments * per_warp);
+}
+
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
 /// general form where `general`: a form with coefficient tiles); checks the rest. The warp method
-/// on n > kWarpMaxRows, and the segment method on layouts whose rows are not contiguous
-/// (interleaved), become the partition method.
-Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex,
-                bool general) {
+/// on n > kWarpMaxRows, and the segment and block methods on layouts whose rows are not
+/// contiguous (interleaved), become the partition method; the block method on systems of one
+/// segment, of more than kSegmentBlockMaxSegments, or whose tables exceed `budget` bytes of
+/// shared memory, the segment method.
+Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
+                std::size_t budget) {
   const int r = opt.rows_per_thread;
   if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
       (r == 2 && opt.method == Method::partition))
@@ -147,8 +158,21 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
   }
+  if (opt.method == Method::block) {
+    // Default K: 8, 4 complex (more interior rows per lane lose accuracy on indefinite complex
+    // systems: bench/tridiag_select.py).
+    const int k = r != 0                          ? r
+                  : table.method == Method::block ? table.rows_per_thread
+                  : complex                       ? 4
+                                                  : 8;
+    const index_t segments = detail::segment_count(n, k);
+    opt.rows_per_thread = k;
+    if (interleaved || segments == 1 || segments > detail::kSegmentBlockMaxSegments ||
+        segment_block_smem(segments, k, general, complex ? 16 : 8) > budget)
+      opt.method = Method::segment;
+  }
   if (opt.method == Method::segment) {
-    if (r == 0)
+    if (opt.rows_per_thread == 0)
       opt.rows_per_thread =
           table.method == Method::segment && table.rows_per_thread != 0 ? table.rows_per_thread : 8;
     if (interleaved) {
@@ -168,9 +192,9 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
 template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget) {
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0, budget);
   if (opt.method == Method::thomas) return n * batch;
-  if (opt.method == Method::warp) return 0;
+  if (opt.method == Method::warp || opt.method == Method::block) return 0;
   if (opt.method == Method::segment) {
     const index_t segments = detail::segment_count(n, opt.rows_per_thread);
     if (segments == 1) return 0;
@@ -344,6 +368,26 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   with_constant<2, 4, 8, 16>(K, "segment rows per lane", go);
 }
 
+/// The block method (detail::segment_block_kernel): one block of a warp per segment for each
+/// system, as many blocks as are resident at once, each looping over systems.
+template <class T, class SegForm>
+void launch_segment_block(cudaStream_t stream, const SegForm& form, int K, index_t n, index_t batch,
+                          const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl) {
+  const index_t segments = detail::segment_count(n, K);
+  const int threads = static_cast<int>(segments) * detail::kWarpLanes;
+  auto go = [&](auto k) {
+    constexpr int kk = decltype(k)::value;
+    auto* kernel = detail::segment_block_kernel<kk, T, SegForm>;
+    const std::size_t smem =
+        segment_block_smem(segments, kk, SegForm::template shared_elements<kk> == 0, sizeof(T));
+    const index_t blocks = std::min(batch, resident_blocks(kernel, threads, smem));
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form, n, batch, d, strides(dl),
+                                                                     x, strides(xl));
+    PSCR_CUDA_CHECK_LAUNCH();
+  };
+  with_constant<2, 4, 8, 16>(K, "block rows per lane", go);
+}
+
 /// The segment method: one pass for systems of one segment, else reduce, recursive coarse solve
 /// (general form, in the workspace) and substitute.
 template <class T, class Form>
@@ -439,7 +483,11 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0);
+  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
+  if (opt.method == Method::block) {
+    launch_segment_block(stream, segment_form(form), opt.rows_per_thread, n, batch, d, dl, x, xl);
+    return;
+  }
   if (opt.method == Method::segment) {
     run_segment(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, ws, wc, budget);
     return;
@@ -539,6 +587,14 @@ index_t workspace_size(index_t n, index_t batch, const Options& options) {
   return most;
 }
 
+template <class Scalar>
+Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool general,
+                         const Options& options) {
+  check_sizes(n, batch);
+  return resolve(options, n, batch, !row_fastest(d_layout), is_complex_v<Scalar>, general,
+                 shared_budget());
+}
+
 index_t pivoting_workspace_size(index_t n, index_t batch) {
   return 3 * std::max<index_t>(n, 1) * std::max<index_t>(batch, 1);
 }
@@ -614,6 +670,7 @@ void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const
 #define PSCR_INSTANTIATE(Scalar)                                                                  \
   template class DeviceSymTridiagBuffer<Scalar>;                                                  \
   template index_t workspace_size<Scalar>(index_t, index_t, const Options&);                      \
+  template Options resolved_options<Scalar>(index_t, index_t, BatchLayout, bool, const Options&); \
   template void solve_shifted<Scalar>(                                                            \
       cudaStream_t, DeviceSymTridiag<Scalar>, DeviceSymTridiag<Scalar>, const Scalar*, index_t,   \
       const Scalar*, BatchLayout, Scalar*, BatchLayout, Scalar*, index_t, const Options&);        \

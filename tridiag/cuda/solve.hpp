@@ -36,6 +36,13 @@
 ///              coarse rows go to the workspace, the coarse systems (2 rows per segment) are
 ///              solved recursively, and a second pass reads d again and writes x. Layouts whose
 ///              rows are not contiguous (interleaved) run the partition method instead.
+///   block:     the segment method in one pass for systems of 2 to 16 segments
+///              (tridiag/cuda/segment.cuh, segment_block_kernel): one block per system, a warp
+///              per segment; the segments' coarse rows go through shared memory and every warp
+///              solves the small coarse system itself with shuffles, then substitutes its segment
+///              with d still in registers. d read once, x written once, no workspace. Systems of
+///              one segment, of more than 16, or whose A, M tables do not fit the block's shared
+///              memory run the segment method (same K); interleaved layouts the partition method.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -82,7 +89,7 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition, warp, segment };
+enum class Method { automatic, thomas, partition, warp, segment, block };
 
 /// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
@@ -93,7 +100,7 @@ enum class Staging { automatic, global, shared };
 struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
-  /// the smallest that covers n); segment: rows per lane (2, 4, 8 or 16); 0 = from the
+  /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); 0 = from the
   /// selection table.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
@@ -103,6 +110,14 @@ struct Options {
 /// n in a batch of `batch` with these options, for any layouts (0 is possible: pass any pointer).
 template <class Scalar>
 index_t workspace_size(index_t n, index_t batch, const Options& options = {});
+
+/// @brief The method and parameters solve_general (`general`) or solve_shifted runs with these
+/// arguments on the current device: automatic choices taken from the selection table, and a
+/// method that does not apply to the shape or layout replaced by the one that runs instead (see
+/// Method).
+template <class Scalar>
+Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool general,
+                         const Options& options = {});
 
 /// @brief Scalars of device workspace that the pivoting solvers need: 3 n batch.
 index_t pivoting_workspace_size(index_t n, index_t batch);

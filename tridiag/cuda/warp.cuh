@@ -217,6 +217,12 @@ __device__ __forceinline__ Complex shfl_up(const Complex& v, int s, int width) {
 __device__ __forceinline__ Complex shfl_down(const Complex& v, int s, int width) {
   return {shfl_down(v.re, s, width), shfl_down(v.im, s, width)};
 }
+__device__ __forceinline__ double shfl_from(double v, int src) {
+  return __shfl_sync(0xffffffffu, v, src);
+}
+__device__ __forceinline__ Complex shfl_from(const Complex& v, int src) {
+  return {shfl_from(v.re, src), shfl_from(v.im, src)};
+}
 /// Row r moved between lanes by `move` (the shuffle of one value); of a unit row (b = 1, Unit)
 /// a, c, d only.
 template <bool Unit, class T, int R, class Move>
