@@ -292,5 +292,42 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
                InputError);  // empty batch
 }
 
+// What a call runs (resolved_options, with the committed selection table): the segment and block
+// methods take K from the table's nearest entry when it is either (PSCR's coarse solves ask for
+// the segment method where the table has block entries), else 8, or 4 complex; a block method
+// that does not apply runs the segment method, and both run the partition method on interleaved
+// layouts.
+TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
+  using Scalar = TypeParam;
+  const bool complex = is_complex_v<Scalar>;
+  auto resolved = [](index_t n, index_t batch, BatchLayout l, bool general, cuda::Options o) {
+    return cuda::resolved_options<Scalar>(n, batch, l, general, o);
+  };
+  const BatchLayout c1024 = BatchLayout::contiguous(1024);
+  // Measured shapes whose entries are the block method: shifted 1024 × 2^14 (K = 8 real, 4
+  // complex), general 361 × 2^16 (K = 4).
+  const cuda::Options table = resolved(1024, 16384, c1024, false, {});
+  EXPECT_EQ(table.method, cuda::Method::block);
+  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 8);
+  const cuda::Options coarse =
+      resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
+  EXPECT_EQ(coarse.method, cuda::Method::segment);
+  EXPECT_EQ(coarse.rows_per_thread, 4);
+  if (complex) {  // shifted complex 512 × 2^15: the warp method; the segment method's K: 4
+    const cuda::Options warp_entry =
+        resolved(512, 32768, BatchLayout::contiguous(512), false, {cuda::Method::segment});
+    EXPECT_EQ(warp_entry.rows_per_thread, 4);
+  }
+  // One segment (64 rows, K = 8): the segment method.
+  EXPECT_EQ(resolved(64, 262144, BatchLayout::contiguous(64), false, {cuda::Method::block}).method,
+            cuda::Method::segment);
+  const cuda::Options explicit_k = resolved(1024, 16384, c1024, false, {cuda::Method::block, 16});
+  EXPECT_EQ(explicit_k.method, cuda::Method::block);
+  EXPECT_EQ(explicit_k.rows_per_thread, 16);
+  EXPECT_EQ(
+      resolved(1024, 16384, BatchLayout::interleaved(16384), false, {cuda::Method::block}).method,
+      cuda::Method::partition);
+}
+
 }  // namespace
 }  // namespace pscr::tridiag

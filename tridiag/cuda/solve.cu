@@ -158,23 +158,24 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
   }
+  // K of the segment and block methods (rows per lane in both): the table's where its entry is
+  // either, else 8, 4 complex (more interior rows per lane lose accuracy on indefinite complex
+  // systems: bench/tridiag_select.py). So a coarse solve asked for the segment method takes the
+  // measured K where the table's nearest entry is the block method.
+  const bool table_lanes = table.method == Method::segment || table.method == Method::block;
+  const int lanes_k = r != 0                                      ? r
+                      : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
+                      : complex                                   ? 4
+                                                                  : 8;
   if (opt.method == Method::block) {
-    // Default K: 8, 4 complex (more interior rows per lane lose accuracy on indefinite complex
-    // systems: bench/tridiag_select.py).
-    const int k = r != 0                          ? r
-                  : table.method == Method::block ? table.rows_per_thread
-                  : complex                       ? 4
-                                                  : 8;
-    const index_t segments = detail::segment_count(n, k);
-    opt.rows_per_thread = k;
+    const index_t segments = detail::segment_count(n, lanes_k);
+    opt.rows_per_thread = lanes_k;
     if (interleaved || segments == 1 || segments > detail::kSegmentBlockMaxSegments ||
-        segment_block_smem(segments, k, general, complex ? 16 : 8) > budget)
+        segment_block_smem(segments, lanes_k, general, complex ? 16 : 8) > budget)
       opt.method = Method::segment;
   }
   if (opt.method == Method::segment) {
-    if (opt.rows_per_thread == 0)
-      opt.rows_per_thread =
-          table.method == Method::segment && table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+    opt.rows_per_thread = lanes_k;
     if (interleaved) {
       opt.method = Method::partition;
       opt.rows_per_thread = 0;
