@@ -21,6 +21,9 @@
 ///  - substitute: each warp reads d again, reduces again, and solves its 64 reduced rows with
 ///    the first and last fixed to the coarse solution; the lanes substitute and write x.
 /// d is read once (one segment) or twice, x written once. Rows at or past n are identity rows.
+/// The block pass (segment_block_kernel, Method::block) does all three steps in one block per
+/// system of 2 to 16 segments, d read once: each warp solves its reduced rows for its spikes,
+/// the coarse rows go through shared memory, every warp solves the coarse system.
 /// The per-lane register views are host and device code: tests/tridiag/test_cuda_emulation.cu
 /// runs the same steps on the CPU. Include only from .cu files.
 
@@ -138,17 +141,17 @@ struct LaneVector {
   PSCR_HD void set(index_t r, const T& x) const { v[r - p] = x; }
 };
 
-/// The shifted form's rows [p, p + K) of A and M for one lane, kept in its warp's slice of shared
-/// memory (not registers: they would halve the resident warps): diagonals ad, md of rows p + i
-/// (1 and 0 past n: identity rows), off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where
-/// absent). Element i of the lane is at slot i·32 + lane of its table, so a warp reads 32
-/// consecutive elements.
 /// Scalars of one warp's slice of ShiftedLaneCoefs<K, ·>: the four tables (host code sizes
 /// shared memory with it).
 constexpr int shifted_lane_elements(int K) {
   return (4 * K + 2) * kWarpLanes;
 }
 
+/// The shifted form's rows [p, p + K) of A and M for one lane, kept in its warp's slice of shared
+/// memory (not registers: they would halve the resident warps): diagonals ad, md of rows p + i
+/// (1 and 0 past n: identity rows), off-diagonals ao, mo of rows p + i − 1 (i = 0..K; zero where
+/// absent). Element i of the lane is at slot i·32 + lane of its table, so a warp reads 32
+/// consecutive elements.
 template <int K, class T>
 struct ShiftedLaneCoefs {
   static constexpr int elements = shifted_lane_elements(K);
