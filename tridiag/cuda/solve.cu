@@ -149,8 +149,8 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
       (r == 2 && opt.method == Method::partition))
     PSCR_INPUT_ERROR(
-        "tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16 (2 also for the warp "
-        "method), got "
+        "tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16 (2 also for the warp, segment "
+        "and block methods), got "
         << r);
   const Options table = select_method(n, batch, interleaved, complex, general);
   if (opt.method == Method::automatic) opt.method = table.method;
