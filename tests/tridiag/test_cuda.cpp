@@ -253,6 +253,24 @@ TYPED_TEST(CudaTridiagTest, LargeBatch) {
   }
 }
 
+// Batches beyond the resident blocks of the block method, whose blocks then take several systems
+// each: real shifted systems of odd stride (n + 3 = 1003, n = 1023 in place) have the next
+// system's d staged in shared memory while the current one is solved, x written over d in place
+// while the next system is in flight, the last segment's copies zero-filled past n; even strides
+// (1000 in place, 1026), complex and general systems load d directly.
+TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
+  std::vector<Config> configs;
+  for (int k : {2, 8, 16})
+    configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
+  std::uint64_t seed = 600;
+  for (index_t n : {index_t{1000}, index_t{1023}}) {
+    check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
+                  configs);
+    check_configs(testing::make_general<TypeParam>(n, 3000, Kind::dominant, seed++), Form::general,
+                  configs);
+  }
+}
+
 // The case of test_reference.cpp where Thomas fails (tiny diagonal, well-conditioned): the GPU
 // Thomas fails the same way, the GPU pivoting solver meets a 1e-10 relative residual.
 TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {

@@ -235,6 +235,76 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
     if (p + i < n) dst[s.at(k, p + i)] = v[i];
 }
 
+/// The block pass's d of the next system where a lane's rows are not 16-byte aligned (real
+/// systems of odd stride, n = 2^k − 1 in place), so that load_lane would take K 8-byte loads per
+/// lane, each spread over the warp's 32·K rows: the warp copies its segment's rows into shared
+/// memory with coalesced asynchronous 8-byte copies (cp.async, row u by lane u mod 32) as soon as
+/// it has taken the current system into registers, and the copy runs under that system's
+/// arithmetic. Row e of lane l sits at slot e·32 + (l ^ swizzle(e)): a lane's reads and a phase of
+/// 16 copies both meet 16 distinct 8-byte bank pairs. Rows past n are zero-filled, as load_lane
+/// pads them. 16-byte-aligned rows keep load_lane's 16-byte loads, which staging them too made
+/// slower (docs/tridiag-performance.md).
+template <int K, class T>
+class LaneStage {
+ public:
+  static constexpr int bytes = kWarpLanes * K * static_cast<int>(sizeof(T));
+
+  /// Whether the rows of d with strides `s` are staged: contiguous, 8-byte real, and a lane's
+  /// first row not always 16-byte aligned.
+  __device__ static bool applies(const T* d, Strides s) {
+    if constexpr (sizeof(T) != 8) {
+      return false;
+    } else {
+      const bool aligned = reinterpret_cast<std::uintptr_t>(d) % 16 == 0 &&
+                           (s.system * sizeof(T)) % 16 == 0 && (K * sizeof(T)) % 16 == 0;
+      return s.row == 1 && !aligned;
+    }
+  }
+
+  /// `buffer`: the warp's `bytes` of shared memory, 8-byte aligned.
+  __device__ LaneStage(T* buffer, int lane) : buffer_(buffer), lane_(lane) {}
+
+  /// Starts copying `rows` rows (1 ≤ rows ≤ 32·K) at `segment`, the segment's first row in d.
+  __device__ void fetch(const T* segment, index_t rows) const {
+    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(buffer_));
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const int u = j * kWarpLanes + lane_;
+      const bool in = u < rows;
+      const unsigned dst = base + 8u * static_cast<unsigned>(slot(u));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst),
+                   "l"(in ? segment + u : segment), "r"(in ? 8 : 0)
+                   : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  }
+
+  /// Waits for the warp's copies and reads the lane's K rows; the buffer may be fetched into
+  /// again on return.
+  __device__ void take(T (&v)[K]) const {
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncwarp();
+#pragma unroll
+    for (int e = 0; e < K; ++e) v[e] = buffer_[e * kWarpLanes + (lane_ ^ swizzle(e))];
+    __syncwarp();
+  }
+
+ private:
+  /// Lane bits flipped for row e of a lane: the 16 consecutive rows of a phase of copies (lanes
+  /// u / K, rows u mod K) land on distinct banks.
+  __device__ static int swizzle(int e) {
+    return K >= 16 ? e : e * (16 / K);
+  }
+  /// Slot of the segment's row u (lane u / K's row u mod K).
+  __device__ static int slot(int u) {
+    const int e = u % K;
+    return e * kWarpLanes + ((u / K) ^ swizzle(e));
+  }
+
+  T* buffer_;
+  int lane_;
+};
+
 /// The shifted form of the segment kernel: A and M of the lane's rows in its warp's shared slice
 /// (loaded when the lane changes segment), the shift per system.
 template <class T>
@@ -417,8 +487,11 @@ constexpr int kSegmentBlockThreads = 512;
 constexpr int kSegmentBlockMaxSegments = kSegmentBlockThreads / kWarpLanes;
 
 /// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
-/// rows (Condensed: two Row4) in each of the two buffers.
-constexpr int kSegmentBlockCoarseElements = 2 * 8;
+/// rows (Condensed: two Row4) in each of the two buffers, and where `staged` (the shifted form,
+/// real) its LaneStage.
+constexpr int segment_block_warp_elements(int K, bool staged) {
+  return 2 * 8 + (staged ? kWarpLanes * K : 0);
+}
 
 /// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
 /// outside couplings, P.a of its first lane (to X−, the previous segment's last unknown) and Q.c
@@ -459,9 +532,11 @@ PSCR_HD Condensed<T> spike_coarse_rows(const T (&f)[3], const T (&l)[3]) {
 ///    (lane_resolve) with d still in its registers.
 /// So d is read once and x written once, with no workspace, one launch and one warp solve per
 /// segment (the segment method's reduce and substitute passes take a condensing tree and a warp
-/// solve). The coarse rows are double-buffered by system parity: a warp writes a buffer again
-/// only after every warp has passed the barrier of the system in between, i.e. has finished
-/// reading it, so one barrier per system suffices.
+/// solve). Shifted real systems whose rows are not 16-byte aligned have each warp copy its segment
+/// of the block's next system into shared memory (LaneStage) while it solves the current one. The
+/// coarse rows are double-buffered by system parity: a warp writes a buffer again only after every
+/// warp has passed the barrier of the system in between, i.e. has finished reading it, so one
+/// barrier per system suffices.
 template <int K, class T, class Form>
 __global__ void __launch_bounds__(kSegmentBlockThreads)
     segment_block_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
@@ -471,17 +546,39 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
   const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw);  // [2][segments]
-  T* slice = reinterpret_cast<T*>(coarse + 2 * segments) + w * Form::template shared_elements<K>;
+  T* slices = reinterpret_cast<T*>(coarse + 2 * segments);
+  T* slice = slices + w * Form::template shared_elements<K>;
   const auto lc = Form::template lane_view<K>(slice, lane);
   const index_t p = (static_cast<index_t>(w) * kWarpLanes + lane) * K;
   form.template load<K>(lc, p);
+  // Staged only in the shifted form: the general form's a, b, c, read twice per system, want
+  // the L1 cache the staging's shared memory would take (measured: 5–20% slower).
+  constexpr bool kStages = Form::template shared_elements<K> != 0 && sizeof(T) == 8;
+  const LaneStage<K, T> stage(
+      slices + segments * Form::template shared_elements<K> + w * kWarpLanes * K, lane);
+  const index_t segment_row = static_cast<index_t>(w) * kWarpLanes * K;  // the warp's first row
+  const index_t segment_rows = std::min<index_t>(kWarpLanes * K, n - segment_row);
+  bool staged = false;
+  if constexpr (kStages) {
+    staged = LaneStage<K, T>::applies(d, ds);
+    if (staged && blockIdx.x < batch) stage.fetch(d + ds.at(blockIdx.x, segment_row), segment_rows);
+  }
   int width = 1;  // lanes of the coarse solve
   while (width < segments) width *= 2;
   const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
   int parity = 0;
   for (index_t k = blockIdx.x; k < batch; k += gridDim.x, parity ^= 1) {
     T v[K];
-    load_lane<K>(d, ds, k, p, n, v);
+    if constexpr (kStages) {
+      if (staged) {
+        stage.take(v);
+        if (k + gridDim.x < batch) stage.fetch(d + ds.at(k + gridDim.x, segment_row), segment_rows);
+      } else {
+        load_lane<K>(d, ds, k, p, n, v);
+      }
+    } else {
+      load_lane<K>(d, ds, k, p, n, v);
+    }
     const auto rows = form.template rows<K>(lc, k, p, ds);
     const LaneVector<T> vec{v, p};
     T xf[3], xl[3];  // spikes of the lane's first and last unknowns
