@@ -637,6 +637,50 @@ TEST(SegmentWalk, EveryUnitOnceAndFewSegmentChanges) {
     }
 }
 
+// The block pass's staging of d (LaneStage, 8-byte rows): every row of a warp's segment gets its
+// own slot, and a phase of the copies (16 consecutive rows, lanes u / K) and a phase of the reads
+// (16 lanes, row e each) both meet 16 distinct 8-byte bank pairs (slot mod 16).
+template <int K>
+void check_lane_stage_slots() {
+  SCOPED_TRACE(::testing::Message() << "K " << K);
+  using Stage = cuda::detail::LaneStage<K, double>;
+  constexpr int rows = cuda::detail::kWarpLanes * K;
+  std::vector<int> row_at(rows, -1);
+  for (int u = 0; u < rows; ++u) {
+    const int slot = Stage::slot(u / K, u % K);
+    ASSERT_GE(slot, 0);
+    ASSERT_LT(slot, rows);
+    ASSERT_EQ(row_at[slot], -1) << "rows " << row_at[slot] << " and " << u << " share a slot";
+    row_at[slot] = u;
+  }
+  auto distinct_banks = [](const std::vector<int>& slots) {
+    std::vector<bool> used(16, false);
+    for (int s : slots) {
+      if (used[s % 16]) return false;
+      used[s % 16] = true;
+    }
+    return true;
+  };
+  for (int first = 0; first < rows; first += 16) {
+    std::vector<int> copies;
+    for (int u = first; u < first + 16; ++u) copies.push_back(Stage::slot(u / K, u % K));
+    EXPECT_TRUE(distinct_banks(copies)) << "copies of rows " << first << "..";
+  }
+  for (int e = 0; e < K; ++e)
+    for (int half : {0, 16}) {
+      std::vector<int> reads;
+      for (int l = half; l < half + 16; ++l) reads.push_back(Stage::slot(l, e));
+      EXPECT_TRUE(distinct_banks(reads)) << "reads of row " << e << ", lanes " << half << "..";
+    }
+}
+
+TEST(LaneStage, OneSlotPerRowAndNoBankConflicts) {
+  check_lane_stage_slots<2>();
+  check_lane_stage_slots<4>();
+  check_lane_stage_slots<8>();
+  check_lane_stage_slots<16>();
+}
+
 // The segment method with 4 rows per lane (the most bench/tridiag_select.py lets the complex table
 // use) on the indefinite systems of a 2D Helmholtz solve: A2 + s M2 of helmholtz_factor (random
 // mesh, absorbing ends, ω = 2π(n + 1)/10 as in pscr_gpu_bench) for 10000 real shifts s = λ + c

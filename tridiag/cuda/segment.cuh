@@ -240,7 +240,7 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
 /// lane, each spread over the warp's 32·K rows: the warp copies its segment's rows into shared
 /// memory with coalesced asynchronous 8-byte copies (cp.async, row u by lane u mod 32) as soon as
 /// it has taken the current system into registers, and the copy runs under that system's
-/// arithmetic. Row e of lane l sits at slot e·32 + (l ^ swizzle(e)): a lane's reads and a phase of
+/// arithmetic. Row e of lane l sits at slot(l, e) = e·32 + (l ^ ·): a lane's reads and a phase of
 /// 16 copies both meet 16 distinct 8-byte bank pairs. Rows past n are zero-filled, as load_lane
 /// pads them. 16-byte-aligned rows keep load_lane's 16-byte loads, which staging them too made
 /// slower (docs/tridiag-performance.md).
@@ -271,7 +271,7 @@ class LaneStage {
     for (int j = 0; j < K; ++j) {
       const int u = j * kWarpLanes + lane_;
       const bool in = u < rows;
-      const unsigned dst = base + 8u * static_cast<unsigned>(slot(u));
+      const unsigned dst = base + 8u * static_cast<unsigned>(slot(u / K, u % K));
       asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst),
                    "l"(in ? segment + u : segment), "r"(in ? 8 : 0)
                    : "memory");
@@ -285,22 +285,18 @@ class LaneStage {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncwarp();
 #pragma unroll
-    for (int e = 0; e < K; ++e) v[e] = buffer_[e * kWarpLanes + (lane_ ^ swizzle(e))];
+    for (int e = 0; e < K; ++e) v[e] = buffer_[slot(lane_, e)];
     __syncwarp();
   }
 
- private:
-  /// Lane bits flipped for row e of a lane: the 16 consecutive rows of a phase of copies (lanes
-  /// u / K, rows u mod K) land on distinct banks.
-  __device__ static int swizzle(int e) {
-    return K >= 16 ? e : e * (16 / K);
-  }
-  /// Slot of the segment's row u (lane u / K's row u mod K).
-  __device__ static int slot(int u) {
-    const int e = u % K;
-    return e * kWarpLanes + ((u / K) ^ swizzle(e));
+  /// Slot of row e of lane l (the segment's row l·K + e). The lane bits flipped for row e
+  /// (e·16/K; e where K ≥ 16) make the 16 consecutive rows of a phase of copies land on distinct
+  /// banks, as the 16 lanes of a phase of reads do (test_cuda_emulation.cu checks both).
+  PSCR_HD static constexpr int slot(int l, int e) {
+    return e * kWarpLanes + (l ^ (K >= 16 ? e : e * (16 / K)));
   }
 
+ private:
   T* buffer_;
   int lane_;
 };
