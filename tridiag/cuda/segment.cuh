@@ -28,6 +28,8 @@
 /// runs the same steps on the CPU. Include only from .cu files.
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 
 #include "tridiag/cuda/warp.cuh"
 
@@ -247,21 +249,16 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
 template <int K, class T>
 class LaneStage {
  public:
-  static constexpr int bytes = kWarpLanes * K * static_cast<int>(sizeof(T));
-
-  /// Whether the rows of d with strides `s` are staged: contiguous, 8-byte real, and a lane's
-  /// first row not always 16-byte aligned.
+  /// Whether the rows of d with strides `s` are staged: contiguous, and a lane's first row not
+  /// always 16-byte aligned.
   __device__ static bool applies(const T* d, Strides s) {
-    if constexpr (sizeof(T) != 8) {
-      return false;
-    } else {
-      const bool aligned = reinterpret_cast<std::uintptr_t>(d) % 16 == 0 &&
-                           (s.system * sizeof(T)) % 16 == 0 && (K * sizeof(T)) % 16 == 0;
-      return s.row == 1 && !aligned;
-    }
+    static_assert(sizeof(T) == 8, "staged rows are 8-byte real");
+    const bool aligned = reinterpret_cast<std::uintptr_t>(d) % 16 == 0 &&
+                         (s.system * sizeof(T)) % 16 == 0 && (K * sizeof(T)) % 16 == 0;
+    return s.row == 1 && !aligned;
   }
 
-  /// `buffer`: the warp's `bytes` of shared memory, 8-byte aligned.
+  /// `buffer`: the warp's 32·K scalars of shared memory, 8-byte aligned.
   __device__ LaneStage(T* buffer, int lane) : buffer_(buffer), lane_(lane) {}
 
   /// Starts copying `rows` rows (1 ≤ rows ≤ 32·K) at `segment`, the segment's first row in d.
@@ -482,11 +479,17 @@ __global__ void __launch_bounds__(kSegmentThreads)
 constexpr int kSegmentBlockThreads = 512;
 constexpr int kSegmentBlockMaxSegments = kSegmentBlockThreads / kWarpLanes;
 
+/// Whether segment_block_kernel may stage d (LaneStage): the shifted form, whose A, M tables take
+/// shared memory anyway (the general form's a, b, c, read twice per system, want the L1 cache
+/// the staging's shared memory would take: measured 5–20% slower), of 8-byte real scalars.
+constexpr bool segment_block_stages(bool general, std::size_t scalar_bytes) {
+  return !general && scalar_bytes == 8;
+}
+
 /// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
-/// rows (Condensed: two Row4) in each of the two buffers, and where `staged` (the shifted form,
-/// real) its LaneStage.
-constexpr int segment_block_warp_elements(int K, bool staged) {
-  return 2 * 8 + (staged ? kWarpLanes * K : 0);
+/// rows (Condensed: two Row4) in each of the two buffers, and where it stages d its LaneStage.
+constexpr int segment_block_warp_elements(int K, bool general, std::size_t scalar_bytes) {
+  return 2 * 8 + (segment_block_stages(general, scalar_bytes) ? kWarpLanes * K : 0);
 }
 
 /// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
@@ -547,9 +550,7 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
   const auto lc = Form::template lane_view<K>(slice, lane);
   const index_t p = (static_cast<index_t>(w) * kWarpLanes + lane) * K;
   form.template load<K>(lc, p);
-  // Staged only in the shifted form: the general form's a, b, c, read twice per system, want
-  // the L1 cache the staging's shared memory would take (measured: 5–20% slower).
-  constexpr bool kStages = Form::template shared_elements<K> != 0 && sizeof(T) == 8;
+  constexpr bool kStages = segment_block_stages(Form::template shared_elements<K> == 0, sizeof(T));
   const LaneStage<K, T> stage(
       slices + segments * Form::template shared_elements<K> + w * kWarpLanes * K, lane);
   const index_t segment_row = static_cast<index_t>(w) * kWarpLanes * K;  // the warp's first row

@@ -132,7 +132,7 @@ int warp_rows(index_t n, int requested) {
 /// Dynamic shared memory of segment_block_kernel for systems of `segments` segments of K rows per
 /// lane: per warp, its coarse rows and (shifted form) its A, M tables and, real, its staged d.
 std::size_t segment_block_smem(index_t segments, int K, bool general, std::size_t scalar_bytes) {
-  const int per_warp = detail::segment_block_warp_elements(K, !general && scalar_bytes == 8) +
+  const int per_warp = detail::segment_block_warp_elements(K, general, scalar_bytes) +
                        (general ? 0 : detail::shifted_lane_elements(K));
   return scalar_bytes * static_cast<std::size_t>(segments * per_warp);
 }
