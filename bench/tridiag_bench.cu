@@ -4,7 +4,13 @@
 // fastest of three medians) and, for the general form, cuSPARSE gtsv2StridedBatch and
 // gtsvInterleavedBatch (algorithms 0, 1, 2) on the same data.
 //
-// Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...]
+// Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...] [--methods M,M,...]
+//                      [--layouts contiguous|interleaved]
+// --methods keeps the named methods only (thomas, partition, warp, segment, block, automatic,
+// pivoting, cusparse; default all), --layouts one layout (default both): for A/B runs of one
+// kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is always timed.
+// Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
+// 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
 // a warm-up, bounded so that the whole default run takes about a minute or two: a method whose
 // single solve takes more than 30 copy times of the shape is recorded from one or two runs with
@@ -54,6 +60,18 @@ using pscr::tridiag::BatchLayout;
 
 struct Shape {
   index_t n, batch;
+};
+
+/// What a run measures (--methods, --layouts): empty = everything.
+struct Selection {
+  std::vector<std::string> methods, layouts;
+  bool has_method(const std::string& m) const { return contains(methods, m); }
+  bool has_layout(const std::string& l) const { return contains(layouts, l); }
+
+ private:
+  static bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return v.empty() || std::find(v.begin(), v.end(), s) != v.end();
+  }
 };
 
 /// The shapes of issue 5 (2^24 rows each), then the odd sizes of the 3D PSCR benchmark's level-3
@@ -246,7 +264,8 @@ void write_row(std::ostream& out, const std::string& device, const Row& r) {
 }
 
 template <class Scalar>
-void bench_shape(const Shape& shape, int reps, const std::string& device, std::ostream& csv) {
+void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::string& device,
+                 std::ostream& csv) {
   constexpr bool kComplex = pscr::is_complex_v<Scalar>;
   const char* scalar = kComplex ? "complex" : "real";
   const index_t n = shape.n, batch = shape.batch, rows = n * batch;
@@ -301,6 +320,9 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
+  configs.erase(std::remove_if(configs.begin(), configs.end(),
+                               [&](const Config& c) { return !sel.has_method(c.name); }),
+                configs.end());
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
   for (const Config& c : configs)
     if (!c.pivoting) ws_count = std::max(ws_count, tc::workspace_size<Scalar>(n, batch, c.options));
@@ -327,6 +349,7 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
     const BatchLayout l =
         interleaved ? BatchLayout::interleaved(batch) : BatchLayout::contiguous(n);
     const char* layout = interleaved ? "interleaved" : "contiguous";
+    if (!sel.has_layout(layout)) continue;
     const Scalar* d = interleaved ? d_di.data() : d_dc.data();
     const Scalar* a = interleaved ? d_ai.data() : d_ac.data();
     const Scalar* b = interleaved ? d_bi.data() : d_bc.data();
@@ -375,6 +398,7 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   }
 
   // cuSPARSE on the same general systems.
+  if (!sel.has_method("cusparse")) return;
   cusparseHandle_t handle = nullptr;
   PSCR_CUSPARSE_CHECK(cusparseCreate(&handle));
   try {
@@ -452,6 +476,38 @@ void bench_shape(const Shape& shape, int reps, const std::string& device, std::o
   cusparseDestroy(handle);
 }
 
+/// A positive integer (the value of `what`), or an input error naming what was found.
+index_t parse_positive(const std::string& what, const std::string& text) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < 1)
+    PSCR_INPUT_ERROR(what << ": expected a positive integer, found '" << text << "'");
+  return static_cast<index_t>(v);
+}
+
+/// The items of a comma-separated list, each checked against `allowed`.
+std::vector<std::string> parse_list(const std::string& option, const std::string& text,
+                                    const std::vector<std::string>& allowed) {
+  std::vector<std::string> items;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end()) {
+      std::string names;
+      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
+      PSCR_INPUT_ERROR(option << ": expected one or more of " << names << ", found '" << item
+                              << "'");
+    }
+    items.push_back(item);
+  }
+  return items;
+}
+
 std::vector<Shape> parse_shapes(const std::string& text) {
   std::vector<Shape> shapes;
   std::stringstream ss(text);
@@ -460,40 +516,74 @@ std::vector<Shape> parse_shapes(const std::string& text) {
     const auto colon = item.find(':');
     if (colon == std::string::npos)
       PSCR_INPUT_ERROR("--shapes: expected n:batch, found '" << item << "'");
-    shapes.push_back({std::stoll(item.substr(0, colon)), std::stoll(item.substr(colon + 1))});
+    shapes.push_back({parse_positive("--shapes n", item.substr(0, colon)),
+                      parse_positive("--shapes batch", item.substr(colon + 1))});
   }
   return shapes;
+}
+
+constexpr const char* kUsage =
+    "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...] [--methods M,...] "
+    "[--layouts contiguous|interleaved]\n";
+
+/// The run's settings from the command line (input errors name what was expected and found).
+struct Arguments {
+  std::string output;
+  int reps = 20;
+  std::vector<Shape> shapes = default_shapes();
+  Selection sel;
+};
+
+Arguments parse_arguments(int argc, char** argv) {
+  Arguments a;
+  a.output = argv[1];
+  for (int i = 2; i < argc; i += 2) {
+    const std::string arg = argv[i];
+    if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
+    if (arg == "--reps")
+      a.reps = static_cast<int>(std::max<index_t>(10, parse_positive(arg, argv[i + 1])));
+    else if (arg == "--shapes")
+      a.shapes = parse_shapes(argv[i + 1]);
+    else if (arg == "--methods")
+      a.sel.methods = parse_list(
+          arg, argv[i + 1],
+          {"thomas", "partition", "warp", "segment", "block", "automatic", "pivoting", "cusparse"});
+    else if (arg == "--layouts")
+      a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
+    else
+      PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+  }
+  return a;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  Arguments args;
   try {
-    if (argc < 2 || std::string(argv[1]) == "--help") {
-      std::cerr << "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...]\n";
-      return 2;
-    }
-    const std::string output = argv[1];
-    int reps = 20;
-    std::vector<Shape> shapes = default_shapes();
-    for (int i = 2; i + 1 < argc; i += 2) {
-      const std::string arg = argv[i];
-      if (arg == "--reps")
-        reps = std::max(10, std::stoi(argv[i + 1]));
-      else if (arg == "--shapes")
-        shapes = parse_shapes(argv[i + 1]);
-      else
-        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
-    }
+    args = parse_arguments(argc, argv);
+  } catch (const pscr::InputError& e) {
+    std::cerr << "tridiag_bench: " << e.what() << '\n' << kUsage;
+    return 2;
+  }
+  try {
     if (pscr::cuda::device_count() == 0) throw pscr::LibraryError("no CUDA device");
     cudaDeviceProp prop{};
     PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::ofstream csv(output);
-    if (!csv) throw pscr::OutputError("cannot write " + output);
+    std::ofstream csv(args.output);
+    if (!csv) throw pscr::OutputError("cannot write " + args.output);
     write_header(csv);
-    for (const Shape& s : shapes) {
-      bench_shape<double>(s, reps, prop.name, csv);
-      bench_shape<std::complex<double>>(s, reps, prop.name, csv);
+    for (const Shape& s : args.shapes) {
+      bench_shape<double>(s, args.reps, args.sel, prop.name, csv);
+      bench_shape<std::complex<double>>(s, args.reps, args.sel, prop.name, csv);
     }
     return 0;
   } catch (const std::exception& e) {

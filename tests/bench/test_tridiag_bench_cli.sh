@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tridiag_bench's command line, without a GPU: --help exits 0 with the usage; no arguments, an
+# option without its value, an unknown option, an unknown method or layout and a malformed count
+# or shape exit 2 with a message naming what was wrong and write nothing. (With good arguments
+# the run needs a GPU: bench/tridiag_bench.sh on the GPU machine.)
+# Usage: test_tridiag_bench_cli.sh PATH/TO/tridiag_bench
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out="$tmp/out.csv"
+fail=0
+expect() {  # EXIT_CODE PATTERN ARGS...
+  local want=$1 pattern=$2
+  shift 2
+  local text rc
+  text=$("$exe" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -q -- "$pattern" <<< "$text"; then
+    echo "FAIL: tridiag_bench $* -> exit $rc (want $want), output: $text"
+    fail=1
+  fi
+  if [ "$want" -ne 0 ] && [ -e "$out" ]; then
+    echo "FAIL: tridiag_bench $* wrote $out"
+    fail=1
+    rm -f "$out"
+  fi
+}
+expect 0 "usage: tridiag_bench OUTPUT.csv" --help
+expect 2 "usage: tridiag_bench OUTPUT.csv"
+expect 2 "--reps: expected a value after it" "$out" --reps
+expect 2 "unknown argument '--fast'" "$out" --fast 1
+expect 2 "--methods: expected one or more of thomas, .* found 'blok'" "$out" --methods block,blok
+expect 2 "--layouts: expected one or more of contiguous, interleaved, found 'rows'" "$out" \
+  --layouts rows
+expect 2 "--reps: expected a positive integer, found 'many'" "$out" --reps many
+expect 2 "--shapes: expected n:batch, found '64'" "$out" --shapes 64
+expect 2 "--shapes batch: expected a positive integer, found '0'" "$out" --shapes 64:0
+exit $fail
