@@ -52,9 +52,10 @@ std::vector<Config> non_pivoting_configs() {
   // interleaved layouts run the partition method.
   for (int k : {2, 8, 16})
     configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
-  // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 8: n ≤ 4096; 16: n ≤ 8192, the shifted
-  // form's tables fitting up to 13 segments); the segment method otherwise.
-  for (int k : {2, 8, 16})
+  // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 4: n ≤ 2048; 8: n ≤ 4096; 16:
+  // n ≤ 8192, the shifted form's tables fitting up to 13 segments); the segment method otherwise.
+  // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
+  for (int k : {2, 4, 8, 16})
     configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
   configs.push_back({"automatic", false, {}});
   return configs;
@@ -257,10 +258,11 @@ TYPED_TEST(CudaTridiagTest, LargeBatch) {
 // each: real shifted systems of odd stride (n + 3 = 1003, n = 1023 in place) have the next
 // system's d staged in shared memory while the current one is solved, x written over d in place
 // while the next system is in flight, the last segment's copies zero-filled past n; even strides
-// (1000 in place, 1026), complex and general systems load d directly.
+// (1000 in place, 1026), complex and general systems load d directly. Complex K ≤ 4: the coarse
+// rows and unknowns pass between warps through two named barriers, double-buffered by parity.
 TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
   std::vector<Config> configs;
-  for (int k : {2, 8, 16})
+  for (int k : {2, 4, 8, 16})
     configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
   std::uint64_t seed = 600;
   for (index_t n : {index_t{1000}, index_t{1023}}) {

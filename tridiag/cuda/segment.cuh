@@ -486,10 +486,39 @@ constexpr bool segment_block_stages(bool general, std::size_t scalar_bytes) {
   return !general && scalar_bytes == 8;
 }
 
+/// Whether one warp of segment_block_kernel solves the coarse system and passes the coarse
+/// unknowns to the others through shared memory, rather than every warp solving it itself. It
+/// spares the other warps' issue slots and costs a second barrier on the way to the unknowns.
+/// H100 A/B (tridiag_bench, shifted form, block method): complex K = 4 4–11% faster (1024 ×
+/// 2^14 0.551 → 0.492 ms), K = 2 12–19% faster, K = 8 5–11% slower; real K = 8 2–3% slower,
+/// K = 4 up to 8% slower: complex scalars with K ≤ 4 rows per lane only.
+constexpr bool segment_block_solo_coarse(int K, std::size_t scalar_bytes) {
+  return scalar_bytes > 8 && K <= 4;
+}
+
 /// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
-/// rows (Condensed: two Row4) in each of the two buffers, and where it stages d its LaneStage.
+/// rows (Condensed: two Row4) in each of the two buffers, where one warp solves the coarse system
+/// its two coarse unknowns in each buffer, and where it stages d its LaneStage.
 constexpr int segment_block_warp_elements(int K, bool general, std::size_t scalar_bytes) {
-  return 2 * 8 + (segment_block_stages(general, scalar_bytes) ? kWarpLanes * K : 0);
+  return 2 * 8 + (segment_block_solo_coarse(K, scalar_bytes) ? 2 * 2 : 0) +
+         (segment_block_stages(general, scalar_bytes) ? kWarpLanes * K : 0);
+}
+
+/// Named barriers of segment_block_kernel with one coarse solver (0 is __syncthreads's): the
+/// segments' coarse rows are written (every warp arrives, the coarse solver waits), the coarse
+/// unknowns are written (the coarse solver arrives, every other warp waits).
+constexpr int kCoarseRowsBarrier = 1;
+constexpr int kCoarseUnknownsBarrier = 2;
+
+/// Waits at named barrier `id` until `threads` threads (a multiple of the warp size, the calling
+/// warp included) have arrived or waited there; orders shared-memory accesses as __syncthreads.
+__device__ __forceinline__ void barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+/// Signals the calling warp's arrival at named barrier `id` without waiting: its earlier
+/// shared-memory writes are visible to the warps that wait there (barrier_sync).
+__device__ __forceinline__ void barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
@@ -523,29 +552,35 @@ PSCR_HD Condensed<T> spike_coarse_rows(const T (&f)[3], const T (&l)[3]) {
 ///  - each warp's lanes reduce their rows (lane_reduce), and the warp solves the segment's
 ///    reduced rows for its spikes (spike_rows, warp_reduced_solve with 3 right-hand sides); its
 ///    two coarse rows (spike_coarse_rows) go to shared memory;
-///  - after one barrier, every warp solves the whole coarse system itself, lane j holding segment
-///    j's rows as its reduced rows P = F_j, Q = L_j (warp_reduced_solve over the smallest power of
-///    two of lanes ≥ segments, identity rows past the last segment), and takes X−, X+ of its
-///    own segment from it;
+///  - the coarse system is solved with the segments' rows as reduced rows, lane j holding
+///    segment j's P = F_j, Q = L_j (warp_reduced_solve over the smallest power of two of lanes ≥
+///    segments, identity rows past the last segment), X−, X+ of each segment taken from it: by
+///    every warp itself after one barrier, or (segment_block_solo_coarse: complex, K ≤ 4) by
+///    warp 0 alone, which waits for the coarse rows at one named barrier and leaves the coarse
+///    unknowns in shared memory for the other warps, which wait for them at another;
 ///  - each lane's interface unknowns follow from its spikes, and it solves its interior again
 ///    (lane_resolve) with d still in its registers.
 /// So d is read once and x written once, with no workspace, one launch and one warp solve per
 /// segment (the segment method's reduce and substitute passes take a condensing tree and a warp
 /// solve). Shifted real systems whose rows are not 16-byte aligned have each warp copy its segment
 /// of the block's next system into shared memory (LaneStage) while it solves the current one. The
-/// coarse rows are double-buffered by system parity: a warp writes a buffer again only after every
-/// warp has passed the barrier of the system in between, i.e. has finished reading it, so one
-/// barrier per system suffices.
+/// coarse rows (and unknowns) are double-buffered by system parity: a buffer is written again two
+/// systems later, after every warp has passed the barriers of the system in between, i.e. has
+/// finished reading it.
 template <int K, class T, class Form>
 __global__ void __launch_bounds__(kSegmentBlockThreads)
     segment_block_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
                          Strides xs) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int segments = static_cast<int>(blockDim.x) / kWarpLanes;
+  constexpr bool kSolo = segment_block_solo_coarse(K, sizeof(T));
+  const int threads = static_cast<int>(blockDim.x);
+  const int segments = threads / kWarpLanes;
   const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw);  // [2][segments]
-  T* slices = reinterpret_cast<T*>(coarse + 2 * segments);
+  // Coarse unknowns (kSolo) [2][2·segments]: segment j's first at 2j, its last at 2j + 1.
+  T* unknowns = reinterpret_cast<T*>(coarse + 2 * segments);
+  T* slices = unknowns + (kSolo ? 4 * segments : 0);
   T* slice = slices + w * Form::template shared_elements<K>;
   const auto lc = Form::template lane_view<K>(slice, lane);
   const index_t p = (static_cast<index_t>(w) * kWarpLanes + lane) * K;
@@ -597,14 +632,43 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
       }
       if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
     }
-    __syncthreads();
-    const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
-    T cf[1], cl[1];
-    warp_reduced_solve(seg.F, seg.L, cf, cl, width);
-    const T before = shfl_from(cl[0], w > 0 ? w - 1 : 0);
-    const T after = shfl_from(cf[0], w + 1 < segments ? w + 1 : 0);
-    const T x_minus = w > 0 ? before : T(0);
-    const T x_plus = w + 1 < segments ? after : T(0);
+    // The coarse system: lane j solves for segment j's first (cf) and last (cl) unknowns.
+    auto solve_coarse = [&](T& cf, T& cl) {
+      const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
+      T f[1], l[1];
+      warp_reduced_solve(seg.F, seg.L, f, l, width);
+      cf = f[0];
+      cl = l[0];
+    };
+    T x_minus, x_plus;
+    if constexpr (kSolo) {
+      T* known = unknowns + parity * 2 * segments;
+      if (w == 0) {  // warp-uniform
+        barrier_sync(kCoarseRowsBarrier, threads);
+        T cf, cl;
+        solve_coarse(cf, cl);
+        if (lane < segments) {
+          known[2 * lane] = cf;
+          known[2 * lane + 1] = cl;
+        }
+        barrier_arrive(kCoarseUnknownsBarrier, threads);
+        x_minus = T(0);
+        x_plus = shfl_from(cf, 1);  // segments ≥ 2
+      } else {
+        barrier_arrive(kCoarseRowsBarrier, threads);
+        barrier_sync(kCoarseUnknownsBarrier, threads);
+        x_minus = known[2 * w - 1];
+        x_plus = w + 1 < segments ? known[2 * w + 2] : T(0);
+      }
+    } else {
+      __syncthreads();
+      T cf, cl;
+      solve_coarse(cf, cl);
+      const T before = shfl_from(cl, w > 0 ? w - 1 : 0);
+      const T after = shfl_from(cf, w + 1 < segments ? w + 1 : 0);
+      x_minus = w > 0 ? before : T(0);
+      x_plus = w + 1 < segments ? after : T(0);
+    }
     lane_resolve<K>(rows, vec, p, n, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
                     xl[0] + xl[1] * x_minus + xl[2] * x_plus);
     store_lane<K>(x, xs, k, p, n, v);
