@@ -13,9 +13,10 @@
 // 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
 // a warm-up, bounded so that the whole default run takes about a minute or two: a method whose
-// single solve takes more than 30 copy times of the shape is recorded from one or two runs with
-// the note "skipped: ..." (and not run again on the other form of that layout: a method can be
-// slow on one layout only, as p-Thomas on contiguous systems), one above 5 copy
+// single solve takes more than 30 copy times of the shape, in the faster of two runs (the first
+// launch from a module loads it), is recorded from those two with the note "skipped: ..." (and
+// not run again on the other form of that layout: a method can be slow on one layout only, as
+// p-Thomas on contiguous systems), one above 5 copy
 // times gets 10 runs (time_runs). GB/s on the floor: 2·n·batch·sizeof(scalar) bytes (read d,
 // write x) per solve; the copy moves n·batch scalars (read + write). max_residual: largest
 // ‖T x − d‖/‖d‖ over 8 sample systems (0 where skipped). flops: nominal counts per row (see
@@ -120,7 +121,7 @@ Timing time_runs(
     if (first > kSkipFactor * copy_ms) {
       std::ostringstream why;
       why << "skipped: one solve " << first << " ms > " << kSkipFactor << "x copy";
-      return {first, first, 1, why.str()};
+      return {first, first, 2, why.str()};
     }
   }
   if (copy_ms > 0 && first > kFewRepsFactor * copy_ms)
