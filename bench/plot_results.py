@@ -33,6 +33,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tridiag_select import MAX_COMPLEX_LANE_ROWS, lane_rows  # noqa: E402
+
 EXIT_INPUT, EXIT_USAGE, EXIT_EXISTS, EXIT_NO_MATPLOTLIB = 1, 2, 3, 4
 
 PROBLEMS = ["poisson2d", "helmholtz2d", "poisson3d", "helmholtz3d"]
@@ -403,9 +406,14 @@ def timed(r):
 
 
 def candidate(r):
-    """One of our methods, timed and accurate (automatic is the selection among the others)."""
-    return (timed(r) and r["max_residual"] <= ACCURATE and r["method"] not in ("copy", "automatic")
-            and not r["method"].startswith("cusparse"))
+    """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
+    accurate, and for complex scalars at most MAX_COMPLEX_LANE_ROWS rows per thread (automatic is
+    the selection among the others)."""
+    if (not timed(r) or r["max_residual"] > ACCURATE or r["method"] in ("copy", "automatic")
+            or r["method"].startswith("cusparse")):
+        return False
+    rows = lane_rows(r["method"], int(r["rows_per_thread"]), r["n"])
+    return r["scalar"] != "complex" or rows is None or rows <= MAX_COMPLEX_LANE_ROWS
 
 
 def shape_label(shape):

@@ -11,17 +11,36 @@ rows_per_thread, staged}. Both forms: PSCR solves the shifted one, its coarse sy
 users of solve_general the general one, and the fastest methods differ (p-Thomas reads the
 general form's interleaved rows straight from memory, the shifted form's through tiles). Rows
 the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
-Complex segment and block configurations with more than MAX_COMPLEX_SEGMENT_ROWS rows per lane are left
-out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are
-indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy there
-(pscr_gpu_bench on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz initial
-relative residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 -> 3.1e-4).
+Complex configurations whose threads eliminate more than MAX_COMPLEX_LANE_ROWS rows each without
+pivoting (segment and block K, partition M, the warp method's K: lane_rows) are left out: the
+benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are indefinite, and
+eliminating 6 or more interior rows per lane without pivoting lost accuracy there. pscr_gpu_bench
+on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz initial relative
+residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 -> 3.1e-4. On an H100,
+the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D Helmholtz 511^3 initial
+relative residual 1.8e-7 -> 1.9e-6, after one refinement 5.9e-14 -> 1.1e-11. The partition
+method's local eliminations are the same Schur complements (partition.cuh), so the same bound.
 CSVs from before the staging/note columns are read too (staging "global", no note).
 """
 import csv
 import sys
 
-MAX_COMPLEX_SEGMENT_ROWS = 4
+MAX_COMPLEX_LANE_ROWS = 4
+WARP_LANES = 32
+
+
+def lane_rows(method, rows_per_thread, n):
+    """Rows a thread or lane of the configuration takes (and eliminates all but two of without
+    pivoting), None where it does not partition the system (thomas). The warp method raises its
+    rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n, and systems
+    longer than 512 rows run the partition method with M = 8 (tridiag/cuda/solve.hpp)."""
+    if method in ("segment", "block", "partition"):
+        return rows_per_thread
+    if method == "warp":
+        if n > WARP_LANES * 16:
+            return 8
+        return max(rows_per_thread, next(k for k in (2, 4, 8, 16) if WARP_LANES * k >= n))
+    return None
 
 
 def main(path, output):
@@ -35,8 +54,8 @@ def main(path, output):
                 continue
             if float(row["max_residual"]) > 1e-10 or float(row["median_ms"]) <= 0:
                 continue
-            if (row["scalar"] == "complex" and row["method"] in ("segment", "block")
-                    and int(row["rows_per_thread"]) > MAX_COMPLEX_SEGMENT_ROWS):
+            rows = lane_rows(row["method"], int(row["rows_per_thread"]), int(row["n"]))
+            if row["scalar"] == "complex" and rows is not None and rows > MAX_COMPLEX_LANE_ROWS:
                 continue
             key = (row["layout"] == "interleaved", row["scalar"] == "complex",
                    row["form"] == "general", int(row["n"]), int(row["batch"]))

@@ -2,9 +2,10 @@
 """Tests of bench/tridiag_select.py (the selection table of the GPU tridiagonal solvers) on tiny
 synthetic tridiag_bench CSVs: the fastest accurate configuration wins per shape and form;
 rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows never win; complex
-segment and block configurations above MAX_COMPLEX_SEGMENT_ROWS rows per lane are left out (they
-lost accuracy on PSCR's indefinite Helmholtz systems); a CSV without a usable row is refused with
-a message and no table written.
+configurations whose threads take more than MAX_COMPLEX_LANE_ROWS rows (segment, block, partition,
+and the warp method with the K it raises its rows per lane to) are left out (they lost accuracy on
+PSCR's indefinite Helmholtz systems); a CSV without a usable row is refused with a message and no
+table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -68,25 +69,37 @@ class TridiagSelectTest(unittest.TestCase):
         with open(self.out) as f:
             self.assertIn("// Measured on: Test GPU.", f.read())
 
-    def test_complex_segments_and_blocks_at_most_four_rows_per_lane(self):
+    def test_complex_configurations_at_most_four_rows_per_thread(self):
         r = self.run_select([
             row("complex", 8192, 2048, "segment", 8, 0.64),
             row("complex", 8192, 2048, "segment", 16, 0.60),
             row("complex", 8192, 2048, "segment", 4, 0.67),
-            row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),
+            row("complex", 128, 131072, "warp", 0, 0.10, staging="shared"),  # K = 4: kept
+            row("complex", 128, 131072, "segment", 4, 0.12),
+            row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),  # K = 16
+            row("complex", 512, 32768, "warp", 4, 0.40),  # raised to K = 16 too
             row("complex", 512, 32768, "block", 8, 0.30),
+            row("complex", 512, 32768, "block", 4, 0.45),
             row("complex", 1024, 16384, "block", 8, 0.30),
             row("complex", 1024, 16384, "block", 4, 0.35),
+            row("complex", 1024, 16384, "warp", 0, 0.20, layout="interleaved"),  # partition M = 8
+            row("complex", 1024, 16384, "partition", 16, 0.25, layout="interleaved"),
+            row("complex", 1024, 16384, "partition", 4, 0.50, layout="interleaved"),
+            row("complex", 1024, 16384, "thomas", 0, 0.55, layout="interleaved"),
             row("real", 8192, 2048, "segment", 8, 0.22),
             row("real", 1024, 16384, "block", 8, 0.15),
+            row("real", 512, 32768, "warp", 0, 0.10),
         ])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.entries(), [
+            "{false, false, false, 512, 32768, Method::warp, 0, false},  // 0.1 ms",
             "{false, false, false, 1024, 16384, Method::block, 8, false},  // 0.15 ms",
             "{false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
-            "{false, true, false, 512, 32768, Method::warp, 0, true},  // 0.41 ms",
+            "{false, true, false, 128, 131072, Method::warp, 0, true},  // 0.1 ms",
+            "{false, true, false, 512, 32768, Method::block, 4, false},  // 0.45 ms",
             "{false, true, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
             "{false, true, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
+            "{true, true, false, 1024, 16384, Method::partition, 4, false},  // 0.5 ms",
         ])
 
     def test_no_usable_row_is_refused(self):

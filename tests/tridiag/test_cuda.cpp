@@ -333,10 +333,19 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
   EXPECT_EQ(coarse.method, cuda::Method::segment);
   EXPECT_EQ(coarse.rows_per_thread, 4);
-  if (complex) {  // shifted complex 512 × 2^15: the warp method; the segment method's K: 4
-    const cuda::Options warp_entry =
-        resolved(512, 32768, BatchLayout::contiguous(512), false, {cuda::Method::segment});
-    EXPECT_EQ(warp_entry.rows_per_thread, 4);
+  // A partition method asked for at shifted 512 × 2^15 interleaved takes the table's M where
+  // its entry is the partition method, else 8; complex systems at most 4 rows per thread
+  // (bench/tridiag_select.py), as the segment method's K.
+  const cuda::Options partition =
+      resolved(512, 32768, BatchLayout::interleaved(32768), false, {cuda::Method::partition});
+  EXPECT_EQ(partition.method, cuda::Method::partition);
+  if (complex) EXPECT_LE(partition.rows_per_thread, 4);
+  // Complex shifted 512 × 2^15 contiguous: the block method with 4 rows per lane, not the warp
+  // method (16 rows per lane there: 3D Helmholtz 511³ lost two orders of accuracy with it).
+  if (complex) {
+    const cuda::Options entry = resolved(512, 32768, BatchLayout::contiguous(512), false, {});
+    EXPECT_EQ(entry.method, cuda::Method::block);
+    EXPECT_EQ(entry.rows_per_thread, 4);
   }
   // One segment (64 rows, K = 8): the segment method.
   EXPECT_EQ(resolved(64, 262144, BatchLayout::contiguous(64), false, {cuda::Method::block}).method,

@@ -181,9 +181,12 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
       opt.rows_per_thread = 0;
     }
   }
+  // M of the partition method: the table's where its entry is one, else as K above.
   if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
-    opt.rows_per_thread =
-        table.method == Method::partition && table.rows_per_thread != 0 ? table.rows_per_thread : 8;
+    opt.rows_per_thread = table.method == Method::partition && table.rows_per_thread != 0
+                              ? table.rows_per_thread
+                          : complex ? 4
+                                    : 8;
   if (opt.method == Method::warp) opt.rows_per_thread = warp_rows(n, opt.rows_per_thread);
   if (opt.staging == Staging::automatic) opt.staging = table.staging;
   return opt;

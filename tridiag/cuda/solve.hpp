@@ -26,7 +26,8 @@
 ///              interior, and the warp solves the 64-row interface system with shuffles (one
 ///              cyclic-reduction step, five PCR steps). d read once, x written once, shared
 ///              memory only for the coalesced transposes (and the staged A, M). Systems with
-///              n > 512 run the partition method (M = 8) instead.
+///              n > 512 run the partition method instead (M from the table's entry where it is
+///              the partition method, else 8, complex 4: see Options).
 ///   segment:   register segments (tridiag/cuda/segment.cuh): one warp per segment of 32·K rows
 ///              (K = rows_per_thread: 2, 4, 8 or 16; short systems: narrower segments, several
 ///              per warp), K rows per lane in registers from load to store, warps independent
@@ -101,7 +102,9 @@ struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); 0 = from the
-  /// selection table.
+  /// selection table where its entry for the shape is the same kind of method, else 8 (complex:
+  /// 4, since eliminating more rows per thread without pivoting loses accuracy on indefinite
+  /// complex systems, bench/tridiag_select.py).
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };
