@@ -32,14 +32,12 @@ WARP_LANES = 32
 def lane_rows(method, rows_per_thread, n):
     """Rows a thread or lane of the configuration takes (and eliminates all but two of without
     pivoting), None where it does not partition the system (thomas). The warp method raises its
-    rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n, and systems
-    longer than 512 rows run the partition method with M = 8 (tridiag/cuda/solve.hpp)."""
+    rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n (it runs only
+    n <= 512: the benchmark records no method under a name it did not run)."""
     if method in ("segment", "block", "partition"):
         return rows_per_thread
     if method == "warp":
-        if n > WARP_LANES * 16:
-            return 8
-        return max(rows_per_thread, next(k for k in (2, 4, 8, 16) if WARP_LANES * k >= n))
+        return max(rows_per_thread, next((k for k in (2, 4, 8) if WARP_LANES * k >= n), 16))
     return None
 
 

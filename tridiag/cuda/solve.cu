@@ -158,15 +158,17 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
   }
+  // Rows per thread where neither the call nor a table entry of the same kind of method gives
+  // them: 8, 4 complex (more rows eliminated per thread without pivoting lose accuracy on
+  // indefinite complex systems: bench/tridiag_select.py).
+  const int default_rows = complex ? 4 : 8;
   // K of the segment and block methods (rows per lane in both): the table's where its entry is
-  // either, else 8, 4 complex (more interior rows per lane lose accuracy on indefinite complex
-  // systems: bench/tridiag_select.py). So a coarse solve asked for the segment method takes the
+  // either, else default_rows. So a coarse solve asked for the segment method takes the
   // measured K where the table's nearest entry is the block method.
   const bool table_lanes = table.method == Method::segment || table.method == Method::block;
   const int lanes_k = r != 0                                      ? r
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
-                      : complex                                   ? 4
-                                                                  : 8;
+                                                                  : default_rows;
   if (opt.method == Method::block) {
     const index_t segments = detail::segment_count(n, lanes_k);
     opt.rows_per_thread = lanes_k;
@@ -181,12 +183,11 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
       opt.rows_per_thread = 0;
     }
   }
-  // M of the partition method: the table's where its entry is one, else as K above.
+  // M of the partition method: the table's where its entry is one, else default_rows.
   if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
     opt.rows_per_thread = table.method == Method::partition && table.rows_per_thread != 0
                               ? table.rows_per_thread
-                          : complex ? 4
-                                    : 8;
+                              : default_rows;
   if (opt.method == Method::warp) opt.rows_per_thread = warp_rows(n, opt.rows_per_thread);
   if (opt.staging == Staging::automatic) opt.staging = table.staging;
   return opt;
