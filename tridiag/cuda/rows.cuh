@@ -116,6 +116,28 @@ __device__ void store_tile(T* __restrict__ dst, Strides s, index_t k0, int gv, i
   }
 }
 
+/// One element from global to shared memory, asynchronously (cp.async: 8 bytes through L1,
+/// 16 bytes around it); the first `bytes` bytes are copied, the rest zero-filled.
+/// copy_async_commit closes a group of the calling thread's copies, copy_async_wait waits for all
+/// of them (committed or not) and makes them visible to that thread.
+template <class T>
+__device__ __forceinline__ void copy_async(T* dst, const T* src, unsigned bytes = sizeof(T)) {
+  static_assert(sizeof(T) == 8 || sizeof(T) == 16, "cp.async copies 8 or 16 bytes");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy_async_wait() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 /// The shared matrices of the shifted form in device memory (A, M: diag n, off n−1).
 template <class T>
 struct ShiftedMatrix {

@@ -263,23 +263,19 @@ class LaneStage {
 
   /// Starts copying `rows` rows (1 ≤ rows ≤ 32·K) at `segment`, the segment's first row in d.
   __device__ void fetch(const T* segment, index_t rows) const {
-    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(buffer_));
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const int u = j * kWarpLanes + lane_;
       const bool in = u < rows;
-      const unsigned dst = base + 8u * static_cast<unsigned>(slot(u / K, u % K));
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst),
-                   "l"(in ? segment + u : segment), "r"(in ? 8 : 0)
-                   : "memory");
+      copy_async(buffer_ + slot(u / K, u % K), in ? segment + u : segment, in ? 8u : 0u);
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    copy_async_commit();
   }
 
   /// Waits for the warp's copies and reads the lane's K rows; the buffer may be fetched into
   /// again on return.
   __device__ void take(T (&v)[K]) const {
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    copy_async_wait();
     __syncwarp();
 #pragma unroll
     for (int e = 0; e < K; ++e) v[e] = buffer_[slot(lane_, e)];
