@@ -6,9 +6,9 @@
 //
 // Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...] [--methods M,M,...]
 //                      [--layouts contiguous|interleaved]
-// --methods keeps the named methods only (thomas, partition, warp, segment, block, automatic,
-// pivoting, cusparse; default all), --layouts one layout (default both): for A/B runs of one
-// kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is always timed.
+// --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
+// automatic, pivoting, cusparse; default all), --layouts one layout (default both): for A/B runs of
+// one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is always timed.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
 // 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
@@ -76,10 +76,11 @@ struct Selection {
 };
 
 /// The shapes of issue 5 (2^24 rows each), then the odd sizes of the 3D PSCR benchmark's level-3
-/// systems (n3 = 361, 511), so that the selection table has entries where PSCR needs them.
+/// systems (n3 = 127, 255, 361, 511, about n3^2 systems each), so that the selection table has
+/// entries where PSCR needs them.
 std::vector<Shape> default_shapes() {
-  return {{64, 1 << 18}, {512, 1 << 15}, {1024, 1 << 14}, {8192, 1 << 11},
-          {65536, 256},  {1 << 20, 16},  {361, 1 << 16},  {511, 1 << 16}};
+  return {{64, 1 << 18}, {512, 1 << 15}, {1024, 1 << 14}, {8192, 1 << 11}, {65536, 256},
+          {1 << 20, 16}, {127, 1 << 14}, {255, 1 << 16},  {361, 1 << 16},  {511, 1 << 16}};
 }
 
 struct Timing {
@@ -151,7 +152,7 @@ Scalar random_scalar(std::mt19937_64& gen, double lo, double hi) {
 double nominal_flops(const std::string& method, bool shifted, bool complex) {
   double f = 8;
   if (method.rfind("partition", 0) == 0 || method == "automatic") f = 24;
-  if (method == "pivoting" || method == "warp") f = 16;
+  if (method == "pivoting" || method == "warp" || method == "sweep") f = 16;
   if (shifted) f += 4;
   return complex ? 4 * f : f;
 }
@@ -320,6 +321,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16})
     if (k > 2 || n <= 64) configs.push_back({"segment", false, {tc::Method::segment, k}});
   for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
+  // sweep: K from n (shifted form, contiguous rows, n <= 2048: elsewhere it runs the block method).
+  configs.push_back({"sweep", false, {tc::Method::sweep, 0}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   configs.erase(std::remove_if(configs.begin(), configs.end(),
@@ -547,9 +550,9 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--shapes")
       a.shapes = parse_shapes(argv[i + 1]);
     else if (arg == "--methods")
-      a.sel.methods = parse_list(
-          arg, argv[i + 1],
-          {"thomas", "partition", "warp", "segment", "block", "automatic", "pivoting", "cusparse"});
+      a.sel.methods = parse_list(arg, argv[i + 1],
+                                 {"thomas", "partition", "warp", "segment", "block", "sweep",
+                                  "automatic", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
     else

@@ -4,17 +4,17 @@
 Usage: tridiag_select.py BENCH.csv OUTPUT.inc
 
 For every measured (scalar, layout, form, n, batch), picks the fastest non-pivoting
-configuration (thomas, or partition / warp / segment / block with its rows_per_thread and staging) whose
-max_residual is below 1e-10, and writes one entry per shape in the format of
+configuration (thomas, or partition / warp / segment / block / sweep with its rows_per_thread
+and staging) whose max_residual is below 1e-10, and writes one entry per shape in the format of
 tridiag/cuda/selection_table.inc: {interleaved, complex, general, n, batch, method,
 rows_per_thread, staged}. Both forms: PSCR solves the shifted one, its coarse systems and the
 users of solve_general the general one, and the fastest methods differ (p-Thomas reads the
 general form's interleaved rows straight from memory, the shifted form's through tiles). Rows
 the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
 Complex configurations whose threads eliminate more than MAX_COMPLEX_LANE_ROWS rows each without
-pivoting (segment and block K, partition M, the warp method's K: lane_rows) are left out: the
-benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are indefinite, and
-eliminating 6 or more interior rows per lane without pivoting lost accuracy there. pscr_gpu_bench
+pivoting (segment and block K, partition M, the warp and sweep methods' K: lane_rows) are left
+out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are
+indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy there. pscr_gpu_bench
 on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz initial relative
 residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 -> 3.1e-4. On an H100,
 the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D Helmholtz 511^3 initial
@@ -38,14 +38,24 @@ def lane_rows(method, rows_per_thread, n):
         return rows_per_thread
     if method == "warp":
         return max(rows_per_thread, next((k for k in (2, 4, 8) if WARP_LANES * k >= n), 16))
+    if method == "sweep":
+        return sweep_rows(n, rows_per_thread)
     return None
+
+
+def sweep_rows(n, requested):
+    """The sweep method's rows per lane (tridiag/cuda/sweep.cuh, sweep_rows): the smallest even
+    K >= 4 with 32 K >= n, or the requested K (made even) if larger."""
+    k = max(4, -(-n // WARP_LANES))
+    k += k % 2
+    return max(k, requested + requested % 2)
 
 
 def main(path, output):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            methods = ("thomas", "partition", "warp", "segment", "block")
+            methods = ("thomas", "partition", "warp", "segment", "block", "sweep")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:

@@ -76,8 +76,12 @@ class TridiagSelectTest(unittest.TestCase):
             row("complex", 8192, 2048, "segment", 4, 0.67),
             row("complex", 128, 131072, "warp", 0, 0.10, staging="shared"),  # K = 4: kept
             row("complex", 128, 131072, "segment", 4, 0.12),
+            row("complex", 96, 131072, "sweep", 0, 0.11),  # K = 4 (32 K >= 96): kept
+            row("complex", 130, 131072, "sweep", 0, 0.11),  # K = 6: left out
+            row("complex", 130, 131072, "segment", 4, 0.13),
             row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),  # K = 16
             row("complex", 512, 32768, "warp", 4, 0.40),  # raised to K = 16 too
+            row("complex", 512, 32768, "sweep", 0, 0.20),  # K = 16: left out
             row("complex", 512, 32768, "block", 8, 0.30),
             row("complex", 512, 32768, "block", 4, 0.45),
             row("complex", 1024, 16384, "block", 8, 0.30),
@@ -88,14 +92,17 @@ class TridiagSelectTest(unittest.TestCase):
             row("complex", 1024, 16384, "thomas", 0, 0.55, layout="interleaved"),
             row("real", 8192, 2048, "segment", 8, 0.22),
             row("real", 1024, 16384, "block", 8, 0.15),
+            row("real", 1024, 16384, "sweep", 0, 0.14),  # real: any K
             row("real", 512, 32768, "warp", 0, 0.10),
         ])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.entries(), [
             "{false, false, false, 512, 32768, Method::warp, 0, false},  // 0.1 ms",
-            "{false, false, false, 1024, 16384, Method::block, 8, false},  // 0.15 ms",
+            "{false, false, false, 1024, 16384, Method::sweep, 0, false},  // 0.14 ms",
             "{false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
+            "{false, true, false, 96, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, false, 128, 131072, Method::warp, 0, true},  // 0.1 ms",
+            "{false, true, false, 130, 131072, Method::segment, 4, false},  // 0.13 ms",
             "{false, true, false, 512, 32768, Method::block, 4, false},  // 0.45 ms",
             "{false, true, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
             "{false, true, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",

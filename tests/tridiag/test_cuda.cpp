@@ -57,6 +57,10 @@ std::vector<Config> non_pivoting_configs() {
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
   for (int k : {2, 4, 8, 16})
     configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
+  // sweep: K from n (0), and K = 16 where n is smaller (identity rows); the general form,
+  // interleaved layouts and n > 2048 run the block method.
+  for (int k : {0, 16})
+    configs.push_back({"sweep K=" + std::to_string(k), false, {cuda::Method::sweep, k}});
   configs.push_back({"automatic", false, {}});
   return configs;
 }
@@ -273,6 +277,18 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
   }
 }
 
+// Batches beyond the resident warps of the sweep method, each warp then solving many systems in
+// its arrays (rows past n stay zero from one system to the next): n = 1000 (K = 32, the last lane
+// partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
+// tables of 2048 rows do not fit next to one warp and run the block method), padded strides.
+TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
+  const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}}};
+  std::uint64_t seed = 700;
+  for (index_t n : {index_t{1000}, index_t{1023}, index_t{2048}})
+    check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
+                  configs);
+}
+
 // The case of test_reference.cpp where Thomas fails (tiny diagonal, well-conditioned): the GPU
 // Thomas fails the same way, the GPU pivoting solver meets a 1e-10 relative residual.
 TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {
@@ -356,6 +372,25 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   EXPECT_EQ(
       resolved(1024, 16384, BatchLayout::interleaved(16384), false, {cuda::Method::block}).method,
       cuda::Method::partition);
+  // The sweep method: K covers n (even, at least 4); the general form runs the block method,
+  // interleaved layouts (through the block method) the partition method, and systems whose arrays
+  // do not fit (real beyond 2048 rows, complex 2048) the block method, which becomes the segment
+  // method where its K (4 complex) makes more than 16 segments (complex 2049).
+  const cuda::Options sweep =
+      resolved(1000, 100, BatchLayout::contiguous(1000), false, {cuda::Method::sweep});
+  EXPECT_EQ(sweep.method, cuda::Method::sweep);
+  EXPECT_EQ(sweep.rows_per_thread, 32);
+  EXPECT_EQ(
+      resolved(33, 100, BatchLayout::contiguous(33), false, {cuda::Method::sweep}).rows_per_thread,
+      4);
+  EXPECT_EQ(resolved(1000, 100, BatchLayout::contiguous(1000), true, {cuda::Method::sweep}).method,
+            cuda::Method::block);
+  EXPECT_EQ(resolved(1000, 100, BatchLayout::interleaved(100), false, {cuda::Method::sweep}).method,
+            cuda::Method::partition);
+  EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
+            complex ? cuda::Method::block : cuda::Method::sweep);
+  EXPECT_EQ(resolved(2049, 100, BatchLayout::contiguous(2049), false, {cuda::Method::sweep}).method,
+            complex ? cuda::Method::segment : cuda::Method::block);
 }
 
 }  // namespace

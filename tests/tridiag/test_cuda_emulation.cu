@@ -1,7 +1,8 @@
 // The algebra of the GPU partition, warp and segment methods, run on the CPU: the kernels' own
 // per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
 // tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
-// lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh) driven by plain loops in
+// lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh; sweep_reduce,
+// sweep_substitute, sweep_table_row, sweep_slot; tridiag/cuda/sweep.cuh) driven by plain loops in
 // place of threads and shuffles, on the same tile index maps, chunk offsets and coarse-row
 // numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the method's
 // mathematics against the CPU reference; the gpu tests check the kernels themselves.
@@ -11,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
+#include "tridiag/cuda/sweep.cuh"
 #include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
 
@@ -178,6 +181,42 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
     cuda::detail::lane_substitute<K>(st[l], v, l * K, n, xr.first[l][0], xr.last[l][0]);
   std::vector<T> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = tile[idx(0, static_cast<int>(i))];
+  return x;
+}
+
+/// The sweep method on one shifted system, as sweep_kernel runs it: the tables and the warp's
+/// arrays at sweep_slot (d zero past n, the slots between lanes NaN: never read), each lane's
+/// sweep_reduce, the reduced rows solved (emulate_warp_solve), each lane's sweep_substitute.
+template <class T>
+std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
+                             int requested) {
+  namespace dt = cuda::detail;
+  constexpr int L = dt::kWarpLanes;
+  const int n = static_cast<int>(m.n);
+  const int K = dt::sweep_rows(n, requested);
+  const float inv_k = 1.0f / static_cast<float>(K);
+  const int A = dt::sweep_array(K);
+  const T nan(std::numeric_limits<double>::quiet_NaN());
+  std::vector<T> ad(A, nan), md(A, nan), ao(A, nan), mo(A, nan), dx(A, nan), cp(A, nan), vv(A, nan);
+  for (int r = 0; r <= L * K; ++r) {
+    const int t = dt::sweep_slot(r, inv_k);
+    const dt::SweepTableRow<T> e = dt::sweep_table_row(m, r);
+    ad[t] = e.ad;
+    md[t] = e.md;
+    ao[t] = e.ao;
+    mo[t] = e.mo;
+    if (r < L * K) dx[t] = r < n ? d[r] : T(0);
+  }
+  const dt::SweepRows<T> rows{ad.data(), md.data(), ao.data(), mo.data(), s};
+  std::vector<dt::Row4<T>> P(L), Q(L);
+  for (int l = 0; l < L; ++l)
+    dt::sweep_reduce(rows, dx.data(), cp.data(), vv.data(), l * (K + 1), K, P[l], Q[l]);
+  const auto xr = emulate_warp_solve(P, Q);
+  for (int l = 0; l < L; ++l)
+    dt::sweep_substitute(dx.data(), cp.data(), vv.data(), l * (K + 1), K, xr.first[l][0],
+                         xr.last[l][0]);
+  std::vector<T> x(n);
+  for (int r = 0; r < n; ++r) x[r] = dx[dt::sweep_slot(r, inv_k)];
   return x;
 }
 
@@ -412,9 +451,9 @@ template <class Scalar>
 class EmulationTest : public ::testing::Test {};
 TYPED_TEST_SUITE(EmulationTest, pscr::testing::ScalarTypes);
 
-/// A method emulated on every system of t, all its forms: `emulate(rows_of, d)` returns x for
-/// one system (rows_of: the rows accessor holders of the method's tiles, padded with period P);
-/// `registers(m, s, d)`, where given, the shifted form from the method's per-lane tables;
+/// A method emulated on every system of t, all its forms: `emulate(rows_of, d)`, where given,
+/// returns x for one system (rows_of: the rows accessor holders of the method's tiles, padded with
+/// period P); `registers(m, s, d)`, where given, the shifted form from the method's own tables;
 /// `label` names the method in failure messages.
 template <int P, class Scalar, class Emulate, class Registers = std::nullptr_t>
 void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::string& label,
@@ -447,12 +486,14 @@ void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::stri
           cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
           cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
       const T s = reinterpret_cast<const T&>(t.shifts[k]);
-      const ShiftedHolder<T> holder{{m, s}};
-      check(emulate([&](index_t, int) { return holder; }, d), "shifted");
-      check(emulate(StagedChunks<P, T>{m, s}, d), "shifted, staged");
+      if constexpr (!std::is_null_pointer_v<Emulate>) {
+        const ShiftedHolder<T> holder{{m, s}};
+        check(emulate([&](index_t, int) { return holder; }, d), "shifted");
+        check(emulate(StagedChunks<P, T>{m, s}, d), "shifted, staged");
+      }
       if constexpr (!std::is_null_pointer_v<Registers>)
         check(registers(m, s, d), "shifted, lane tables");
-    } else {
+    } else if constexpr (!std::is_null_pointer_v<Emulate>) {
       check(emulate(GeneralChunks<P, T>{&a, &b, &c}, d), "general");
     }
   }
@@ -541,6 +582,23 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
   }
 }
 
+/// The sweep method on every size up to 2048 rows from the issue's list, lane boundaries and the
+/// largest K, with K from n and K = 16 (identity rows on small n).
+template <class Scalar>
+void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
+  const std::vector<index_t> sizes = {1,   2,   3,   4,   5,   31,   32,   33,   63,   127,
+                                      128, 129, 255, 511, 512, 1000, 1023, 1025, 2047, 2048};
+  for (index_t n : sizes)
+    for (int requested : {0, 16}) {
+      auto emulate = [&](const auto& m, const auto& s, const auto& d) {
+        return emulate_sweep(m, s, d, requested);
+      };
+      check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
+                      "sweep K " + std::to_string(cuda::detail::sweep_rows(n, requested)), nullptr,
+                      emulate);
+    }
+}
+
 template <class Scalar, int M>
 void sweep(testing::Kind kind, std::uint64_t seed) {
   const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 255, 1000, 1023};
@@ -588,6 +646,43 @@ TYPED_TEST(EmulationTest, WarpComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   warp_sweep<TypeParam, 4>(testing::Kind::indefinite, 9000);
   warp_sweep<TypeParam, 16>(testing::Kind::indefinite, 9500);
+}
+
+TYPED_TEST(EmulationTest, SweepDominant) {
+  sweep_method_sizes<TypeParam>(testing::Kind::dominant, 13000);
+}
+
+TYPED_TEST(EmulationTest, SweepComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  sweep_method_sizes<TypeParam>(testing::Kind::indefinite, 14000);
+}
+
+// sweep_slot: r / K from the float product exactly for every row of every K, one slot per row,
+// and a phase of the lanes' accesses to their i-th rows (16 lanes of 8 bytes, 8 of 16 bytes) on
+// distinct banks (slot mod 16, slot mod 8).
+TEST(SweepSlot, ExactAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  for (int K = 4; K <= dt::kSweepMaxLaneRows; K += 2) {
+    SCOPED_TRACE(::testing::Message() << "K " << K);
+    const float inv_k = 1.0f / static_cast<float>(K);
+    std::vector<int> row_at(dt::sweep_array(K), -1);
+    for (int r = 0; r <= dt::kWarpLanes * K; ++r) {
+      const int t = dt::sweep_slot(r, inv_k);
+      ASSERT_EQ(t, r + r / K) << "row " << r;
+      ASSERT_LT(t, dt::sweep_array(K));
+      ASSERT_EQ(row_at[t], -1);
+      row_at[t] = r;
+    }
+    for (int i = 0; i < K; ++i)
+      for (int phase : {8, 16}) {
+        std::vector<bool> used(phase, false);
+        for (int l = 0; l < phase; ++l) {
+          const int bank = dt::sweep_slot(l * K + i, inv_k) % phase;
+          EXPECT_FALSE(used[bank]) << "row " << i << ", lanes of " << phase;
+          used[bank] = true;
+        }
+      }
+  }
 }
 
 // The walk of the segment kernels (tridiag's and pscr's segment stage) over the (system, segment)

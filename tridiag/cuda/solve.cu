@@ -1,8 +1,8 @@
 // Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
 // of the partition method (one block per system group, or several blocks per system with a
 // recursive coarse solve), of the warp method (one warp per system, blocks looping over system
-// groups), of the segment and block methods, and the instantiations. Kernels: thomas.cuh,
-// partition.cuh, warp.cuh, segment.cuh.
+// groups), of the segment, block and sweep methods, and the instantiations. Kernels: thomas.cuh,
+// partition.cuh, warp.cuh, segment.cuh, sweep.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -15,6 +15,7 @@
 #include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
+#include "tridiag/cuda/sweep.cuh"
 #include "tridiag/cuda/thomas.cuh"
 #include "tridiag/cuda/warp.cuh"
 
@@ -137,12 +138,68 @@ std::size_t segment_block_smem(index_t segments, int K, bool general, std::size_
   return scalar_bytes * static_cast<std::size_t>(segments * per_warp);
 }
 
+/// Shared memory of a block of the sweep kernel with `warps` warps and K rows per lane: the
+/// block's tables and each warp's arrays (detail::sweep_array scalars each).
+std::size_t sweep_smem(int K, int warps, std::size_t scalar_bytes) {
+  return scalar_bytes * static_cast<std::size_t>(detail::sweep_array(K)) *
+         static_cast<std::size_t>(detail::kSweepTables + detail::kSweepWarpArrays * warps);
+}
+
+/// Most warps per block of the sweep kernel with K rows per lane: as many as `budget` bytes of
+/// shared memory hold, at most kSweepMaxWarps; 0 where not one fits or K is beyond
+/// kSweepMaxLaneRows (the method does not apply).
+int sweep_warps(int K, std::size_t scalar_bytes, std::size_t budget) {
+  if (K > detail::kSweepMaxLaneRows) return 0;
+  int warps = 0;
+  while (warps < detail::kSweepMaxWarps && sweep_smem(K, warps + 1, scalar_bytes) <= budget)
+    ++warps;
+  return warps;
+}
+
+/// Warps per block of the sweep kernel: of 1..sweep_warps, the count that keeps the most warps
+/// resident per SM (the larger of equals: fewer copies of the tables), from the SM's shared
+/// memory (each block's plus the reserved part), threads and registers (the kernel's, allocated
+/// per warp in units of 256). A warp solves its systems one after another, so resident warps
+/// are what overlaps one system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes
+/// 2 blocks of 15 warps rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
+template <class T>
+int sweep_block_warps(int K, std::size_t budget) {
+  static const int regs = [] {
+    cudaFuncAttributes a{};
+    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T>));
+    return a.numRegs;
+  }();
+  int device = 0, smem_sm = 0, reserved = 0, threads_sm = 0, regs_sm = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&regs_sm, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+  const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
+  int best = 1, most = 0;
+  for (int w = sweep_warps(K, sizeof(T), budget); w >= 1; --w) {
+    const std::size_t block = sweep_smem(K, w, sizeof(T)) + static_cast<std::size_t>(reserved);
+    const int blocks = std::min({static_cast<int>(static_cast<std::size_t>(smem_sm) / block),
+                                 threads_sm / (w * detail::kWarpLanes), regs_sm / (w * warp_regs)});
+    if (blocks * w > most) {
+      most = blocks * w;
+      best = w;
+    }
+  }
+  return best;
+}
+
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
-/// general form where `general`: a form with coefficient tiles); checks the rest. The warp method
-/// on n > kWarpMaxRows, and the segment and block methods on layouts whose rows are not
-/// contiguous (interleaved), become the partition method; the block method on systems of one
-/// segment, of more than kSegmentBlockMaxSegments, or whose tables exceed `budget` bytes of
-/// shared memory, the segment method.
+/// general form where `general`: a form with coefficient tiles); checks the rest. The sweep
+/// method on the general form, on interleaved layouts or where its arrays do not fit `budget`
+/// becomes the block method. The warp method on n > kWarpMaxRows, and the segment and block
+/// methods on layouts whose rows are not contiguous (interleaved), become the partition method;
+/// the block method on systems of one segment, of more than kSegmentBlockMaxSegments, or whose
+/// tables exceed `budget` bytes of shared memory, the segment method.
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
                 std::size_t budget) {
   const int r = opt.rows_per_thread;
@@ -169,6 +226,13 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   const int lanes_k = r != 0                                      ? r
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
+  if (opt.method == Method::sweep) {
+    const int K = detail::sweep_rows(n, r);
+    if (general || interleaved || sweep_warps(K, complex ? 16 : 8, budget) == 0)
+      opt.method = Method::block;
+    else
+      opt.rows_per_thread = K;
+  }
   if (opt.method == Method::block) {
     const index_t segments = detail::segment_count(n, lanes_k);
     opt.rows_per_thread = lanes_k;
@@ -199,7 +263,8 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                            std::size_t budget) {
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0, budget);
   if (opt.method == Method::thomas) return n * batch;
-  if (opt.method == Method::warp || opt.method == Method::block) return 0;
+  if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
+    return 0;
   if (opt.method == Method::segment) {
     const index_t segments = detail::segment_count(n, opt.rows_per_thread);
     if (segments == 1) return 0;
@@ -469,6 +534,23 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   });
 }
 
+/// The sweep method (shifted form; resolve checked that it applies): blocks of sweep_block_warps
+/// warps, as many blocks as are resident (or systems need).
+template <class T>
+void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
+                  const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
+                  std::size_t budget) {
+  const int warps = sweep_block_warps<T>(K, budget);
+  const std::size_t smem = sweep_smem(K, warps, sizeof(T));
+  auto* kernel = detail::sweep_kernel<T>;
+  const int threads = warps * detail::kWarpLanes;
+  const index_t blocks =
+      std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, K, d,
+                                                                   strides(dl), x, strides(xl));
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
 template <class T, class Form>
 void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                      const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
@@ -489,6 +571,12 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    if (opt.method == Method::sweep) {
+      launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
+      return;
+    }
+  }
   if (opt.method == Method::block) {
     launch_segment_block(stream, segment_form(form), opt.rows_per_thread, n, batch, d, dl, x, xl);
     return;

@@ -44,6 +44,14 @@
 ///              with d still in registers. d read once, x written once, no workspace. Systems of
 ///              one segment, of more than 16, or whose A, M tables do not fit the block's shared
 ///              memory run the segment method (same K); interleaved layouts the partition method.
+///   sweep:     shifted form, rows contiguous (tridiag/cuda/sweep.cuh): one warp per system of
+///              n ≤ 2048 rows, lane l owning K consecutive rows (K = rows_per_thread raised to the
+///              smallest even K ≥ 4 with 32·K ≥ n), as in the warp method, but what a lane keeps
+///              per row (d′, c′ and the spike column) lives in the warp's shared memory, so K
+///              reaches 64 without spilling registers; the shifted form's A, M stay in shared
+///              memory for the launch, up to 16 warps per block as the shared memory holds. d read
+///              once (coalesced asynchronous copies), x written once, no workspace. The general
+///              form, interleaved layouts and longer systems run the block method (its K).
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -90,7 +98,7 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition, warp, segment, block };
+enum class Method { automatic, thomas, partition, warp, segment, block, sweep };
 
 /// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
@@ -101,7 +109,8 @@ enum class Staging { automatic, global, shared };
 struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
-  /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); 0 = from the
+  /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); sweep: rows per
+  /// lane (raised to the smallest even K ≥ 4 that covers n); 0 = from the
   /// selection table where its entry for the shape is the same kind of method, else 8 (complex:
   /// 4, since eliminating more rows per thread without pivoting loses accuracy on indefinite
   /// complex systems, bench/tridiag_select.py).

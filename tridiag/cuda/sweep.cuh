@@ -1,0 +1,191 @@
+#pragma once
+/// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
+/// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
+/// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
+/// registers per thread. Per system:
+///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async);
+///  2. each lane sweeps its interior rows p+1..p+K−2 downward (Thomas with the x_p column carried
+///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with c′, v and d′ (over d) kept
+///     in shared memory; the lane's last row then couples x_p, x_{p+K−1} and the next lane's first
+///     unknown (Q), and an upward pass over the kept rows writes x_{p+1} = D − G x_p − H x_{p+K−1},
+///     which turns the first row into P (RPTS's Schur complement, klein2021);
+///  3. the 64-row reduced system of P and Q is solved with shuffles (warp_reduced_solve);
+///  4. each lane substitutes upward, x_i = d′_i − c′_i x_{i+1} − v_i x_p, over d′;
+///  5. the warp stores x with coalesced stores.
+/// d is read once and x written once; the lanes' arithmetic per row is one reciprocal and a few
+/// FMA, against the block method's spike solve of three right-hand sides per segment. The
+/// shifted form's A and M stay in shared memory for the whole launch (one copy per block), as
+/// identity rows past n so that no lane step checks bounds. Lane l's rows sit at slots
+/// l(K + 1) + i of every array (sweep_slot), K even, so that K + 1 is odd and the 16 lanes of a
+/// phase of 8-byte accesses (8 of 16-byte ones) meet distinct banks.
+///
+/// The lane steps (sweep_reduce, sweep_substitute) and the table layout (sweep_table_row,
+/// sweep_slot) are host and device code: tests/tridiag/test_cuda_emulation.cu runs them on the CPU.
+/// Include only from .cu files.
+
+#include "tridiag/cuda/warp.cuh"
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Most warps (systems in flight) per block of the sweep kernel.
+constexpr int kSweepMaxWarps = 16;
+/// Most rows per lane: systems of up to 32·64 = 2048 rows.
+constexpr int kSweepMaxLaneRows = 64;
+
+/// Rows per lane for systems of n rows: the smallest even K ≥ 4 with 32·K ≥ n, or `requested`
+/// (made even) if larger.
+PSCR_HD int sweep_rows(index_t n, int requested) {
+  int k = 4;
+  while (static_cast<index_t>(kWarpLanes) * k < n) k += 2;
+  const int r = requested + (requested & 1);
+  return k > r ? k : r;
+}
+
+/// Slot of row r (0 ≤ r ≤ 32·K) in the warp's arrays and the tables: lane r / K's rows K + 1
+/// apart. `inv_k` = 1 / K in float: r / K as the truncated product, exact for r ≤ 32·64 (the
+/// product is within 2^-22 relative of r / K, whose distance to the next integer is at least
+/// 1 / (2K)): an integer division per row would cost more than the copy it addresses.
+PSCR_HD int sweep_slot(int r, float inv_k) {
+  return r + static_cast<int>((static_cast<float>(r) + 0.5f) * inv_k);
+}
+
+/// Elements of one array (32 lanes of K + 1 slots, the slot past the last lane: the tables' row
+/// 32·K, whose coupling the last lane reads), rounded up to keep 16-byte alignment.
+PSCR_HD int sweep_array(int K) {
+  return kWarpLanes * (K + 1) + 2;
+}
+
+/// Scalars of shared memory: 4 tables per block (A and M: diagonal, coupling to the row before),
+/// 3 arrays per warp (d′ and x over d, c′, v).
+constexpr int kSweepTables = 4;
+constexpr int kSweepWarpArrays = 3;
+
+/// Row r of the tables: A's and M's diagonal and their coupling to row r − 1; an identity row
+/// (diagonal 1, no couplings) at and past n.
+template <class T>
+struct SweepTableRow {
+  T ad, md, ao, mo;
+};
+template <class T>
+PSCR_HD SweepTableRow<T> sweep_table_row(const ShiftedMatrix<T>& m, index_t r) {
+  if (r >= m.n) return {T(1), T(0), T(0), T(0)};
+  if (r == 0) return {m.a_diag[0], m.m_diag[0], T(0), T(0)};
+  return {m.a_diag[r], m.m_diag[r], m.a_off[r - 1], m.m_off[r - 1]};
+}
+
+/// Rows of A + s M read from the tables by slot: diag(t) and off(t), the coupling of the row at
+/// slot t to the row before it (the next lane's first row is at t + 2 from a lane's last).
+template <class T>
+struct SweepRows {
+  const T* ad;
+  const T* md;
+  const T* ao;
+  const T* mo;
+  T s;
+  PSCR_HD T diag(int t) const { return ad[t] + s * md[t]; }
+  PSCR_HD T off(int t) const { return ao[t] + s * mo[t]; }
+};
+
+/// Step 2 of the file comment for the lane whose first row is at slot `base`: overwrites the
+/// interior of `dx` (d) with d′ and fills c′ (`cp`) and v (`vv`), and returns the lane's reduced
+/// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
+/// next lane's first unknown). K ≥ 3.
+template <class T>
+PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, T* cp, T* vv, int base, int K,
+                          Row4<T>& P, Row4<T>& Q) {
+  T off = rows.off(base + 1);  // coupling of rows p and p + 1
+  const T a_f = rows.off(base), b_f = rows.diag(base), c_f = off;
+  T c = T(0), d = T(0), v = T(0);  // c′, d′, v of the row before
+  for (int i = 1; i < K - 1; ++i) {
+    const int t = base + i;
+    const T a = off;
+    const T b = rows.diag(t);
+    off = rows.off(t + 1);
+    const T inv = recip(i == 1 ? b : b - a * c);
+    d = (i == 1 ? dx[t] : dx[t] - a * d) * inv;
+    v = (i == 1 ? a : -a * v) * inv;
+    c = off * inv;
+    dx[t] = d;
+    cp[t] = c;
+    vv[t] = v;
+  }
+  const int tl = base + K - 1;
+  const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + 2);
+  Q = {-a_l * v, b_l - a_l * c, c_l, {dx[tl] - a_l * d}};
+  // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up.
+  T D = d, G = v, H = c;
+  for (int i = K - 3; i >= 1; --i) {
+    const int t = base + i;
+    const T ci = cp[t];
+    D = dx[t] - ci * D;
+    G = vv[t] - ci * G;
+    H = -ci * H;
+  }
+  P = {a_f, b_f - c_f * G, -c_f * H, {dx[base] - c_f * D}};
+}
+
+/// Step 4: x of the lane's rows over d′ from its interface values x_p = `first`,
+/// x_{p+K−1} = `last`.
+template <class T>
+PSCR_HD void sweep_substitute(T* dx, const T* cp, const T* vv, int base, int K, T first, T last) {
+  dx[base] = first;
+  dx[base + K - 1] = last;
+  T x = last;
+  for (int i = K - 2; i >= 1; --i) {
+    const int t = base + i;
+    x = dx[t] - cp[t] * x - vv[t] * first;
+    dx[t] = x;
+  }
+}
+
+/// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
+/// index in the grid), each on its own three arrays; the block's tables are loaded once.
+template <class T>
+__global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
+    sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
+                 T* x, Strides xs) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int A = sweep_array(K);
+  T* ad = reinterpret_cast<T*>(smem_raw);
+  T* md = ad + A;
+  T* ao = md + A;
+  T* mo = ao + A;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
+  T* dx = mo + A + warp * kSweepWarpArrays * A;
+  T* cp = dx + A;
+  T* vv = cp + A;
+  const float inv_k = 1.0f / static_cast<float>(K);
+  const int n = static_cast<int>(m.n);
+  const int rows = kWarpLanes * K;
+  for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
+    const int t = sweep_slot(r, inv_k);
+    const SweepTableRow<T> e = sweep_table_row(m, r);
+    ad[t] = e.ad;
+    md[t] = e.md;
+    ao[t] = e.ao;
+    mo[t] = e.mo;
+  }
+  // Rows past n: d = 0 (identity rows), and x = 0 there after every solve.
+  for (int r = n + lane; r < rows; r += kWarpLanes) dx[sweep_slot(r, inv_k)] = T(0);
+  __syncthreads();
+
+  const index_t warps = static_cast<index_t>(blockDim.x) / kWarpLanes;
+  const int base = lane * (K + 1);
+  for (index_t k = blockIdx.x * warps + warp; k < batch; k += gridDim.x * warps) {
+    for (int r = lane; r < n; r += kWarpLanes)
+      copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
+    copy_async_wait();
+    __syncwarp();
+    Row4<T> P, Q;
+    sweep_reduce(SweepRows<T>{ad, md, ao, mo, shifts[k]}, dx, cp, vv, base, K, P, Q);
+    T first[1], last[1];
+    warp_reduced_solve(P, Q, first, last);
+    sweep_substitute(dx, cp, vv, base, K, first[0], last[0]);
+    __syncwarp();
+    for (int r = lane; r < n; r += kWarpLanes) x[xs.at(k, r)] = dx[sweep_slot(r, inv_k)];
+    __syncwarp();
+  }
+}
+
+}  // namespace pscr::tridiag::cuda::detail
