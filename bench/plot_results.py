@@ -17,7 +17,10 @@ Outputs, in DIR, named after the input file (STEM = its name without .csv):
                      measured copy bandwidth and FP64 rate of the same run (paper's Sec. 5.3)
   STEM-stages.png    share of device time per kind of stage (paper's Figures 6-7)
   STEM-shifted.png   (tridiag) fraction of the copy bandwidth of the best shifted-form method
-                     per shape, against the goals of issue 5 (70% / 50%)
+                     per shape (what a selection table regenerated from the CSV picks), against
+                     the goals of issue 5 (70% / 50%); ticks: the automatic rows, the choice of
+                     the table compiled into the benchmarked build (one table behind where the
+                     CSV then changed it)
   STEM-general.png   (tridiag) speed-up of the general form over cuSPARSE, against its goals
 Every plot is titled with the device named in its CSV. Existing PNGs are not overwritten
 without --force; nothing is written unless every input is valid.
@@ -474,7 +477,7 @@ def plot_tridiag_shifted(plt, rows, device, out):
         xs = [s - 0.4 + width * (g + 0.5) for s in range(len(shapes)) if auto[g][s] is not None]
         ys = [v for v in auto[g] if v is not None]
         ax.plot(xs, ys, "_", color="k", ms=10, mew=2,
-                label="automatic (the selection PSCR uses)" if g == 0 else None)
+                label="automatic (the table of the benchmarked build)" if g == 0 else None)
     for s, (n, _) in enumerate(shapes):
         ax.plot([s - 0.45, s + 0.45], [shifted_goal(n)] * 2, "--", color="0.2", lw=1.2,
                 label="goal (issue 5)" if s == 0 else None)
