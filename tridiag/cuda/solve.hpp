@@ -110,7 +110,7 @@ struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); sweep: rows per
-  /// lane (raised to the smallest even K ≥ 4 that covers n); 0 = from the
+  /// lane, raised to the smallest even K ≥ 4 that covers n (0 included). Otherwise 0 = from the
   /// selection table where its entry for the shape is the same kind of method, else 8 (complex:
   /// 4, since eliminating more rows per thread without pivoting loses accuracy on indefinite
   /// complex systems, bench/tridiag_select.py).
