@@ -2,10 +2,10 @@
 // per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
 // tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
 // lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh; sweep_reduce,
-// sweep_substitute, sweep_table_row, sweep_slot; tridiag/cuda/sweep.cuh) driven by plain loops in
-// place of threads and shuffles, on the same tile index maps, chunk offsets and coarse-row
-// numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the method's
-// mathematics against the CPU reference; the gpu tests check the kernels themselves.
+// sweep_substitute, sweep_slot; tridiag/cuda/sweep.cuh; shifted_matrix_row; tridiag/cuda/rows.cuh)
+// driven by plain loops in place of threads and shuffles, on the same tile index maps, chunk
+// offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks
+// the method's mathematics against the CPU reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -200,7 +200,7 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
   std::vector<T> ad(A, nan), md(A, nan), ao(A, nan), mo(A, nan), dx(A, nan), cp(A, nan), vv(A, nan);
   for (int r = 0; r <= L * K; ++r) {
     const int t = dt::sweep_slot(r, inv_k);
-    const dt::SweepTableRow<T> e = dt::sweep_table_row(m, r);
+    const dt::ShiftedMatrixRow<T> e = dt::shifted_matrix_row(m, r);
     ad[t] = e.ad;
     md[t] = e.md;
     ao[t] = e.ao;

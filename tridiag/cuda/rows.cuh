@@ -148,6 +148,21 @@ struct ShiftedMatrix {
   index_t n;
 };
 
+/// Row r of A and M as the kernels' tables hold it: the diagonals and the couplings to row r − 1
+/// (zero at r = 0); an identity row (diagonal 1, no couplings) at and past n, so that lanes and
+/// tiles padded past n solve x = 0 there without a bounds check per row.
+template <class T>
+struct ShiftedMatrixRow {
+  T ad, md, ao, mo;
+};
+template <class T>
+PSCR_HD ShiftedMatrixRow<T> shifted_matrix_row(const ShiftedMatrix<T>& m, index_t r) {
+  const bool in = r < m.n;
+  const bool coupled = r >= 1 && r <= m.n - 1;  // off[r − 1] couples rows r − 1 and r
+  return {in ? m.a_diag[r] : T(1), in ? m.m_diag[r] : T(0), coupled ? m.a_off[r - 1] : T(0),
+          coupled ? m.m_off[r - 1] : T(0)};
+}
+
 /// Rows of A + s M, formed on the fly: row r is sub(r) x_{r−1} + diag(r) x_r + sup(r) x_{r+1},
 /// with sub(0) = sup(n−1) = 0. Global row indices.
 template <class T>
@@ -277,14 +292,13 @@ struct StagedShiftedForm {
     const int stride = idx.stride;
     for (int i = threadIdx.x; i <= lv; i += blockDim.x) {
       const int j = idx(0, i);
-      const index_t r = r0 + i;
+      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r0 + i);
       if (i < lv) {
-        coef[j] = m.a_diag[r];
-        coef[2 * stride + j] = m.m_diag[r];
+        coef[j] = e.ad;
+        coef[2 * stride + j] = e.md;
       }
-      const bool has_off = r >= 1 && r <= m.n - 1;  // off[r − 1] exists
-      coef[stride + j] = has_off ? m.a_off[r - 1] : T(0);
-      coef[3 * stride + j] = has_off ? m.m_off[r - 1] : T(0);
+      coef[stride + j] = e.ao;
+      coef[3 * stride + j] = e.mo;
     }
   }
   template <class Index>

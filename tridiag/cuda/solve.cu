@@ -60,6 +60,29 @@ std::size_t shared_budget() {
   return static_cast<std::size_t>(bytes);
 }
 
+/// What one SM of the current device holds: shared memory (of which `reserved` bytes go to each
+/// resident block besides its own), threads and registers.
+struct SmLimits {
+  int smem = 0;
+  int reserved = 0;
+  int threads = 0;
+  int registers = 0;
+};
+SmLimits sm_limits() {
+  int device = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  SmLimits l;
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&l.smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&l.reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&l.threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  PSCR_CUDA_CHECK(
+      cudaDeviceGetAttribute(&l.registers, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+  return l;
+}
+
 /// Launch plan of the partition method for one problem.
 struct PartitionPlan {
   int M = 8;           ///< rows per partition
@@ -169,22 +192,14 @@ int sweep_block_warps(int K, std::size_t budget) {
     PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T>));
     return a.numRegs;
   }();
-  int device = 0, smem_sm = 0, reserved = 0, threads_sm = 0, regs_sm = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&regs_sm, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+  const SmLimits sm = sm_limits();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
   int best = 1, most = 0;
   for (int w = sweep_warps(K, sizeof(T), budget); w >= 1; --w) {
-    const std::size_t block = sweep_smem(K, w, sizeof(T)) + static_cast<std::size_t>(reserved);
-    const int blocks = std::min({static_cast<int>(static_cast<std::size_t>(smem_sm) / block),
-                                 threads_sm / (w * detail::kWarpLanes), regs_sm / (w * warp_regs)});
+    const std::size_t block = sweep_smem(K, w, sizeof(T)) + static_cast<std::size_t>(sm.reserved);
+    const int blocks =
+        std::min({static_cast<int>(static_cast<std::size_t>(sm.smem) / block),
+                  sm.threads / (w * detail::kWarpLanes), sm.registers / (w * warp_regs)});
     if (blocks * w > most) {
       most = blocks * w;
       best = w;
@@ -310,15 +325,10 @@ struct ThomasDirectPlan {
 };
 
 ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
-  int device = 0, per_sm = 0, reserved = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  const SmLimits sm = sm_limits();
   const std::size_t row_bytes = 2 * detail::kThomasDirectThreads * scalar_bytes;
   const std::size_t per_block = std::min(
-      static_cast<std::size_t>(per_sm) / kThomasDirectMinBlocks - reserved, shared_budget());
+      static_cast<std::size_t>(sm.smem / kThomasDirectMinBlocks - sm.reserved), shared_budget());
   ThomasDirectPlan pl;
   pl.resident = static_cast<int>(std::min<index_t>(n, static_cast<index_t>(per_block / row_bytes)));
   pl.smem = pl.resident * row_bytes;

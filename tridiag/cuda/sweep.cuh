@@ -19,7 +19,7 @@
 /// l(K + 1) + i of every array (sweep_slot), K even, so that K + 1 is odd and the 16 lanes of a
 /// phase of 8-byte accesses (8 of 16-byte ones) meet distinct banks.
 ///
-/// The lane steps (sweep_reduce, sweep_substitute) and the table layout (sweep_table_row,
+/// The lane steps (sweep_reduce, sweep_substitute) and the table layout (shifted_matrix_row,
 /// sweep_slot) are host and device code: tests/tridiag/test_cuda_emulation.cu runs them on the CPU.
 /// Include only from .cu files.
 
@@ -59,19 +59,6 @@ PSCR_HD int sweep_array(int K) {
 /// 3 arrays per warp (d′ and x over d, c′, v).
 constexpr int kSweepTables = 4;
 constexpr int kSweepWarpArrays = 3;
-
-/// Row r of the tables: A's and M's diagonal and their coupling to row r − 1; an identity row
-/// (diagonal 1, no couplings) at and past n.
-template <class T>
-struct SweepTableRow {
-  T ad, md, ao, mo;
-};
-template <class T>
-PSCR_HD SweepTableRow<T> sweep_table_row(const ShiftedMatrix<T>& m, index_t r) {
-  if (r >= m.n) return {T(1), T(0), T(0), T(0)};
-  if (r == 0) return {m.a_diag[0], m.m_diag[0], T(0), T(0)};
-  return {m.a_diag[r], m.m_diag[r], m.a_off[r - 1], m.m_off[r - 1]};
-}
 
 /// Rows of A + s M read from the tables by slot: diag(t) and off(t), the coupling of the row at
 /// slot t to the row before it (the next lane's first row is at t + 2 from a lane's last).
@@ -160,7 +147,7 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
   const int rows = kWarpLanes * K;
   for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
     const int t = sweep_slot(r, inv_k);
-    const SweepTableRow<T> e = sweep_table_row(m, r);
+    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
     ad[t] = e.ad;
     md[t] = e.md;
     ao[t] = e.ao;
