@@ -237,15 +237,16 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
     if (p + i < n) dst[s.at(k, p + i)] = v[i];
 }
 
-/// The block pass's d of the next system where a lane's rows are not 16-byte aligned (real
-/// systems of odd stride, n = 2^k − 1 in place), so that load_lane would take K 8-byte loads per
-/// lane, each spread over the warp's 32·K rows: the warp copies its segment's rows into shared
+/// The next unit's d in shared memory: the block pass's where a lane's rows are not 16-byte aligned
+/// (real systems of odd stride, n = 2^k − 1 in place), so that load_lane would take K 8-byte loads
+/// per lane, each spread over the warp's 32·K rows: the warp copies its segment's rows into shared
 /// memory with coalesced asynchronous 8-byte copies (cp.async, row u by lane u mod 32) as soon as
 /// it has taken the current system into registers, and the copy runs under that system's
 /// arithmetic. Row e of lane l sits at slot(l, e) = e·32 + (l ^ ·): a lane's reads and a phase of
 /// 16 copies both meet 16 distinct 8-byte bank pairs. Rows past n are zero-filled, as load_lane
-/// pads them. 16-byte-aligned rows keep load_lane's 16-byte loads, which staging them too made
-/// slower (docs/tridiag-performance.md).
+/// pads them. In the block pass 16-byte-aligned rows keep load_lane's 16-byte loads, which staging
+/// them too made slower (docs/tridiag-performance.md); the segment method's reduce and substitute
+/// passes stage all rows (segment_pass_stages).
 template <int K, class T>
 class LaneStage {
  public:
@@ -405,6 +406,26 @@ __device__ Condensed<T> warp_condense(Condensed<T> r) {
   return r;
 }
 
+/// Whether a pass of segment_kernel stages d (LaneStage, contiguous rows, aligned or not): the
+/// reduce and substitute passes of the shifted form, real. A warp otherwise waits for each unit's
+/// d with nothing else to do: the reduce pass read d at 53–55% of the copy bandwidth, the
+/// substitute pass moved d and x at 77% (Nsight Compute, real 8192 × 2^11 and 65536 × 256, K = 8,
+/// H100). Staged, the reduce pass holds more registers (K = 8: 92 → 128, 16 warps per SM instead
+/// of 20) and still gained: A/B on an H100, K = 8, 65536 × 256 0.2171 → 0.2097 ms (reduce pass
+/// 92 → 76 µs), then with the substitute pass staged too 0.2118 → 0.2013 ms (another run).
+template <SegmentPass Pass>
+constexpr bool segment_pass_stages(bool general, std::size_t scalar_bytes) {
+  return Pass != SegmentPass::whole && !general && scalar_bytes == 8;
+}
+
+/// Scalars of shared memory per warp of segment_kernel: the Form's slice and, where the pass
+/// stages d, its LaneStage.
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr int segment_warp_elements() {
+  constexpr int slice = Form::template shared_elements<K>;
+  return slice + (segment_pass_stages<Pass>(slice == 0, sizeof(T)) ? kWarpLanes * K : 0);
+}
+
 /// Segments of `width` = segment_width(n, K) lanes: 32 at most (and then every pass can occur),
 /// narrower only for one-segment systems (whole pass), a warp then taking 32 / width systems at
 /// once. Warps [0, walk.warps) of the grid take the (system, segment) units of `walk`. Coarse
@@ -420,24 +441,42 @@ __global__ void __launch_bounds__(kSegmentThreads)
   if (warp >= walk.warps) return;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   T* slice = reinterpret_cast<T*>(smem_raw) +
-             (threadIdx.x / kWarpLanes) * Form::template shared_elements<K>;
+             (threadIdx.x / kWarpLanes) * segment_warp_elements<K, Pass, T, Form>();
   const int groups = kWarpLanes / width;
   const int sub = lane & (width - 1);  // lane within the segment
   const index_t nc = 2 * segments;
   const auto lc = Form::template lane_view<K>(slice, lane);
+  // Staged passes (width 32, one group; the segment method's rows are contiguous): the next
+  // unit's d is copied in while the current one is solved.
+  constexpr bool kStages =
+      segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T));
+  const LaneStage<K, T> stage(slice + Form::template shared_elements<K>, lane);
+  auto fetch = [&](const auto& unit) {  // generic: instantiated where kStages only
+    const index_t first = unit.segment() * kWarpLanes * K;
+    stage.fetch(d + ds.at(unit.system(), first), std::min<index_t>(kWarpLanes * K, n - first));
+  };
   index_t loaded = -1;
+  GroupUnits u(walk, batch, segments, warp, groups, lane / width);
+  if constexpr (kStages)
+    if (u.more()) fetch(u);
   // A group past its warp's last unit repeats the last unit of the walk without storing.
-  for (GroupUnits u(walk, batch, segments, warp, groups, lane / width); u.more(); u.next()) {
+  while (u.more()) {
     const bool active = u.active();
     const index_t seg = active ? u.segment() : segments - 1;
     const index_t k = active ? u.system() : batch - 1;
     const index_t p = (seg * width + sub) * K;
+    if constexpr (kStages) u.next();  // so that the next unit's copy starts below
     if (seg != loaded) {
       form.template load<K>(lc, p);
       loaded = seg;
     }
     T v[K];
-    load_lane<K>(d, ds, k, p, n, v);
+    if constexpr (kStages) {
+      stage.take(v);
+      if (u.more()) fetch(u);
+    } else {
+      load_lane<K>(d, ds, k, p, n, v);
+    }
     const auto rows = form.template rows<K>(lc, k, p, ds);
     const LaneVector<T> vec{v, p};
     Row4<T> P, Q;
@@ -470,6 +509,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
       lane_resolve<K>(rows, vec, p, n, xf[0], xl[0]);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
+    if constexpr (!kStages) u.next();
   }
 }
 
