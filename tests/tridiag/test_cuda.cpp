@@ -1,7 +1,8 @@
 // Every GPU tridiagonal method against its CPU reference twin on the same data: sizes above and
 // around the warp size and the shared-memory limits, batches from 1 to 10^5, contiguous and
-// interleaved layouts with padding, mixed layouts, in place, real and complex, dominant and
-// indefinite systems. Outputs are poisoned with NaN before each run; padding must stay NaN.
+// interleaved layouts with padding, rows with a stride, mixed layouts, in place, real and complex,
+// dominant and indefinite systems. Outputs are poisoned with NaN before each run; padding must stay
+// NaN.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -151,6 +152,9 @@ void check_configs(const Batch<Scalar>& t, Form form, const std::vector<Config>&
   const auto ref_pivoting = reference_solution(t, true);
   const BatchLayout cont = testing::padded_layout(false, n, batch, 3);
   const BatchLayout inter = testing::padded_layout(true, n, batch, 5);
+  // Rows of a system every other element (PSCR's systems inside larger arrays): row-fastest, so
+  // the methods of contiguous systems take it, but not contiguous rows.
+  const BatchLayout strided{2 * n + 3, 2};
   struct Case {
     BatchLayout dl, xl;
     bool in_place;
@@ -160,6 +164,7 @@ void check_configs(const Batch<Scalar>& t, Form form, const std::vector<Config>&
       {cont, cont, false, "contiguous"},
       {inter, inter, false, "interleaved"},
       {cont, inter, false, "contiguous -> interleaved"},
+      {strided, strided, false, "strided rows"},
       {BatchLayout::contiguous(n), BatchLayout::contiguous(n), true, "contiguous in place"},
       {inter, inter, true, "interleaved in place"}};
   for (const Config& cfg : configs) {

@@ -406,8 +406,9 @@ __device__ Condensed<T> warp_condense(Condensed<T> r) {
   return r;
 }
 
-/// Whether a pass of segment_kernel stages d (LaneStage, contiguous rows, aligned or not): the
-/// reduce and substitute passes of the shifted form, real. A warp otherwise waits for each unit's
+/// Whether a pass of segment_kernel may stage d (LaneStage, aligned rows or not; launch_segment
+/// stages where the rows of d are also contiguous): the reduce and substitute passes of the
+/// shifted form, real. A warp otherwise waits for each unit's
 /// d with nothing else to do: the reduce pass read d at 53–55% of the copy bandwidth, the
 /// substitute pass moved d and x at 77% (Nsight Compute, real 8192 × 2^11 and 65536 × 256, K = 8,
 /// H100). Staged, the reduce pass holds more registers (K = 8: 92 → 128, 16 warps per SM instead
@@ -418,20 +419,20 @@ constexpr bool segment_pass_stages(bool general, std::size_t scalar_bytes) {
   return Pass != SegmentPass::whole && !general && scalar_bytes == 8;
 }
 
-/// Scalars of shared memory per warp of segment_kernel: the Form's slice and, where the pass
-/// stages d, its LaneStage.
-template <int K, SegmentPass Pass, class T, class Form>
+/// Scalars of shared memory per warp of segment_kernel: the Form's slice and, where it stages d,
+/// its LaneStage.
+template <int K, class Form, bool Staged>
 constexpr int segment_warp_elements() {
-  constexpr int slice = Form::template shared_elements<K>;
-  return slice + (segment_pass_stages<Pass>(slice == 0, sizeof(T)) ? kWarpLanes * K : 0);
+  return Form::template shared_elements<K> + (Staged ? kWarpLanes * K : 0);
 }
 
 /// Segments of `width` = segment_width(n, K) lanes: 32 at most (and then every pass can occur),
 /// narrower only for one-segment systems (whole pass), a warp then taking 32 / width systems at
 /// once. Warps [0, walk.warps) of the grid take the (system, segment) units of `walk`. Coarse
 /// arrays (reduce writes a, b, c, d; substitute reads the solution from cd): system k's row e at
-/// k·2·segments + e.
-template <int K, SegmentPass Pass, class T, class Form>
+/// k·2·segments + e. `Staged` (segment_pass_stages, and the rows of d contiguous): the warps copy
+/// their next unit's d into shared memory while they solve the current one.
+template <int K, SegmentPass Pass, class T, class Form, bool Staged>
 __global__ void __launch_bounds__(kSegmentThreads)
     segment_kernel(Form form, index_t n, index_t batch, index_t segments, int width,
                    SegmentWalk walk, const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc,
@@ -441,15 +442,17 @@ __global__ void __launch_bounds__(kSegmentThreads)
   if (warp >= walk.warps) return;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   T* slice = reinterpret_cast<T*>(smem_raw) +
-             (threadIdx.x / kWarpLanes) * segment_warp_elements<K, Pass, T, Form>();
+             (threadIdx.x / kWarpLanes) * segment_warp_elements<K, Form, Staged>();
   const int groups = kWarpLanes / width;
   const int sub = lane & (width - 1);  // lane within the segment
   const index_t nc = 2 * segments;
   const auto lc = Form::template lane_view<K>(slice, lane);
-  // Staged passes (width 32, one group; the segment method's rows are contiguous): the next
-  // unit's d is copied in while the current one is solved.
-  constexpr bool kStages =
-      segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T));
+  // Staged passes (width 32, one group): the next unit's d is copied in while the current one
+  // is solved.
+  constexpr bool kStages = Staged;
+  static_assert(
+      !Staged || segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T)),
+      "only the passes of segment_pass_stages stage d");
   const LaneStage<K, T> stage(slice + Form::template shared_elements<K>, lane);
   auto fetch = [&](const auto& unit) {  // generic: instantiated where kStages only
     const index_t first = unit.segment() * kWarpLanes * K;

@@ -438,12 +438,12 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   const int width = detail::segment_width(n, K);
   const index_t groups = detail::kWarpLanes / width;
   constexpr int warps_per_block = detail::kSegmentThreads / detail::kWarpLanes;
-  auto go = [&](auto k) {
+  auto launch = [&](auto k, auto staged) {
     constexpr int kk = decltype(k)::value;
-    auto* kernel = detail::segment_kernel<kk, Pass, T, SegForm>;
+    constexpr bool st = decltype(staged)::value;
+    auto* kernel = detail::segment_kernel<kk, Pass, T, SegForm, st>;
     const std::size_t smem =
-        sizeof(T) *
-        static_cast<std::size_t>(detail::segment_warp_elements<kk, Pass, T, SegForm>()) *
+        sizeof(T) * static_cast<std::size_t>(detail::segment_warp_elements<kk, SegForm, st>()) *
         warps_per_block;
     const index_t resident =
         resident_blocks(kernel, detail::kSegmentThreads, smem) * warps_per_block;
@@ -453,6 +453,16 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
     kernel<<<static_cast<unsigned>(blocks), detail::kSegmentThreads, smem, stream>>>(
         form, n, batch, segments, width, walk, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
+  };
+  // Staged where the pass may stage and the rows of d are contiguous (LaneStage copies row u of
+  // a segment from its first row + u).
+  auto go = [&](auto k) {
+    constexpr int kk = decltype(k)::value;
+    if constexpr (detail::segment_pass_stages<Pass>(SegForm::template shared_elements<kk> == 0,
+                                                    sizeof(T))) {
+      if (dl.row_stride == 1) return launch(k, std::true_type{});
+    }
+    launch(k, std::false_type{});
   };
   with_constant<2, 4, 8, 16>(K, "segment rows per lane", go);
 }
