@@ -5,10 +5,14 @@
 // gtsvInterleavedBatch (algorithms 0, 1, 2) on the same data.
 //
 // Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...] [--methods M,M,...]
-//                      [--layouts contiguous|interleaved]
+//                      [--layouts contiguous|interleaved] [--scalars real|complex]
+//                      [--forms shifted|general] [--rows K,K,...]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
-// automatic, pivoting, cusparse; default all), --layouts one layout (default both): for A/B runs of
-// one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is always timed.
+// automatic, pivoting, cusparse; default all), --layouts one layout, --scalars one scalar type,
+// --forms one form (default both of each), --rows the configurations of those rows per thread
+// (partition M, segment and block K: 2, 4, 8, 16; methods whose K follows from n always run): for
+// A/B runs of one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is
+// always timed; cuSPARSE solves the general form only.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
 // 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
@@ -63,11 +67,15 @@ struct Shape {
   index_t n, batch;
 };
 
-/// What a run measures (--methods, --layouts): empty = everything.
+/// What a run measures (--methods, --layouts, --scalars, --forms, --rows): empty = everything.
 struct Selection {
-  std::vector<std::string> methods, layouts;
+  std::vector<std::string> methods, layouts, scalars, forms, rows;
   bool has_method(const std::string& m) const { return contains(methods, m); }
   bool has_layout(const std::string& l) const { return contains(layouts, l); }
+  bool has_scalar(const std::string& s) const { return contains(scalars, s); }
+  bool has_form(const std::string& f) const { return contains(forms, f); }
+  /// Rows per thread 0 (the method's own K) always.
+  bool has_rows(int k) const { return k == 0 || contains(rows, std::to_string(k)); }
 
  private:
   static bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -326,7 +334,10 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   configs.erase(std::remove_if(configs.begin(), configs.end(),
-                               [&](const Config& c) { return !sel.has_method(c.name); }),
+                               [&](const Config& c) {
+                                 return !sel.has_method(c.name) ||
+                                        !sel.has_rows(c.options.rows_per_thread);
+                               }),
                 configs.end());
   index_t ws_count = tc::pivoting_workspace_size(n, batch);
   for (const Config& c : configs)
@@ -362,6 +373,7 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const Config& cfg = configs[ci];
       for (const char* form : {"shifted", "general"}) {
+        if (!sel.has_form(form)) continue;
         const bool shifted = std::string(form) == "shifted";
         // A method that does not apply here runs another one (the segment and block methods on
         // interleaved layouts, the block method outside 2 to 16 segments): not measured under
@@ -403,7 +415,7 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   }
 
   // cuSPARSE on the same general systems.
-  if (!sel.has_method("cusparse")) return;
+  if (!sel.has_method("cusparse") || !sel.has_form("general")) return;
   cusparseHandle_t handle = nullptr;
   PSCR_CUSPARSE_CHECK(cusparseCreate(&handle));
   try {
@@ -529,7 +541,8 @@ std::vector<Shape> parse_shapes(const std::string& text) {
 
 constexpr const char* kUsage =
     "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...] [--methods M,...] "
-    "[--layouts contiguous|interleaved]\n";
+    "[--layouts contiguous|interleaved] [--scalars real|complex] [--forms shifted|general] "
+    "[--rows K,...]\n";
 
 /// The run's settings from the command line (input errors name what was expected and found).
 struct Arguments {
@@ -555,6 +568,12 @@ Arguments parse_arguments(int argc, char** argv) {
                                   "automatic", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
+    else if (arg == "--scalars")
+      a.sel.scalars = parse_list(arg, argv[i + 1], {"real", "complex"});
+    else if (arg == "--forms")
+      a.sel.forms = parse_list(arg, argv[i + 1], {"shifted", "general"});
+    else if (arg == "--rows")
+      a.sel.rows = parse_list(arg, argv[i + 1], {"2", "4", "8", "16"});
     else
       PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
   }
@@ -587,8 +606,9 @@ int main(int argc, char** argv) {
     if (!csv) throw pscr::OutputError("cannot write " + args.output);
     write_header(csv);
     for (const Shape& s : args.shapes) {
-      bench_shape<double>(s, args.reps, args.sel, prop.name, csv);
-      bench_shape<std::complex<double>>(s, args.reps, args.sel, prop.name, csv);
+      if (args.sel.has_scalar("real")) bench_shape<double>(s, args.reps, args.sel, prop.name, csv);
+      if (args.sel.has_scalar("complex"))
+        bench_shape<std::complex<double>>(s, args.reps, args.sel, prop.name, csv);
     }
     return 0;
   } catch (const std::exception& e) {
