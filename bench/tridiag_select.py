@@ -14,11 +14,12 @@ the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
 Complex configurations whose threads eliminate more than MAX_COMPLEX_LANE_ROWS rows each without
 pivoting (segment and block K, partition M, the warp and sweep methods' K: lane_rows) are left
 out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are
-indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy there. pscr_gpu_bench
-on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz initial relative
-residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 -> 3.1e-4. On an H100,
-the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D Helmholtz 511^3 initial
-relative residual 1.8e-7 -> 1.9e-6, after one refinement 5.9e-14 -> 1.1e-11. The partition
+indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy
+there. pscr_gpu_bench on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz
+initial relative residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 ->
+3.1e-4. On an H100, the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D
+Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement 5.9e-14 ->
+1.1e-11. The partition
 method's local eliminations are the same Schur complements (partition.cuh), so the same bound.
 CSVs from before the staging/note columns are read too (staging "global", no note).
 """

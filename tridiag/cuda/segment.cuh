@@ -408,12 +408,12 @@ __device__ Condensed<T> warp_condense(Condensed<T> r) {
 
 /// Whether a pass of segment_kernel may stage d (LaneStage, aligned rows or not; launch_segment
 /// stages where the rows of d are also contiguous): the reduce and substitute passes of the
-/// shifted form, real. A warp otherwise waits for each unit's
-/// d with nothing else to do: the reduce pass read d at 53–55% of the copy bandwidth, the
-/// substitute pass moved d and x at 77% (Nsight Compute, real 8192 × 2^11 and 65536 × 256, K = 8,
-/// H100). Staged, the reduce pass holds more registers (K = 8: 92 → 128, 16 warps per SM instead
-/// of 20) and still gained: A/B on an H100, K = 8, 65536 × 256 0.2171 → 0.2097 ms (reduce pass
-/// 92 → 76 µs), then with the substitute pass staged too 0.2118 → 0.2013 ms (another run).
+/// shifted form, real. A warp otherwise waits for each unit's d with nothing else to do: the
+/// reduce pass read d at 53–55% of the copy bandwidth, the substitute pass moved d and x at 77%
+/// (Nsight Compute, real 8192 × 2^11 and 65536 × 256, K = 8, H100). Staged, the reduce pass holds
+/// more registers (K = 8: 92 → 128, 16 warps per SM instead of 20) and still gained: A/B on an
+/// H100, K = 8, 65536 × 256 0.2171 → 0.2097 ms (reduce pass 92 → 76 µs), then with the substitute
+/// pass staged too 0.2118 → 0.2013 ms (another run).
 template <SegmentPass Pass>
 constexpr bool segment_pass_stages(bool general, std::size_t scalar_bytes) {
   return Pass != SegmentPass::whole && !general && scalar_bytes == 8;
@@ -449,18 +449,17 @@ __global__ void __launch_bounds__(kSegmentThreads)
   const auto lc = Form::template lane_view<K>(slice, lane);
   // Staged passes (width 32, one group): the next unit's d is copied in while the current one
   // is solved.
-  constexpr bool kStages = Staged;
   static_assert(
       !Staged || segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T)),
       "only the passes of segment_pass_stages stage d");
   const LaneStage<K, T> stage(slice + Form::template shared_elements<K>, lane);
-  auto fetch = [&](const auto& unit) {  // generic: instantiated where kStages only
+  auto fetch = [&](const auto& unit) {  // generic: instantiated where Staged only
     const index_t first = unit.segment() * kWarpLanes * K;
     stage.fetch(d + ds.at(unit.system(), first), std::min<index_t>(kWarpLanes * K, n - first));
   };
   index_t loaded = -1;
   GroupUnits u(walk, batch, segments, warp, groups, lane / width);
-  if constexpr (kStages)
+  if constexpr (Staged)
     if (u.more()) fetch(u);
   // A group past its warp's last unit repeats the last unit of the walk without storing.
   while (u.more()) {
@@ -468,13 +467,13 @@ __global__ void __launch_bounds__(kSegmentThreads)
     const index_t seg = active ? u.segment() : segments - 1;
     const index_t k = active ? u.system() : batch - 1;
     const index_t p = (seg * width + sub) * K;
-    if constexpr (kStages) u.next();  // so that the next unit's copy starts below
+    if constexpr (Staged) u.next();  // so that the next unit's copy starts below
     if (seg != loaded) {
       form.template load<K>(lc, p);
       loaded = seg;
     }
     T v[K];
-    if constexpr (kStages) {
+    if constexpr (Staged) {
       stage.take(v);
       if (u.more()) fetch(u);
     } else {
@@ -512,7 +511,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
       lane_resolve<K>(rows, vec, p, n, xf[0], xl[0]);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
-    if constexpr (!kStages) u.next();
+    if constexpr (!Staged) u.next();
   }
 }
 
