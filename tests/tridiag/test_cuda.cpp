@@ -317,6 +317,7 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
   EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::partition, 3}), InputError);
   EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::partition, 2}), InputError);
   EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::warp, 32}), InputError);
+  EXPECT_THROW(cuda::workspace_size<Scalar>(100, 4, {cuda::Method::sweep, 66}), InputError);
   const index_t n = 100, batch = 4;
   const auto t = testing::make_shifted<Scalar>(n, batch, Kind::dominant, 9);
   const cuda::DeviceSymTridiagBuffer<Scalar> A(t.A), M(t.M);
@@ -396,6 +397,30 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             complex ? cuda::Method::block : cuda::Method::sweep);
   EXPECT_EQ(resolved(2049, 100, BatchLayout::contiguous(2049), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::segment : cuda::Method::block);
+  // What resolved_options reports is a valid request again and resolves to itself: the sweep's
+  // K (12 at n = 361, 32 at n = 1000) included, which check_options once refused.
+  for (index_t n : {33, 361, 1000, 2049, 8192})
+    for (bool general : {false, true})
+      for (const cuda::Options& asked :
+           {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},
+            cuda::Options{cuda::Method::block}, cuda::Options{cuda::Method::partition}}) {
+        SCOPED_TRACE(::testing::Message() << "n " << n << (general ? " general" : " shifted")
+                                          << ", method " << static_cast<int>(asked.method));
+        const BatchLayout l = BatchLayout::contiguous(n);
+        const cuda::Options once = resolved(n, 100, l, general, asked);
+        const cuda::Options twice = resolved(n, 100, l, general, once);
+        EXPECT_EQ(twice.method, once.method);
+        EXPECT_EQ(twice.rows_per_thread, once.rows_per_thread);
+        EXPECT_EQ(twice.staging, once.staging);
+      }
+  // A sweep K where the sweep does not apply (general form) is not the block method's K: the
+  // block method takes its own (12 is none of 2, 4, 8, 16).
+  const cuda::Options general_sweep =
+      resolved(361, 100, BatchLayout::contiguous(361), true, {cuda::Method::sweep, 12});
+  EXPECT_EQ(general_sweep.method, cuda::Method::block);
+  EXPECT_TRUE(general_sweep.rows_per_thread == 2 || general_sweep.rows_per_thread == 4 ||
+              general_sweep.rows_per_thread == 8 || general_sweep.rows_per_thread == 16)
+      << general_sweep.rows_per_thread;
 }
 
 }  // namespace

@@ -662,7 +662,7 @@ TYPED_TEST(EmulationTest, SweepComplexDamped) {
 // distinct banks (slot mod 16, slot mod 8).
 TEST(SweepSlot, ExactAndNoBankConflicts) {
   namespace dt = cuda::detail;
-  for (int K = 4; K <= dt::kSweepMaxLaneRows; K += 2) {
+  for (int K = 4; K <= cuda::kSweepMaxLaneRows; K += 2) {
     SCOPED_TRACE(::testing::Message() << "K " << K);
     const float inv_k = 1.0f / static_cast<float>(K);
     std::vector<int> row_at(dt::sweep_array(K), -1);

@@ -172,7 +172,7 @@ std::size_t sweep_smem(int K, int warps, std::size_t scalar_bytes) {
 /// shared memory hold, at most kSweepMaxWarps; 0 where not one fits or K is beyond
 /// kSweepMaxLaneRows (the method does not apply).
 int sweep_warps(int K, std::size_t scalar_bytes, std::size_t budget) {
-  if (K > detail::kSweepMaxLaneRows) return 0;
+  if (K > kSweepMaxLaneRows) return 0;
   int warps = 0;
   while (warps < detail::kSweepMaxWarps && sweep_smem(K, warps + 1, scalar_bytes) <= budget)
     ++warps;
@@ -217,13 +217,8 @@ int sweep_block_warps(int K, std::size_t budget) {
 /// tables exceed `budget` bytes of shared memory, the segment method.
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
                 std::size_t budget) {
+  check_options(opt);
   const int r = opt.rows_per_thread;
-  if ((r != 0 && r != 2 && r != 4 && r != 8 && r != 16) ||
-      (r == 2 && opt.method == Method::partition))
-    PSCR_INPUT_ERROR(
-        "tridiag::cuda: rows_per_thread must be 0, 4, 8 or 16 (2 also for the warp, segment "
-        "and block methods), got "
-        << r);
   const Options table = select_method(n, batch, interleaved, complex, general);
   if (opt.method == Method::automatic) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
@@ -234,11 +229,13 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   // them: 8, 4 complex (more rows eliminated per thread without pivoting lose accuracy on
   // indefinite complex systems: bench/tridiag_select.py).
   const int default_rows = complex ? 4 : 8;
-  // K of the segment and block methods (rows per lane in both): the table's where its entry is
-  // either, else default_rows. So a coarse solve asked for the segment method takes the
-  // measured K where the table's nearest entry is the block method.
+  // K of the segment and block methods (rows per lane in both): the call's where it is one (a
+  // sweep's K of 6, 10, 12, ... is not), else the table's where its entry is either, else
+  // default_rows. So a coarse solve asked for the segment method takes the measured K where the
+  // table's nearest entry is the block method.
+  const bool call_lanes = r == 2 || r == 4 || r == 8 || r == 16;
   const bool table_lanes = table.method == Method::segment || table.method == Method::block;
-  const int lanes_k = r != 0                                      ? r
+  const int lanes_k = call_lanes                                  ? r
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {

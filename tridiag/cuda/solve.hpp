@@ -110,13 +110,22 @@ struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); sweep: rows per
-  /// lane, raised to the smallest even K ≥ 4 that covers n (0 included). Otherwise 0 = from the
-  /// selection table where its entry for the shape is the same kind of method, else 8 (complex:
-  /// 4, since eliminating more rows per thread without pivoting loses accuracy on indefinite
-  /// complex systems, bench/tridiag_select.py).
+  /// lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that covers n. Otherwise
+  /// (and 0 for every method) = from the selection table where its entry for the shape is the
+  /// same kind of method, else 8 (complex: 4, since eliminating more rows per thread without
+  /// pivoting loses accuracy on indefinite complex systems, bench/tridiag_select.py). The options
+  /// resolved_options returns are valid options again, and resolve to themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };
+
+/// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.
+inline constexpr int kSweepMaxLaneRows = 64;
+
+/// @brief Throws InputError unless `options.rows_per_thread` is one that `options.method` takes
+/// (see Options). Host only, no device needed; every solve, workspace query and resolved_options
+/// checks its options with it.
+void check_options(const Options& options);
 
 /// @brief Scalars of device workspace that solve_shifted / solve_general need for systems of size
 /// n in a batch of `batch` with these options, for any layouts (0 is possible: pass any pointer).

@@ -23,14 +23,13 @@
 /// sweep_slot) are host and device code: tests/tridiag/test_cuda_emulation.cu runs them on the CPU.
 /// Include only from .cu files.
 
+#include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/warp.cuh"
 
 namespace pscr::tridiag::cuda::detail {
 
 /// Most warps (systems in flight) per block of the sweep kernel.
 constexpr int kSweepMaxWarps = 16;
-/// Most rows per lane: systems of up to 32·64 = 2048 rows.
-constexpr int kSweepMaxLaneRows = 64;
 
 /// Rows per lane for systems of n rows: the smallest even K ≥ 4 with 32·K ≥ n, or `requested`
 /// (made even) if larger.

@@ -1,0 +1,43 @@
+// check_options (tridiag/cuda/options.cpp): the rows_per_thread each method of the GPU solvers
+// takes, checked on the host without a device.
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "tridiag/cuda/solve.hpp"
+
+namespace pscr::tridiag {
+namespace {
+
+using cuda::Method;
+
+void expect_valid(Method method, int rows) {
+  EXPECT_NO_THROW(cuda::check_options({method, rows}))
+      << "method " << static_cast<int>(method) << ", rows_per_thread " << rows;
+}
+void expect_invalid(Method method, int rows) {
+  EXPECT_THROW(cuda::check_options({method, rows}), InputError)
+      << "method " << static_cast<int>(method) << ", rows_per_thread " << rows;
+}
+
+TEST(CudaOptions, LaneMethodsTakeTwoToSixteenRows) {
+  for (Method m :
+       {Method::automatic, Method::thomas, Method::warp, Method::segment, Method::block}) {
+    for (int r : {0, 2, 4, 8, 16}) expect_valid(m, r);
+    for (int r : {-2, 1, 3, 6, 12, 32}) expect_invalid(m, r);
+  }
+}
+
+TEST(CudaOptions, PartitionTakesFourToSixteenRows) {
+  for (int r : {0, 4, 8, 16}) expect_valid(Method::partition, r);
+  for (int r : {-4, 2, 3, 12, 32}) expect_invalid(Method::partition, r);
+}
+
+// The sweep method's K (resolved_options reports the even K ≥ 4 covering n, e.g. 12 at n = 361 and
+// 32 at n = 1000) must be accepted back, up to kSweepMaxLaneRows.
+TEST(CudaOptions, SweepTakesAnyRowsUpToItsLimit) {
+  for (int r = 0; r <= cuda::kSweepMaxLaneRows; ++r) expect_valid(Method::sweep, r);
+  for (int r : {-1, cuda::kSweepMaxLaneRows + 1, 128}) expect_invalid(Method::sweep, r);
+}
+
+}  // namespace
+}  // namespace pscr::tridiag
