@@ -419,6 +419,35 @@ def candidate(r):
     return r["scalar"] != "complex" or rows is None or rows <= MAX_COMPLEX_LANE_ROWS
 
 
+def best_shifted(rows, scalar, layout, n, batch):
+    """The shifted-form candidate with the largest fraction of the copy bandwidth at this shape,
+    scalar and layout (what a selection table regenerated from the CSV picks), or None."""
+    fixed = [r for r in rows if r["form"] == "shifted" and r["scalar"] == scalar
+             and r["layout"] == layout and r["n"] == n and r["batch"] == batch and candidate(r)]
+    return max(fixed, key=lambda r: r["fraction_of_copy"]) if fixed else None
+
+
+# Issue 5's goals for the general form: (layout, cuSPARSE method prefix, name, speed-up goal).
+GENERAL_GOALS = [("contiguous", "cusparse_gtsv2StridedBatch", "gtsv2StridedBatch", 2.0),
+                 ("interleaved", "cusparse_gtsvInterleavedBatch", "best gtsvInterleavedBatch",
+                  1.2)]
+
+
+def general_speedup(rows, scalar, layout, prefix, n, batch):
+    """(cuSPARSE's time / our best time, our best row, cuSPARSE's best row) for the general form
+    at this shape, scalar and layout, the cuSPARSE methods whose name starts with `prefix`; None
+    where either side has no timed row."""
+    same = [r for r in rows if r["form"] == "general" and timed(r) and r["scalar"] == scalar
+            and r["layout"] == layout and r["n"] == n and r["batch"] == batch]
+    ours = [r for r in same if candidate(r)]
+    theirs = [r for r in same if r["method"].startswith(prefix)]
+    if not ours or not theirs:
+        return None
+    mine = min(ours, key=lambda r: r["median_ms"])
+    other = min(theirs, key=lambda r: r["median_ms"])
+    return other["median_ms"] / mine["median_ms"], mine, other
+
+
 def shape_label(shape):
     n, batch = shape
     def p2(v):
@@ -456,14 +485,13 @@ def plot_tridiag_shifted(plt, rows, device, out):
     for scalar, layout in groups:
         h, lab, a = [], [], []
         for n, batch in shapes:
-            cands = [r for r in rows if r["form"] == "shifted" and r["scalar"] == scalar
-                     and r["layout"] == layout and r["n"] == n and r["batch"] == batch]
-            fixed = [r for r in cands if candidate(r)]
-            best = max(fixed, key=lambda r: r["fraction_of_copy"]) if fixed else None
+            best = best_shifted(rows, scalar, layout, n, batch)
             h.append(best["fraction_of_copy"] if best else None)
             lab.append(method_label(best) if best else "")
-            picked = [r["fraction_of_copy"] for r in cands
-                      if r["method"] == "automatic" and timed(r)]
+            picked = [r["fraction_of_copy"] for r in rows
+                      if r["form"] == "shifted" and r["scalar"] == scalar
+                      and r["layout"] == layout and r["n"] == n and r["batch"] == batch
+                      and r["method"] == "automatic" and timed(r)]
             a.append(picked[0] if picked else None)
         heights.append(h)
         labels.append(lab)
@@ -492,29 +520,21 @@ def plot_tridiag_shifted(plt, rows, device, out):
 
 
 def plot_tridiag_general(plt, rows, device, out):
-    general = [r for r in rows if r["form"] == "general" and timed(r)]
-    shapes = sorted({(r["n"], r["batch"]) for r in general})
-    comparisons = [("contiguous", "cusparse_gtsv2StridedBatch", "gtsv2StridedBatch", 2.0),
-                   ("interleaved", "cusparse_gtsvInterleavedBatch", "best gtsvInterleavedBatch",
-                    1.2)]
+    shapes = sorted({(r["n"], r["batch"]) for r in rows if r["form"] == "general" and timed(r)})
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.0))
-    for ax, (layout, prefix, name, goal) in zip(axes, comparisons):
+    for ax, (layout, prefix, name, goal) in zip(axes, GENERAL_GOALS):
         heights, labels, one_run = [], [], []
         for scalar in ("real", "complex"):
             h, lab, once = [], [], []
             for n, batch in shapes:
-                same = [r for r in general if r["scalar"] == scalar and r["layout"] == layout
-                        and r["n"] == n and r["batch"] == batch]
-                ours = [r for r in same if candidate(r)]
-                theirs = [r for r in same if r["method"].startswith(prefix)]
-                if not ours or not theirs:
+                found = general_speedup(rows, scalar, layout, prefix, n, batch)
+                if found is None:
                     h.append(None)
                     lab.append("")
                     once.append(False)
                     continue
-                mine = min(ours, key=lambda r: r["median_ms"])
-                other = min(theirs, key=lambda r: r["median_ms"])
-                h.append(other["median_ms"] / mine["median_ms"])
+                speedup, mine, other = found
+                h.append(speedup)
                 lab.append(method_label(mine))
                 once.append((other["note"] or "").startswith("skipped"))
             heights.append(h)

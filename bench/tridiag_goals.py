@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Issue 5's speed goals against a tridiag_bench CSV, as Markdown tables a note can quote.
+
+Usage: tridiag_goals.py CSV
+
+For the issue's six shapes (n, batch) = (64, 2^18), (512, 2^15), (1024, 2^14), (8192, 2^11),
+(65536, 256), (2^20, 16), real and complex, with the numbers of bench/plot_results.py (the same
+functions; our methods counted as the selection table may pick them: timed, max residual below
+1e-10, complex with at most 4 rows per thread):
+  shifted form  the best method's fraction of the copy bandwidth of the same run, per layout,
+                against >= 70% (the first four shapes) or >= 50% (the last two);
+  general form  cuSPARSE's time over our best time: gtsv2StridedBatch on contiguous systems
+                (goal >= 2x), the best gtsvInterleavedBatch algorithm on interleaved ones (goal
+                >= 1.2x); "(one run)" where cuSPARSE was too slow to time in full.
+Each cell says whether its goal is met; a shape, layout or comparison missing from the CSV
+counts as missed ("not measured"). The last lines count the goals met per layout and comparison.
+
+Exit codes: 0 every goal met; 3 at least one goal not met (the tables are printed either way);
+1 bad input (as plot_results.py: unreadable file, misaligned rows, missing columns, no timed
+rows of a form); 2 bad arguments.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_results import (EXIT_INPUT, EXIT_USAGE, GENERAL_GOALS, InputError,  # noqa: E402
+                          best_shifted, devices, general_speedup, load_tridiag, method_label,
+                          shifted_goal)
+
+EXIT_MISSED = 3
+SHAPES = [(64, 2**18), (512, 2**15), (1024, 2**14), (8192, 2**11), (65536, 256), (2**20, 16)]
+SCALARS = ("real", "complex")
+LAYOUTS = ("contiguous", "interleaved")
+
+
+def shape(n, batch):
+    """The shape as the issue writes it: n in full up to 65536, batches of 2^11 and more as 2^k."""
+    def p2(v, above):
+        return f"2^{v.bit_length() - 1}" if v > above and v & (v - 1) == 0 else str(v)
+    return f"{p2(n, 65536)} x {p2(batch, 1024)}"
+
+
+def mark(met):
+    return "met" if met else "**missed**"
+
+
+def shifted_table(rows):
+    """Markdown lines of the shifted-form goals and the goals missed per layout."""
+    lines = ["| shape | scalar | goal | " + " | ".join(LAYOUTS) + " |",
+             "|---|---|---|" + "---|" * len(LAYOUTS)]
+    missed = {layout: 0 for layout in LAYOUTS}
+    for n, batch in SHAPES:
+        goal = shifted_goal(n)
+        for scalar in SCALARS:
+            cells = []
+            for layout in LAYOUTS:
+                best = best_shifted(rows, scalar, layout, n, batch)
+                met = best is not None and best["fraction_of_copy"] >= goal
+                missed[layout] += not met
+                cells.append("not measured, **missed**" if best is None else
+                             f"{100 * best['fraction_of_copy']:.1f}% ({method_label(best)}), "
+                             f"{mark(met)}")
+            lines.append(f"| {shape(n, batch)} | {scalar} | {100 * goal:.0f}% | " +
+                         " | ".join(cells) + " |")
+    return lines, missed
+
+
+def general_table(rows):
+    """Markdown lines of the general-form goals and the goals missed per comparison."""
+    lines = ["| shape | scalar | " + " | ".join(f"vs {name} ({layout}, goal {goal:g}x)"
+                                                for layout, _, name, goal in GENERAL_GOALS) + " |",
+             "|---|---|" + "---|" * len(GENERAL_GOALS)]
+    missed = {name: 0 for _, _, name, _ in GENERAL_GOALS}
+    for n, batch in SHAPES:
+        for scalar in SCALARS:
+            cells = []
+            for layout, prefix, name, goal in GENERAL_GOALS:
+                found = general_speedup(rows, scalar, layout, prefix, n, batch)
+                met = found is not None and found[0] >= goal
+                missed[name] += not met
+                if found is None:
+                    cells.append("not measured, **missed**")
+                    continue
+                speedup, mine, other = found
+                once = ", one run" if (other["note"] or "").startswith("skipped") else ""
+                cells.append(f"{speedup:.2f}x ({method_label(mine)}{once}), {mark(met)}")
+            lines.append(f"| {shape(n, batch)} | {scalar} | " + " | ".join(cells) + " |")
+    return lines, missed
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else EXIT_USAGE
+    try:
+        rows = load_tridiag(argv[0])
+    except InputError as e:
+        print(f"tridiag_goals: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    shifted, missed_shifted = shifted_table(rows)
+    general, missed_general = general_table(rows)
+    per_goal = len(SHAPES) * len(SCALARS)
+    print(f"Issue 5 goals in {argv[0]} ({devices(rows)})\n")
+    print("Shifted form, fraction of the copy bandwidth of the same run (best method):\n")
+    print("\n".join(shifted))
+    print("\nGeneral form, cuSPARSE's time over ours (our best method):\n")
+    print("\n".join(general))
+    print()
+    for name, missed in [(f"shifted, {k}", v) for k, v in missed_shifted.items()] + \
+            [(f"general vs {k}", v) for k, v in missed_general.items()]:
+        print(f"{name}: {per_goal - missed} of {per_goal} met")
+    missed = sum(missed_shifted.values()) + sum(missed_general.values())
+    return EXIT_MISSED if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
