@@ -11,7 +11,7 @@ functions; our methods counted as the selection table may pick them: timed, max 
                 against >= 70% (the first four shapes) or >= 50% (the last two);
   general form  cuSPARSE's time over our best time: gtsv2StridedBatch on contiguous systems
                 (goal >= 2x), the best gtsvInterleavedBatch algorithm on interleaved ones (goal
-                >= 1.2x); "(one run)" where cuSPARSE was too slow to time in full.
+                >= 1.2x), marked "one run" where cuSPARSE was too slow to time in full.
 Each cell says whether its goal is met; a shape, layout or comparison missing from the CSV
 counts as missed ("not measured"). The last lines count the goals met per layout and comparison.
 
@@ -89,9 +89,12 @@ def general_table(rows):
 
 
 def main(argv):
-    if len(argv) != 1 or argv[0] in ("-h", "--help"):
-        print(__doc__, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
-        return 0 if argv[:1] in (["-h"], ["--help"]) else EXIT_USAGE
+    if argv in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return EXIT_USAGE
     try:
         rows = load_tridiag(argv[0])
     except InputError as e:

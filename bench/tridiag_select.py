@@ -19,9 +19,9 @@ there. pscr_gpu_bench on an H200, segment K = 8 instead of 4 for complex n = 819
 initial relative residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 ->
 3.1e-4. On an H100, the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D
 Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement 5.9e-14 ->
-1.1e-11. The partition
-method's local eliminations are the same Schur complements (partition.cuh), so the same bound.
-CSVs from before the staging/note columns are read too (staging "global", no note).
+1.1e-11. The partition method's local eliminations are the same Schur complements
+(partition.cuh), so the same bound. CSVs from before the staging/note columns are read too
+(staging "global", no note).
 """
 import csv
 import sys
