@@ -8,9 +8,10 @@
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
 //                      [--forms shifted|general] [--rows K,K,...]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
-// automatic, pivoting, cusparse; default all), --layouts one layout, --scalars one scalar type,
-// --forms one form (default both of each), --rows the configurations of those rows per thread
-// (partition M, segment and block K: 2, 4, 8, 16; methods whose K follows from n always run): for
+// columns, automatic, pivoting, cusparse; default all), --layouts one layout, --scalars one
+// scalar type, --forms one form (default both of each), --rows the configurations of those rows
+// per thread (partition M, segment, block and columns K: 2, 4, 8, 16; methods whose K follows
+// from n always run): for
 // A/B runs of one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is
 // always timed; cuSPARSE solves the general form only.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
@@ -329,6 +330,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16})
     if (k > 2 || n <= 64) configs.push_back({"segment", false, {tc::Method::segment, k}});
   for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
+  // columns: the segments with a thread per chunk of K rows, systems fastest (interleaved only).
+  for (int k : {2, 4, 8, 16}) configs.push_back({"columns", false, {tc::Method::columns, k}});
   // sweep: K from n (shifted form, contiguous rows, n <= 2048: elsewhere it runs the block method).
   configs.push_back({"sweep", false, {tc::Method::sweep, 0}});
   configs.push_back({"automatic", false, {}});
@@ -376,8 +379,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
         if (!sel.has_form(form)) continue;
         const bool shifted = std::string(form) == "shifted";
         // A method that does not apply here runs another one (the segment and block methods on
-        // interleaved layouts, the block method outside 2 to 16 segments): not measured under
-        // its name.
+        // interleaved layouts, the columns method on contiguous ones, the block method outside 2
+        // to 16 segments): not measured under its name.
         if (!cfg.pivoting && cfg.options.method != tc::Method::automatic &&
             tc::resolved_options<Scalar>(n, batch, l, !shifted, cfg.options).method !=
                 cfg.options.method)
@@ -565,7 +568,7 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--methods")
       a.sel.methods = parse_list(arg, argv[i + 1],
                                  {"thomas", "partition", "warp", "segment", "block", "sweep",
-                                  "automatic", "pivoting", "cusparse"});
+                                  "columns", "automatic", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
     else if (arg == "--scalars")

@@ -4,17 +4,17 @@
 Usage: tridiag_select.py BENCH.csv OUTPUT.inc
 
 For every measured (scalar, layout, form, n, batch), picks the fastest non-pivoting
-configuration (thomas, or partition / warp / segment / block / sweep with its rows_per_thread
-and staging) whose max_residual is below 1e-10, and writes one entry per shape in the format of
-tridiag/cuda/selection_table.inc: {interleaved, complex, general, n, batch, method,
+configuration (thomas, or partition / warp / segment / block / columns / sweep with its
+rows_per_thread and staging) whose max_residual is below 1e-10, and writes one entry per shape in
+the format of tridiag/cuda/selection_table.inc: {interleaved, complex, general, n, batch, method,
 rows_per_thread, staged}. Both forms: PSCR solves the shifted one, its coarse systems and the
 users of solve_general the general one, and the fastest methods differ (p-Thomas reads the
 general form's interleaved rows straight from memory, the shifted form's through tiles). Rows
 the benchmark skipped (note "skipped: ...", too slow to time in full) never win.
 Complex configurations whose threads eliminate more than MAX_COMPLEX_LANE_ROWS rows each without
-pivoting (segment and block K, partition M, the warp and sweep methods' K: lane_rows) are left
-out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems are
-indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy
+pivoting (segment, block and columns K, partition M, the warp and sweep methods' K: lane_rows)
+are left out: the benchmark's complex systems are diagonally dominant, PSCR's Helmholtz systems
+are indefinite, and eliminating 6 or more interior rows per lane without pivoting lost accuracy
 there. pscr_gpu_bench on an H200, segment K = 8 instead of 4 for complex n = 8192: 2D Helmholtz
 initial relative residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 8191 5.9e-8 ->
 3.1e-4. On an H100, the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D
@@ -35,7 +35,7 @@ def lane_rows(method, rows_per_thread, n):
     pivoting), None where it does not partition the system (thomas). The warp method raises its
     rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n (it runs only
     n <= 512: the benchmark records no method under a name it did not run)."""
-    if method in ("segment", "block", "partition"):
+    if method in ("segment", "block", "columns", "partition"):
         return rows_per_thread
     if method == "warp":
         return max(rows_per_thread, next((k for k in (2, 4, 8) if WARP_LANES * k >= n), 16))
@@ -56,7 +56,7 @@ def main(path, output):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            methods = ("thomas", "partition", "warp", "segment", "block", "sweep")
+            methods = ("thomas", "partition", "warp", "segment", "block", "columns", "sweep")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:

@@ -50,9 +50,14 @@ std::vector<Config> non_pivoting_configs() {
            false,
            {cuda::Method::warp, k, staging}});
   // segment: one pass up to n = 32·K, reduce + recursive coarse solve + substitute beyond;
-  // interleaved layouts run the partition method.
+  // interleaved layouts run the columns method (same K).
   for (int k : {2, 8, 16})
     configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
+  // columns (interleaved layouts; contiguous rows run the segment method): one pass up to
+  // n = 32·K, with 1 to 32 chunks per system (8 to 256 systems per block), reduce + recursive
+  // coarse solve + substitute beyond (32 chunks, 8 systems per block).
+  for (int k : {2, 4, 8, 16})
+    configs.push_back({"columns K=" + std::to_string(k), false, {cuda::Method::columns, k}});
   // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 4: n ≤ 2048; 8: n ≤ 4096; 16:
   // n ≤ 8192, the shifted form's tables fitting up to 13 segments); the segment method otherwise.
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
@@ -282,6 +287,23 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
   }
 }
 
+// Batches beyond the resident blocks of the columns method, whose blocks then take several units
+// each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 8
+// chunks of K = 8, 32 systems per block; 16 chunks of K = 4) and several (n = 1000: K = 4 makes
+// segments of 128 rows, the last one partly identity rows).
+TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
+  std::vector<Config> configs;
+  for (int k : {4, 8})
+    configs.push_back({"columns K=" + std::to_string(k), false, {cuda::Method::columns, k}});
+  std::uint64_t seed = 650;
+  for (index_t n : {index_t{64}, index_t{1000}}) {
+    check_configs(testing::make_shifted<TypeParam>(n, 3001, Kind::dominant, seed++), Form::shifted,
+                  configs);
+    check_configs(testing::make_general<TypeParam>(n, 3001, Kind::dominant, seed++), Form::general,
+                  configs);
+  }
+}
+
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in
 // its arrays (rows past n stay zero from one system to the next): n = 1000 (K = 32, the last lane
 // partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
@@ -337,8 +359,8 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
 // What a call runs (resolved_options, with the committed selection table): the segment and block
 // methods take K from the table's nearest entry when it is either (PSCR's coarse solves ask for
 // the segment method where the table has block entries), else 8, or 4 complex; a block method
-// that does not apply runs the segment method, and both run the partition method on interleaved
-// layouts.
+// that does not apply runs the segment method, and both run the columns method on interleaved
+// layouts, which runs the segment method on contiguous ones.
 TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   using Scalar = TypeParam;
   const bool complex = is_complex_v<Scalar>;
@@ -375,11 +397,15 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   const cuda::Options explicit_k = resolved(1024, 16384, c1024, false, {cuda::Method::block, 16});
   EXPECT_EQ(explicit_k.method, cuda::Method::block);
   EXPECT_EQ(explicit_k.rows_per_thread, 16);
-  EXPECT_EQ(
-      resolved(1024, 16384, BatchLayout::interleaved(16384), false, {cuda::Method::block}).method,
-      cuda::Method::partition);
+  const cuda::Options columns =
+      resolved(1024, 16384, BatchLayout::interleaved(16384), false, {cuda::Method::block, 16});
+  EXPECT_EQ(columns.method, cuda::Method::columns);
+  EXPECT_EQ(columns.rows_per_thread, 16);
+  const cuda::Options segment = resolved(1024, 16384, c1024, false, {cuda::Method::columns, 2});
+  EXPECT_EQ(segment.method, cuda::Method::segment);
+  EXPECT_EQ(segment.rows_per_thread, 2);
   // The sweep method: K covers n (even, at least 4); the general form runs the block method,
-  // interleaved layouts (through the block method) the partition method, and systems whose arrays
+  // interleaved layouts (through the block method) the columns method, and systems whose arrays
   // do not fit (real beyond 2048 rows, complex 2048) the block method, which becomes the segment
   // method where its K (4 complex) makes more than 16 segments (complex 2049).
   const cuda::Options sweep =
@@ -392,7 +418,7 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   EXPECT_EQ(resolved(1000, 100, BatchLayout::contiguous(1000), true, {cuda::Method::sweep}).method,
             cuda::Method::block);
   EXPECT_EQ(resolved(1000, 100, BatchLayout::interleaved(100), false, {cuda::Method::sweep}).method,
-            cuda::Method::partition);
+            cuda::Method::columns);
   EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::block : cuda::Method::sweep);
   EXPECT_EQ(resolved(2049, 100, BatchLayout::contiguous(2049), false, {cuda::Method::sweep}).method,
@@ -403,16 +429,20 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     for (bool general : {false, true})
       for (const cuda::Options& asked :
            {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},
-            cuda::Options{cuda::Method::block}, cuda::Options{cuda::Method::partition}}) {
-        SCOPED_TRACE(::testing::Message() << "n " << n << (general ? " general" : " shifted")
-                                          << ", method " << static_cast<int>(asked.method));
-        const BatchLayout l = BatchLayout::contiguous(n);
-        const cuda::Options once = resolved(n, 100, l, general, asked);
-        const cuda::Options twice = resolved(n, 100, l, general, once);
-        EXPECT_EQ(twice.method, once.method);
-        EXPECT_EQ(twice.rows_per_thread, once.rows_per_thread);
-        EXPECT_EQ(twice.staging, once.staging);
-      }
+            cuda::Options{cuda::Method::block}, cuda::Options{cuda::Method::partition},
+            cuda::Options{cuda::Method::columns}})
+        for (bool interleaved : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << "n " << n << (general ? " general" : " shifted")
+                                            << (interleaved ? " interleaved" : "") << ", method "
+                                            << static_cast<int>(asked.method));
+          const BatchLayout l =
+              interleaved ? BatchLayout::interleaved(100) : BatchLayout::contiguous(n);
+          const cuda::Options once = resolved(n, 100, l, general, asked);
+          const cuda::Options twice = resolved(n, 100, l, general, once);
+          EXPECT_EQ(twice.method, once.method);
+          EXPECT_EQ(twice.rows_per_thread, once.rows_per_thread);
+          EXPECT_EQ(twice.staging, once.staging);
+        }
   // A sweep K where the sweep does not apply (general form) is not the block method's K: the
   // block method takes its own (12 is none of 2, 4, 8, 16).
   const cuda::Options general_sweep =

@@ -20,8 +20,8 @@ void expect_invalid(Method method, int rows) {
 }
 
 TEST(CudaOptions, LaneMethodsTakeTwoToSixteenRows) {
-  for (Method m :
-       {Method::automatic, Method::thomas, Method::warp, Method::segment, Method::block}) {
+  for (Method m : {Method::automatic, Method::thomas, Method::warp, Method::segment, Method::block,
+                   Method::columns}) {
     for (int r : {0, 2, 4, 8, 16}) expect_valid(m, r);
     for (int r : {-2, 1, 3, 6, 12, 32}) expect_invalid(m, r);
   }

@@ -406,6 +406,19 @@ __device__ Condensed<T> warp_condense(Condensed<T> r) {
   return r;
 }
 
+/// Writes a segment's coarse rows F, L as rows e, e + 1 of the coarse arrays a, b, c, d.
+template <class T>
+__device__ void store_coarse_rows(const Condensed<T>& r, T* ca, T* cb, T* cc, T* cd, index_t e) {
+  ca[e] = r.F.a;
+  cb[e] = r.F.b;
+  cc[e] = r.F.c;
+  cd[e] = r.F.d[0];
+  ca[e + 1] = r.L.a;
+  cb[e + 1] = r.L.b;
+  cc[e + 1] = r.L.c;
+  cd[e + 1] = r.L.d[0];
+}
+
 /// Whether a pass of segment_kernel may stage d (LaneStage, aligned rows or not; launch_segment
 /// stages where the rows of d are also contiguous): the reduce and substitute passes of the
 /// shifted form, real. A warp otherwise waits for each unit's d with nothing else to do: the
@@ -488,17 +501,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
     }
     if constexpr (Pass == SegmentPass::reduce) {  // width == 32
       const Condensed<T> c = warp_condense(Condensed<T>{P, Q});
-      const index_t e = k * nc + 2 * seg;
-      if (active && lane == 0) {
-        ca[e] = c.F.a;
-        cb[e] = c.F.b;
-        cc[e] = c.F.c;
-        cd[e] = c.F.d[0];
-        ca[e + 1] = c.L.a;
-        cb[e + 1] = c.L.b;
-        cc[e + 1] = c.L.c;
-        cd[e + 1] = c.L.d[0];
-      }
+      if (active && lane == 0) store_coarse_rows(c, ca, cb, cc, cd, k * nc + 2 * seg);
     } else {
       if constexpr (Pass == SegmentPass::substitute) {  // width == 32
         // The segment's first and last unknowns are known: identity rows carrying them.

@@ -18,8 +18,8 @@ struct SelectionEntry {
   bool general;      ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
   index_t batch;
-  Method method;        ///< thomas, partition, warp, segment or block
-  int rows_per_thread;  ///< partition: M; warp, segment, block: K
+  Method method;        ///< thomas, partition, warp, segment, block, columns or sweep
+  int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep: K
   bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
 };
 

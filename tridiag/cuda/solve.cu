@@ -1,8 +1,8 @@
 // Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
 // of the partition method (one block per system group, or several blocks per system with a
 // recursive coarse solve), of the warp method (one warp per system, blocks looping over system
-// groups), of the segment, block and sweep methods, and the instantiations. Kernels: thomas.cuh,
-// partition.cuh, warp.cuh, segment.cuh, sweep.cuh.
+// groups), of the segment, block, columns and sweep methods, and the instantiations. Kernels:
+// thomas.cuh, partition.cuh, warp.cuh, segment.cuh, columns.cuh, sweep.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -11,6 +11,7 @@
 #include "common/cuda/check.hpp"
 #include "common/cuda/launch.cuh"
 #include "common/error.hpp"
+#include "tridiag/cuda/columns.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/selection.hpp"
@@ -211,10 +212,11 @@ int sweep_block_warps(int K, std::size_t budget) {
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
 /// general form where `general`: a form with coefficient tiles); checks the rest. The sweep
 /// method on the general form, on interleaved layouts or where its arrays do not fit `budget`
-/// becomes the block method. The warp method on n > kWarpMaxRows, and the segment and block
-/// methods on layouts whose rows are not contiguous (interleaved), become the partition method;
+/// becomes the block method. The warp method on n > kWarpMaxRows becomes the partition method;
 /// the block method on systems of one segment, of more than kSegmentBlockMaxSegments, or whose
-/// tables exceed `budget` bytes of shared memory, the segment method.
+/// tables exceed `budget` bytes of shared memory, the segment method; the segment (and block)
+/// method on layouts whose rows are not contiguous (interleaved) the columns method, and the
+/// columns method on contiguous rows the segment method (all with the same K).
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
                 std::size_t budget) {
   check_options(opt);
@@ -229,12 +231,13 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   // them: 8, 4 complex (more rows eliminated per thread without pivoting lose accuracy on
   // indefinite complex systems: bench/tridiag_select.py).
   const int default_rows = complex ? 4 : 8;
-  // K of the segment and block methods (rows per lane in both): the call's where it is one (a
-  // sweep's K of 6, 10, 12, ... is not), else the table's where its entry is either, else
-  // default_rows. So a coarse solve asked for the segment method takes the measured K where the
-  // table's nearest entry is the block method.
+  // K of the segment, block and columns methods (rows per lane or thread in all three): the
+  // call's where it is one (a sweep's K of 6, 10, 12, ... is not), else the table's where its
+  // entry is one of them, else default_rows. So a coarse solve asked for the segment method takes
+  // the measured K where the table's nearest entry is the block method.
   const bool call_lanes = r == 2 || r == 4 || r == 8 || r == 16;
-  const bool table_lanes = table.method == Method::segment || table.method == Method::block;
+  const bool table_lanes = table.method == Method::segment || table.method == Method::block ||
+                           table.method == Method::columns;
   const int lanes_k = call_lanes                                  ? r
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
@@ -252,12 +255,9 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
         segment_block_smem(segments, lanes_k, general, complex ? 16 : 8) > budget)
       opt.method = Method::segment;
   }
-  if (opt.method == Method::segment) {
+  if (opt.method == Method::segment || opt.method == Method::columns) {
     opt.rows_per_thread = lanes_k;
-    if (interleaved) {
-      opt.method = Method::partition;
-      opt.rows_per_thread = 0;
-    }
+    opt.method = interleaved ? Method::columns : Method::segment;
   }
   // M of the partition method: the table's where its entry is one, else default_rows.
   if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
@@ -285,7 +285,7 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   if (opt.method == Method::thomas) return n * batch;
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
-  if (opt.method == Method::segment) {
+  if (opt.method == Method::segment || opt.method == Method::columns) {
     const index_t segments = detail::segment_count(n, opt.rows_per_thread);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
@@ -484,19 +484,17 @@ void launch_segment_block(cudaStream_t stream, const SegForm& form, int K, index
   with_constant<2, 4, 8, 16>(K, "block rows per lane", go);
 }
 
-/// The segment method: one pass for systems of one segment, else reduce, recursive coarse solve
-/// (general form, in the workspace) and substitute.
-template <class T, class Form>
-void run_segment(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch, const T* d,
-                 const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
-                 std::size_t budget) {
+/// The segment and columns methods: one pass for systems of one segment, else reduce, recursive
+/// coarse solve (general form, in the workspace) and substitute. `launch(pass, ca, cb, cc, cd)`
+/// launches one pass (pass: std::integral_constant<SegmentPass, ·>) with the coarse arrays.
+template <class T, class Launch>
+void run_segmented(cudaStream_t stream, int K, index_t n, index_t batch, T* ws, index_t wc,
+                   std::size_t budget, Launch&& launch) {
   using detail::SegmentPass;
-  const auto sf = segment_form(form);
   const index_t segments = detail::segment_count(n, K);
   if (segments == 1) {
-    launch_segment<SegmentPass::whole>(stream, sf, K, n, batch, d, dl, x, xl,
-                                       static_cast<T*>(nullptr), static_cast<T*>(nullptr),
-                                       static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+    T* none = nullptr;
+    launch(std::integral_constant<SegmentPass, SegmentPass::whole>{}, none, none, none, none);
     return;
   }
   // Coarse systems in the workspace: a, b, c, d, system k at k·nc; solved in place in cd.
@@ -506,11 +504,36 @@ void run_segment(cudaStream_t stream, const Form& form, int K, index_t n, index_
   T* cb = ca + cn;
   T* cc = cb + cn;
   T* cd = cc + cn;
-  launch_segment<SegmentPass::reduce>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
+  launch(std::integral_constant<SegmentPass, SegmentPass::reduce>{}, ca, cb, cc, cd);
   const BatchLayout cl = BatchLayout::contiguous(nc);
   solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, nc}, nc, batch, cd, cl, cd, cl,
                ws + 4 * cn, wc - 4 * cn, segment_coarse_options(), budget);
-  launch_segment<SegmentPass::substitute>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
+  launch(std::integral_constant<SegmentPass, SegmentPass::substitute>{}, ca, cb, cc, cd);
+}
+
+/// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
+/// segment_width(n, K) chunks each, as many blocks as are resident (or units need), each looping
+/// over units.
+template <detail::SegmentPass Pass, class T, class Form>
+void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
+                    const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
+                    T* cc, T* cd) {
+  const index_t segments = detail::segment_count(n, K);
+  const int chunks = detail::segment_width(n, K);
+  const int G = detail::columns_systems(chunks, sizeof(T));
+  const int threads = G * chunks;
+  const index_t units = (batch + G - 1) / G * segments;
+  with_constant<2, 4, 8, 16>(K, "columns rows per thread", [&](auto k) {
+    constexpr int kk = decltype(k)::value;
+    auto* kernel = detail::columns_kernel<kk, Pass, T, Form>;
+    const std::size_t smem =
+        sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
+                        threads, chunks, kk, std::is_same_v<Form, detail::ShiftedForm<T>>));
+    const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
+    PSCR_CUDA_CHECK_LAUNCH();
+  });
 }
 
 /// The partition method with a plan: one kernel when whole systems fit a block, else reduce,
@@ -608,7 +631,20 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     return;
   }
   if (opt.method == Method::segment) {
-    run_segment(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, ws, wc, budget);
+    const auto sf = segment_form(form);
+    run_segmented(stream, opt.rows_per_thread, n, batch, ws, wc, budget,
+                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    launch_segment<decltype(pass)::value>(stream, sf, opt.rows_per_thread, n, batch,
+                                                          d, dl, x, xl, ca, cb, cc, cd);
+                  });
+    return;
+  }
+  if (opt.method == Method::columns) {
+    run_segmented(stream, opt.rows_per_thread, n, batch, ws, wc, budget,
+                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    launch_columns<decltype(pass)::value>(stream, form, opt.rows_per_thread, n,
+                                                          batch, d, dl, x, xl, ca, cb, cc, cd);
+                  });
     return;
   }
   if (opt.method == Method::thomas) {

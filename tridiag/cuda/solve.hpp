@@ -36,14 +36,14 @@
 ///              segment: d read once, x written once, no workspace. Several: each segment's two
 ///              coarse rows go to the workspace, the coarse systems (2 rows per segment) are
 ///              solved recursively, and a second pass reads d again and writes x. Layouts whose
-///              rows are not contiguous (interleaved) run the partition method instead.
+///              rows are not contiguous (interleaved) run the columns method (same K).
 ///   block:     the segment method in one pass for systems of 2 to 16 segments
 ///              (tridiag/cuda/segment.cuh, segment_block_kernel): one block per system, a warp
 ///              per segment; the segments' coarse rows go through shared memory and every warp
 ///              solves the small coarse system itself with shuffles, then substitutes its segment
 ///              with d still in registers. d read once, x written once, no workspace. Systems of
 ///              one segment, of more than 16, or whose A, M tables do not fit the block's shared
-///              memory run the segment method (same K); interleaved layouts the partition method.
+///              memory run the segment method (same K); interleaved layouts the columns method.
 ///   sweep:     shifted form, rows contiguous (tridiag/cuda/sweep.cuh): one warp per system of
 ///              n ≤ 2048 rows, lane l owning K consecutive rows (K = rows_per_thread raised to the
 ///              smallest even K ≥ 4 with 32·K ≥ n), as in the warp method, but what a lane keeps
@@ -52,6 +52,15 @@
 ///              memory for the launch, up to 16 warps per block as the shared memory holds. d read
 ///              once (coalesced asynchronous copies), x written once, no workspace. The general
 ///              form, interleaved layouts and longer systems run the block method (its K).
+///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
+///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
+///              of one system and the systems fastest across the threads of a block, so that each
+///              load and store of a warp is one row of adjacent systems (no transposing tile) and
+///              the shifted form's A, M rows are the same across a chunk's lanes. The chunks'
+///              reduced rows go through shared memory, where a group of lanes per system solves
+///              them with shuffles. One segment: d read once, x written once, no workspace;
+///              several: reduce, recursive coarse solve and substitute, as the segment method.
+///              Layouts whose rows are contiguous run the segment method instead (same K).
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -98,7 +107,7 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition, warp, segment, block, sweep };
+enum class Method { automatic, thomas, partition, warp, segment, block, sweep, columns };
 
 /// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
@@ -109,12 +118,13 @@ enum class Staging { automatic, global, shared };
 struct Options {
   Method method = Method::automatic;
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
-  /// the smallest that covers n); segment, block: rows per lane (2, 4, 8 or 16); sweep: rows per
-  /// lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that covers n. Otherwise
-  /// (and 0 for every method) = from the selection table where its entry for the shape is the
-  /// same kind of method, else 8 (complex: 4, since eliminating more rows per thread without
-  /// pivoting loses accuracy on indefinite complex systems, bench/tridiag_select.py). The options
-  /// resolved_options returns are valid options again, and resolve to themselves.
+  /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
+  /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
+  /// covers n. Otherwise (and 0 for every method) = from the selection table where its entry for
+  /// the shape is the same kind of method, else 8 (complex: 4, since eliminating more rows per
+  /// thread without pivoting loses accuracy on indefinite complex systems,
+  /// bench/tridiag_select.py). The options resolved_options returns are valid options again, and
+  /// resolve to themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };

@@ -1,0 +1,216 @@
+#pragma once
+/// @file The columns method, for layouts whose systems lie side by side (interleaved: row r of
+/// systems k, k + 1, ... adjacent in memory). The segment method's segments and register
+/// partition (segment.cuh) with the roles of lanes and systems swapped: a thread owns K
+/// consecutive rows (a chunk) of one system, as a lane of the segment method does, but the
+/// threads of a block take G adjacent systems × `chunks` chunks with the system index fastest
+/// (thread t: system t mod G, chunk t / G), so every load and store of a warp reads one row of
+/// adjacent systems (32 of them where G ≥ 32), coalesced with no transposing tile, and the
+/// shifted form's A, M rows are the same for every lane of a chunk (broadcast reads).
+///
+/// Per unit (G systems × one segment of chunks·K rows):
+///  - each thread reduces its chunk to its two reduced rows P, Q (lane_reduce), which go to
+///    shared memory;
+///  - a group of `chunks` lanes per system takes them back, lane j chunk j's, and solves them
+///    with shuffles (warp_reduced_solve; a warp serves 32 / chunks systems, so every warp of the
+///    block solves once): the whole pass, one segment per system, d read once and x written
+///    once; the substitute pass, with the segment's first and last unknowns fixed to the coarse
+///    solution. The reduce pass condenses them instead (warp_condense, chunks = 32: one system
+///    per warp) into the segment's two coarse rows, written to global memory as the segment
+///    method's reduce pass writes them (system k's row e at k·2·segments + e);
+///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
+///    and writes x.
+/// Lanes past the batch repeat the last system and store nothing. Include only from .cu files.
+
+#include <type_traits>
+
+#include "tridiag/cuda/segment.cuh"
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Most threads per block of the columns kernel (G systems × chunks chunks).
+constexpr int kColumnsMaxThreads = 256;
+
+/// Systems per block of the columns kernel with `chunks` chunks per system: enough that a warp's
+/// load of one row covers 128 bytes of adjacent systems (16 real, 8 complex; 64 bytes where 32
+/// chunks fill the largest block), and at least a warp of threads. Blocks stay small, so that
+/// several of them per SM, each between its own barriers, overlap one another's loads and
+/// arithmetic.
+__host__ __device__ constexpr int columns_systems(int chunks, std::size_t scalar_bytes) {
+  const int wide = static_cast<int>(128 / scalar_bytes);
+  const int G = wide * chunks > kColumnsMaxThreads ? kColumnsMaxThreads / chunks : wide;
+  return G * chunks < kWarpLanes ? kWarpLanes / chunks : G;
+}
+
+/// Blocks of the columns kernel per SM that its registers are capped for: 2 (128 registers per
+/// thread) where a thread's rows take at most 64 bytes (real K ≤ 8, complex K ≤ 4), else 1.
+/// Uncapped, ptxas gave real K = 8 150 registers (one block per SM): it keeps the addresses
+/// and coefficients of all K rows from the reduction to the resolve.
+template <int K, class T>
+constexpr int columns_min_blocks() {
+  return K * sizeof(T) <= 64 ? 2 : 1;
+}
+
+/// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
+/// and K rows per chunk:
+///  - the chunks' reduced rows P, Q as eight arrays (a, b, c, d of P, then of Q) of
+///    chunks · (G + 1) scalars, chunk c of the block's system g at c·(G + 1) + g (the padding
+///    keeps the coarse solve's reads, chunk-fastest, on distinct banks); the interface unknowns
+///    x_first, x_last overwrite P's a and b (each group reads its system's rows before it writes
+///    them);
+///  - the shifted form's ColumnTable of the segment's chunks·K rows;
+///  - the next unit's d, K rows per thread (row i of thread t at i·threads + t).
+__host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
+                                                        bool shifted) {
+  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0);
+}
+
+/// The shifted form's A and M over the rows [p0, p0 + L) of the block's current segment, in
+/// shared memory (loaded once per segment, read by every system of the block): table row i holds
+/// shifted_matrix_row(p0 + i) (diagonals ad, md; couplings ao, mo to the row before; identity rows
+/// past n), i = 0..L (row L for the last row's coupling after it). Four arrays of L + 1.
+template <class T>
+struct ColumnTable {
+  T* base;
+  int rows;  ///< L + 1
+  PSCR_HD T* ad() const { return base; }
+  PSCR_HD T* md() const { return base + rows; }
+  PSCR_HD T* ao() const { return base + 2 * rows; }
+  PSCR_HD T* mo() const { return base + 3 * rows; }
+  /// Loads rows [p0, p0 + L] with the block's threads (the caller synchronizes).
+  __device__ void load(const ShiftedMatrix<T>& m, index_t p0) const {
+    for (int i = static_cast<int>(threadIdx.x); i < rows; i += static_cast<int>(blockDim.x)) {
+      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + i);
+      ad()[i] = e.ad;
+      md()[i] = e.md;
+      ao()[i] = e.ao;
+      mo()[i] = e.mo;
+    }
+  }
+};
+
+/// Rows of A + s M from a ColumnTable starting at global row p0. Padded (identity rows past n,
+/// zero couplings at the ends), so the lane steps check no bounds; every lane of a chunk reads the
+/// same table row (a broadcast).
+template <class T>
+struct ColumnTableRows {
+  static constexpr bool padded = true;
+  ColumnTable<T> table;
+  T s;
+  index_t p0;
+  PSCR_HD T coupling(int i) const { return table.ao()[i] + s * table.mo()[i]; }
+  PSCR_HD T sub(index_t r) const { return coupling(static_cast<int>(r - p0)); }
+  PSCR_HD T diag(index_t r) const {
+    const int i = static_cast<int>(r - p0);
+    return table.ad()[i] + s * table.md()[i];
+  }
+  PSCR_HD T sup(index_t r) const { return coupling(static_cast<int>(r - p0) + 1); }
+};
+
+/// Rows of system k for the columns kernel: the shifted form's from the segment's table, the
+/// general form's a, b, c from global memory in the layout of d.
+template <class T>
+__device__ ColumnTableRows<T> column_rows(const ShiftedForm<T>& f, const ColumnTable<T>& table,
+                                          index_t p0, index_t k, Strides) {
+  return {table, f.shifts[k], p0};
+}
+template <class T>
+__device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const ColumnTable<T>&, index_t,
+                                            index_t k, Strides s) {
+  return {f.a, f.b, f.c, s, k, f.n};
+}
+
+/// One pass of the columns method (see the file comment) over the units of `segments` segments
+/// of chunks·K rows (segment_width, segment_count: chunks a power of two ≤ 32; 32 when
+/// segments > 1) and groups of G = blockDim.x / chunks systems, segment-major (blocks that run
+/// together read adjacent systems of the same rows). Coarse arrays as in segment_kernel.
+template <int K, SegmentPass Pass, class T, class Form>
+__global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, T>()))
+    columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
+                   Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const int threads = static_cast<int>(blockDim.x);
+  const int G = threads / chunks;
+  const int stride = G + 1;
+  const int count = chunks * stride;  // scalars per array
+  const int t = static_cast<int>(threadIdx.x);
+  const int g = t % G;  // the thread's system in the block's group, and its chunk
+  const int c = t / G;
+  const int own = c * stride + g;
+  // Coarse solve: lane group q of the warp (chunks lanes) takes system sg, lane j its chunk j.
+  const int lane = t & (kWarpLanes - 1);
+  const int j = lane % chunks;
+  const int sg = (t / kWarpLanes) * (kWarpLanes / chunks) + lane / chunks;
+  const int coarse = j * stride + sg;
+  const index_t groups = (batch + G - 1) / G;
+  const index_t units = groups * segments;
+  const index_t nc = 2 * segments;
+  constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
+  const ColumnTable<T> table{sm + 8 * count, chunks * K + 1};
+  index_t loaded = -1;  // the segment in the table
+  for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
+    const index_t seg = u / groups;
+    const index_t k0 = (u - seg * groups) * G;
+    const index_t p0 = seg * chunks * K;  // the segment's first row
+    if constexpr (kShifted) {
+      if (seg != loaded) {  // uniform over the block, after the previous unit's last barrier
+        table.load(form.m, p0);
+        loaded = seg;
+        __syncthreads();
+      }
+    }
+    const index_t k = std::min(k0 + g, batch - 1);  // lanes past the batch repeat the last system
+    const bool stores = k0 + g < batch;
+    const index_t p = p0 + c * K;
+    T v[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) v[i] = p + i < n ? d[ds.at(k, p + i)] : T(0);
+    const auto rows = column_rows(form, table, p0, k, ds);
+    const LaneVector<T> vec{v, p};
+    {
+      Row4<T> P, Q;
+      LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
+      lane_reduce<K>(rows, vec, p, n, st, P, Q);
+      const T r[8] = {P.a, P.b, P.c, P.d[0], Q.a, Q.b, Q.c, Q.d[0]};
+#pragma unroll
+      for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
+    }
+    __syncthreads();
+    {
+      Row4<T> P{sm[coarse], sm[count + coarse], sm[2 * count + coarse], {sm[3 * count + coarse]}};
+      Row4<T> Q{sm[4 * count + coarse],
+                sm[5 * count + coarse],
+                sm[6 * count + coarse],
+                {sm[7 * count + coarse]}};
+      const index_t ks = k0 + sg;  // the group's system
+      const index_t e = std::min(ks, batch - 1) * nc + 2 * seg;
+      if constexpr (Pass == SegmentPass::reduce) {  // chunks == 32: one system per warp
+        const Condensed<T> r = warp_condense(Condensed<T>{P, Q});
+        if (lane == 0 && ks < batch) store_coarse_rows(r, ca, cb, cc, cd, e);
+      } else {
+        if constexpr (Pass == SegmentPass::substitute) {
+          // The segment's first and last unknowns are known: identity rows carrying them.
+          if (j == 0) P = {T(0), T(1), T(0), {cd[e]}};
+          if (j == chunks - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
+        }
+        T xf[1], xl[1];
+        warp_reduced_solve(P, Q, xf, xl, chunks);
+        sm[coarse] = xf[0];
+        sm[count + coarse] = xl[0];
+      }
+    }
+    if constexpr (Pass != SegmentPass::reduce) {
+      __syncthreads();
+      lane_resolve<K>(rows, vec, p, n, sm[own], sm[count + own]);
+      if (stores) {
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+          if (p + i < n) x[xs.at(k, p + i)] = v[i];
+      }
+    }
+    __syncthreads();  // the next unit writes the arrays again
+  }
+}
+
+}  // namespace pscr::tridiag::cuda::detail
