@@ -42,13 +42,19 @@ __host__ __device__ constexpr int columns_systems(int chunks, std::size_t scalar
   return G * chunks < kWarpLanes ? kWarpLanes / chunks : G;
 }
 
-/// Blocks of the columns kernel per SM that its registers are capped for: 2 (128 registers per
-/// thread) where a thread's rows take at most 64 bytes (real K ≤ 8, complex K ≤ 4), else 1.
-/// Uncapped, ptxas gave real K = 8 150 registers (one block per SM): it keeps the addresses
-/// and coefficients of all K rows from the reduction to the resolve.
-template <int K, class T>
+/// Blocks of 256 threads per SM that the columns kernel's registers are capped for (ptxas takes
+/// what the cap allows): 3 (80 registers) where the capped code does not spill, i.e. a thread's
+/// rows take at most 32 bytes (real K ≤ 4, complex K = 2) or the reduce pass's at most 64; 2
+/// (128) for the other passes up to 64 bytes (real K = 8, complex K = 4); else 1. H100 A/B
+/// (tridiag_bench, interleaved, shifted form): real K = 4 17–20% faster than under a cap of 128
+/// (64 × 2^18 0.1778 → 0.1485 ms), K = 8 2–4% (its reduce pass 105 → 72 registers), complex
+/// K = 2 3–7%; 3 blocks for real K = 8 whole and substitute passes too spilled and was 1–32%
+/// slower. Uncapped, ptxas gave real K = 8 150 registers (one block per SM).
+template <int K, SegmentPass Pass, class T>
 constexpr int columns_min_blocks() {
-  return K * sizeof(T) <= 64 ? 2 : 1;
+  return K * sizeof(T) <= 32 || (Pass == SegmentPass::reduce && K * sizeof(T) <= 64) ? 3
+         : K * sizeof(T) <= 64                                                       ? 2
+                                                                                     : 1;
 }
 
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
@@ -125,7 +131,7 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const Colum
 /// segments > 1) and groups of G = blockDim.x / chunks systems, segment-major (blocks that run
 /// together read adjacent systems of the same rows). Coarse arrays as in segment_kernel.
 template <int K, SegmentPass Pass, class T, class Form>
-__global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, T>()))
+__global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
     columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
                    Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
