@@ -55,7 +55,7 @@ std::vector<Config> non_pivoting_configs() {
     configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
   // columns (interleaved layouts; contiguous rows run the segment method): one pass up to
   // n = 32·K, with 1 to 32 chunks per system (8 to 256 systems per block), reduce + recursive
-  // coarse solve + substitute beyond (32 chunks, 8 systems per block).
+  // coarse solve + substitute beyond (segments of 8 chunks).
   for (int k : {2, 4, 8, 16})
     configs.push_back({"columns K=" + std::to_string(k), false, {cuda::Method::columns, k}});
   // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 4: n ≤ 2048; 8: n ≤ 4096; 16:
@@ -289,8 +289,8 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
 
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
 // each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 8
-// chunks of K = 8, 32 systems per block; 16 chunks of K = 4) and several (n = 1000: K = 4 makes
-// segments of 128 rows, the last one partly identity rows).
+// chunks of K = 8, 16 chunks of K = 4) and several (n = 1000: segments of 8 chunks, 32 rows at
+// K = 4, 64 at K = 8, the last one partly identity rows).
 TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
   std::vector<Config> configs;
   for (int k : {4, 8})

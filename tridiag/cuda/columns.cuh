@@ -15,9 +15,9 @@
 ///    with shuffles (warp_reduced_solve; a warp serves 32 / chunks systems, so every warp of the
 ///    block solves once): the whole pass, one segment per system, d read once and x written
 ///    once; the substitute pass, with the segment's first and last unknowns fixed to the coarse
-///    solution. The reduce pass condenses them instead (warp_condense, chunks = 32: one system
-///    per warp) into the segment's two coarse rows, written to global memory as the segment
-///    method's reduce pass writes them (system k's row e at k·2·segments + e);
+///    solution. The reduce pass condenses them instead (warp_condense over the group) into the
+///    segment's two coarse rows, written to global memory as the segment method's reduce pass
+///    writes them (system k's row e at k·2·segments + e);
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
 /// Lanes past the batch repeat the last system and store nothing. Include only from .cu files.
@@ -30,6 +30,23 @@ namespace pscr::tridiag::cuda::detail {
 
 /// Most threads per block of the columns kernel (G systems × chunks chunks).
 constexpr int kColumnsMaxThreads = 256;
+
+/// Chunks per segment of the columns method where a system takes several segments.
+constexpr int kColumnsSegmentChunks = 8;
+
+/// Chunks per segment of the columns method for systems of n rows, K rows per chunk: the fewest
+/// (a power of two) that cover n where at most 32 do (one segment, one pass), else
+/// kColumnsSegmentChunks.
+__host__ __device__ inline int columns_chunks(index_t n, int K) {
+  const int width = segment_width(n, K);
+  return static_cast<index_t>(width) * K >= n ? width : kColumnsSegmentChunks;
+}
+
+/// Segments of columns_chunks(n, K)·K rows in a system of n rows.
+__host__ __device__ inline index_t columns_segments(index_t n, int K) {
+  const index_t rows = static_cast<index_t>(columns_chunks(n, K)) * K;
+  return (n + rows - 1) / rows;
+}
 
 /// Systems per block of the columns kernel with `chunks` chunks per system: enough that a warp's
 /// load of one row covers 128 bytes of adjacent systems (16 real, 8 complex; 64 bytes where 32
@@ -127,9 +144,9 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const Colum
 }
 
 /// One pass of the columns method (see the file comment) over the units of `segments` segments
-/// of chunks·K rows (segment_width, segment_count: chunks a power of two ≤ 32; 32 when
-/// segments > 1) and groups of G = blockDim.x / chunks systems, segment-major (blocks that run
-/// together read adjacent systems of the same rows). Coarse arrays as in segment_kernel.
+/// of chunks·K rows (columns_chunks, columns_segments) and groups of G = blockDim.x / chunks
+/// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
+/// arrays as in segment_kernel.
 template <int K, SegmentPass Pass, class T, class Form>
 __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
     columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
@@ -191,9 +208,9 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
                 {sm[7 * count + coarse]}};
       const index_t ks = k0 + sg;  // the group's system
       const index_t e = std::min(ks, batch - 1) * nc + 2 * seg;
-      if constexpr (Pass == SegmentPass::reduce) {  // chunks == 32: one system per warp
-        const Condensed<T> r = warp_condense(Condensed<T>{P, Q});
-        if (lane == 0 && ks < batch) store_coarse_rows(r, ca, cb, cc, cd, e);
+      if constexpr (Pass == SegmentPass::reduce) {
+        const Condensed<T> r = warp_condense(Condensed<T>{P, Q}, chunks);
+        if (j == 0 && ks < batch) store_coarse_rows(r, ca, cb, cc, cd, e);
       } else {
         if constexpr (Pass == SegmentPass::substitute) {
           // The segment's first and last unknowns are known: identity rows carrying them.

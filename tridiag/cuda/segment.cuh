@@ -392,15 +392,17 @@ PSCR_HD Condensed<T> condense(const Condensed<T>& r1, const Condensed<T>& r2) {
           {L2.a * v1, L2.b + L2.a * v2, L2.c, {L2.d[0] - L2.a * v0}}};
 }
 
-/// The condensed rows of the whole warp's segment in lane 0: five condensing steps of a tree over
-/// the lanes (step s: lane l, a multiple of 2s, condenses its range with lane l + s's). Every lane
-/// runs every step (uniform shuffles); the other lanes' results are not used.
+/// The condensed rows of each group of `width` lanes (a power of two ≤ 32) in its first lane:
+/// log2(width) condensing steps of a tree over the group (step s: lane l, a multiple of 2s,
+/// condenses its range with lane l + s's). Every lane runs every step (uniform shuffles); the
+/// other lanes' results are not used.
 template <class T>
-__device__ Condensed<T> warp_condense(Condensed<T> r) {
-  const int lane = threadIdx.x & (kWarpLanes - 1);
+__device__ Condensed<T> warp_condense(Condensed<T> r, int width = kWarpLanes) {
+  const int lane = threadIdx.x & (width - 1);
 #pragma unroll
   for (int s = 1; s < kWarpLanes; s <<= 1) {
-    const Condensed<T> next{shfl_down(r.F, s, kWarpLanes), shfl_down(r.L, s, kWarpLanes)};
+    if (s >= width) break;  // uniform over the warp
+    const Condensed<T> next{shfl_down(r.F, s, width), shfl_down(r.L, s, width)};
     if ((lane & (2 * s - 1)) == 0) r = condense(r, next);
   }
   return r;

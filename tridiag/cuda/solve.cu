@@ -286,7 +286,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
   if (opt.method == Method::segment || opt.method == Method::columns) {
-    const index_t segments = detail::segment_count(n, opt.rows_per_thread);
+    const index_t segments = opt.method == Method::segment
+                                 ? detail::segment_count(n, opt.rows_per_thread)
+                                 : detail::columns_segments(n, opt.rows_per_thread);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
     return 4 * nc * batch + required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
@@ -484,14 +486,14 @@ void launch_segment_block(cudaStream_t stream, const SegForm& form, int K, index
   with_constant<2, 4, 8, 16>(K, "block rows per lane", go);
 }
 
-/// The segment and columns methods: one pass for systems of one segment, else reduce, recursive
-/// coarse solve (general form, in the workspace) and substitute. `launch(pass, ca, cb, cc, cd)`
-/// launches one pass (pass: std::integral_constant<SegmentPass, ·>) with the coarse arrays.
+/// The segment and columns methods on systems cut into `segments` segments: one pass for one
+/// segment, else reduce, recursive coarse solve (general form, in the workspace) and substitute.
+/// `launch(pass, ca, cb, cc, cd)` launches one pass (pass: std::integral_constant<SegmentPass,
+/// ·>) with the coarse arrays.
 template <class T, class Launch>
-void run_segmented(cudaStream_t stream, int K, index_t n, index_t batch, T* ws, index_t wc,
+void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, index_t wc,
                    std::size_t budget, Launch&& launch) {
   using detail::SegmentPass;
-  const index_t segments = detail::segment_count(n, K);
   if (segments == 1) {
     T* none = nullptr;
     launch(std::integral_constant<SegmentPass, SegmentPass::whole>{}, none, none, none, none);
@@ -512,14 +514,14 @@ void run_segmented(cudaStream_t stream, int K, index_t n, index_t batch, T* ws, 
 }
 
 /// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
-/// segment_width(n, K) chunks each, as many blocks as are resident (or units need), each looping
+/// columns_chunks(n, K) chunks each, as many blocks as are resident (or units need), each looping
 /// over units.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
                     T* cc, T* cd) {
-  const index_t segments = detail::segment_count(n, K);
-  const int chunks = detail::segment_width(n, K);
+  const index_t segments = detail::columns_segments(n, K);
+  const int chunks = detail::columns_chunks(n, K);
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
@@ -632,7 +634,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   }
   if (opt.method == Method::segment) {
     const auto sf = segment_form(form);
-    run_segmented(stream, opt.rows_per_thread, n, batch, ws, wc, budget,
+    run_segmented(stream, detail::segment_count(n, opt.rows_per_thread), batch, ws, wc, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_segment<decltype(pass)::value>(stream, sf, opt.rows_per_thread, n, batch,
                                                           d, dl, x, xl, ca, cb, cc, cd);
@@ -640,7 +642,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     return;
   }
   if (opt.method == Method::columns) {
-    run_segmented(stream, opt.rows_per_thread, n, batch, ws, wc, budget,
+    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread), batch, ws, wc, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_columns<decltype(pass)::value>(stream, form, opt.rows_per_thread, n,
                                                           batch, d, dl, x, xl, ca, cb, cc, cd);
