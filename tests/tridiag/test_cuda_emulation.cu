@@ -1,4 +1,5 @@
-// The algebra of the GPU partition, warp and segment methods, run on the CPU: the kernels' own
+// The algebra of the GPU partition, warp, segment and columns methods, run on the CPU: the
+// kernels' own
 // per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
 // tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
 // lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh; sweep_reduce,
@@ -22,6 +23,7 @@
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
 #include "tests/tridiag/systems.hpp"
+#include "tridiag/cuda/columns.cuh"
 #include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
@@ -249,26 +251,22 @@ TileLanes<K, T, std::invoke_result_t<RowsOf, index_t, int>> tile_lanes(const Row
   return {n, make_tile<K>(d, 0, static_cast<int>(n)), rows_of(0, static_cast<int>(n))};
 }
 
-/// The segment lanes as segment_kernel runs them on the shifted form: each pass loads the lane's
-/// K rows of d into registers (LaneVector, zero past n) and its rows of A and M into a table
-/// (ShiftedSegmentForm::load: identity rows past n), with no bounds checks in the lane steps.
-template <int K, class T>
-struct RegisterLanes {
-  using Coefs = cuda::detail::ShiftedLaneCoefs<K, T>;
+/// The shifted form's lanes as the register kernels run them: each pass loads the lane's K rows of
+/// d into registers (LaneVector, zero past n) and takes its rows of A and M from `tables`
+/// (identity rows past n), with no bounds checks in the lane steps.
+template <int K, class T, class Tables>
+struct ShiftedLanes {
   cuda::detail::ShiftedMatrix<T> m;
   T s;
   std::vector<T> d;
   std::vector<T> out;
-  std::vector<T> table = std::vector<T>(Coefs::elements);
+  Tables tables;
   std::array<T, K> v{};
 
-  /// The rows of lane p (table slot lane 0) with its right-hand side loaded into v.
-  cuda::detail::ShiftedLaneRows<K, T> load(index_t p) {
-    const cuda::detail::ShiftedSegmentForm<T> form{m, &s};
-    const Coefs c{table.data(), 0};
-    form.template load<K>(c, p);
+  /// The rows of lane p with its right-hand side loaded into v.
+  auto load(index_t p) {
     for (int i = 0; i < K; ++i) v[i] = p + i < m.n ? d[p + i] : T(0);
-    return form.template rows<K>(c, 0, p, cuda::detail::Strides{});
+    return tables.rows(m, s, p);
   }
   void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
     const auto rows = load(p);
@@ -285,17 +283,57 @@ struct RegisterLanes {
   std::vector<T> x() const { return out; }
 };
 
+/// The segment kernel's tables: the lane's rows of A and M loaded for each pass
+/// (ShiftedSegmentForm::load into the slots of lane 0).
+template <int K, class T>
+struct SegmentTables {
+  using Coefs = cuda::detail::ShiftedLaneCoefs<K, T>;
+  std::vector<T> table = std::vector<T>(Coefs::elements);
+  cuda::detail::ShiftedLaneRows<K, T> rows(const cuda::detail::ShiftedMatrix<T>& m, const T& s,
+                                           index_t p) {
+    const cuda::detail::ShiftedSegmentForm<T> form{m, &s};
+    const Coefs c{table.data(), 0};
+    form.template load<K>(c, p);
+    return form.template rows<K>(c, 0, p, cuda::detail::Strides{});
+  }
+};
+
+/// The columns kernel's table: the current segment's chunks·K rows of A and M (the kernel's own
+/// ColumnTable::load, when the segment changes).
+template <int K, class T>
+struct ColumnTables {
+  int chunks;
+  std::vector<T> storage = std::vector<T>(4 * (chunks * K + 1));
+  index_t loaded = -1;
+  cuda::detail::ColumnTableRows<T> rows(const cuda::detail::ShiftedMatrix<T>& m, const T& s,
+                                        index_t p) {
+    const cuda::detail::ColumnTable<T> table{storage.data(), chunks * K + 1};
+    const index_t p0 = p / (chunks * K) * (chunks * K);
+    if (p0 != loaded) {
+      table.load(m, p0, 0, 1);
+      loaded = p0;
+    }
+    return {table, s, p0};
+  }
+};
+
+/// The segment (and block) kernels' lanes on the shifted form.
+template <int K, class T>
+using RegisterLanes = ShiftedLanes<K, T, SegmentTables<K, T>>;
+/// The columns kernel's threads on the shifted form.
+template <int K, class T>
+using ColumnLanes = ShiftedLanes<K, T, ColumnTables<K, T>>;
+
 /// The segment method on one system, as segment_kernel and run_segment compute it, with the
-/// lanes' rows from `lanes` (TileLanes or RegisterLanes): one pass for one segment (width lanes:
-/// reduce, warp solve, the interior solved again from the interface values); else per segment
-/// the lanes reduce, the warp's spikes give its coarse rows F, L, the coarse system is solved
-/// (by the reference here), and each segment solves its reduced rows with the first and last
-/// fixed to the coarse solution.
+/// lanes' rows from `lanes` (TileLanes, RegisterLanes or ColumnLanes) and segments of L lanes
+/// (chunks of the columns method): one pass for one segment (L lanes: reduce, warp solve, the
+/// interior solved again from the interface values); else per segment the lanes reduce, a
+/// condensing tree over its L lanes gives its coarse rows F, L, the coarse system is solved (by
+/// the reference here), and each segment solves its reduced rows with the first and last fixed to
+/// the coarse solution. The columns method computes the same with a thread per lane.
 template <int K, class T, class Lanes>
-std::vector<T> emulate_segment(Lanes lanes, index_t n) {
+std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments) {
   using cuda::detail::Row4;
-  const int L = cuda::detail::segment_width(n, K);
-  const index_t segments = cuda::detail::segment_count(n, K);
   const index_t nc = 2 * segments;
   std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
   std::vector<std::vector<Row4<T>>> P(segments, std::vector<Row4<T>>(L)), Q = P;
@@ -335,6 +373,13 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n) {
     for (int l = 0; l < L; ++l) lanes.resolve((j * L + l) * K, xr.first[l][0], xr.last[l][0]);
   }
   return lanes.x();
+}
+
+/// The segment method's segments (segment_width, segment_count).
+template <int K, class T, class Lanes>
+std::vector<T> emulate_segment(Lanes lanes, index_t n) {
+  return emulate_segment<K, T>(std::move(lanes), n, cuda::detail::segment_width(n, K),
+                               cuda::detail::segment_count(n, K));
 }
 
 /// The block method on one system of 2 to kSegmentBlockMaxSegments segments, as
@@ -582,6 +627,35 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
   }
 }
 
+/// The columns method on sizes around chunk and segment boundaries (one segment up to 32 chunks,
+/// segments of kColumnsSegmentChunks beyond), its shifted form also from its ColumnTable.
+template <class Scalar, int K>
+void columns_sweep(testing::Kind kind, std::uint64_t seed) {
+  constexpr index_t chunk = K, one = cuda::detail::kWarpLanes * K,
+                    segment = cuda::detail::kColumnsSegmentChunks * K;
+  const std::vector<index_t> sizes = {1,       2,   3,       chunk + 1,       8 * chunk,
+                                      one - 1, one, one + 1, 5 * segment + 3, 40 * segment};
+  auto emulate = [](const auto& rows_of, const auto& d) {
+    const auto n = static_cast<index_t>(d.size());
+    return emulate_segment<K, typename std::decay_t<decltype(d)>::value_type>(
+        tile_lanes<K>(rows_of, d), n, cuda::detail::columns_chunks(n, K),
+        cuda::detail::columns_segments(n, K));
+  };
+  auto table = [](const auto& m, const auto& s, const auto& d) {
+    using T = std::decay_t<decltype(s)>;
+    const int chunks = cuda::detail::columns_chunks(m.n, K);
+    return emulate_segment<K, T>(ColumnLanes<K, T>{m, s, d, std::vector<T>(d.size()), {chunks}},
+                                 m.n, chunks, cuda::detail::columns_segments(m.n, K));
+  };
+  for (index_t n : sizes) {
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "columns", emulate,
+                   table);
+    if (kind == testing::Kind::dominant)
+      check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
+                     "columns", emulate);
+  }
+}
+
 /// The sweep method on every size up to 2048 rows from the issue's list, lane boundaries and the
 /// largest K, with K from n and K = 16 (identity rows on small n).
 template <class Scalar>
@@ -640,6 +714,16 @@ TYPED_TEST(EmulationTest, SegmentDominant) {
 TYPED_TEST(EmulationTest, SegmentComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   segment_sweep<TypeParam, 8>(testing::Kind::indefinite, 12000);
+}
+
+TYPED_TEST(EmulationTest, ColumnsDominant) {
+  columns_sweep<TypeParam, 4>(testing::Kind::dominant, 13000);
+  columns_sweep<TypeParam, 8>(testing::Kind::dominant, 14000);
+}
+
+TYPED_TEST(EmulationTest, ColumnsComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  columns_sweep<TypeParam, 4>(testing::Kind::indefinite, 15000);
 }
 
 TYPED_TEST(EmulationTest, WarpComplexDamped) {

@@ -100,9 +100,10 @@ struct ColumnTable {
   PSCR_HD T* md() const { return base + rows; }
   PSCR_HD T* ao() const { return base + 2 * rows; }
   PSCR_HD T* mo() const { return base + 3 * rows; }
-  /// Loads rows [p0, p0 + L] with the block's threads (the caller synchronizes).
-  __device__ void load(const ShiftedMatrix<T>& m, index_t p0) const {
-    for (int i = static_cast<int>(threadIdx.x); i < rows; i += static_cast<int>(blockDim.x)) {
+  /// Loads rows [p0, p0 + L], table rows first, first + step, ... (the kernel: a block's threads,
+  /// first = threadIdx.x, step = blockDim.x; the caller synchronizes).
+  PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step) const {
+    for (int i = first; i < rows; i += step) {
       const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + i);
       ad()[i] = e.ad;
       md()[i] = e.md;
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
     const index_t p0 = seg * chunks * K;  // the segment's first row
     if constexpr (kShifted) {
       if (seg != loaded) {  // uniform over the block, after the previous unit's last barrier
-        table.load(form.m, p0);
+        table.load(form.m, p0, t, threads);
         loaded = seg;
         __syncthreads();
       }
