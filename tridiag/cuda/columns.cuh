@@ -4,8 +4,8 @@
 /// partition (segment.cuh) with the roles of lanes and systems swapped: a thread owns K
 /// consecutive rows (a chunk) of one system, as a lane of the segment method does, but the
 /// threads of a block take G adjacent systems × `chunks` chunks with the system index fastest
-/// (thread t: system t mod G, chunk t / G), so every load and store of a warp reads one row of
-/// adjacent systems (32 of them where G ≥ 32), coalesced with no transposing tile, and the
+/// (thread t: system t mod G, chunk t / G), so every load and store of a warp reads rows of G
+/// adjacent systems (128 bytes: columns_systems), coalesced with no transposing tile, and the
 /// shifted form's A, M rows are the same for every lane of a chunk (broadcast reads).
 ///
 /// Per unit (G systems × one segment of chunks·K rows):
@@ -50,9 +50,8 @@ __host__ __device__ inline index_t columns_segments(index_t n, int K) {
 
 /// Systems per block of the columns kernel with `chunks` chunks per system: enough that a warp's
 /// load of one row covers 128 bytes of adjacent systems (16 real, 8 complex; 64 bytes where 32
-/// chunks fill the largest block), and at least a warp of threads. Blocks stay small, so that
-/// several of them per SM, each between its own barriers, overlap one another's loads and
-/// arithmetic.
+/// chunks fill the largest block), and at least a warp of threads. Measured within 2% of blocks
+/// of 256 threads throughout (H200 A/B, docs/tridiag-performance.md).
 __host__ __device__ constexpr int columns_systems(int chunks, std::size_t scalar_bytes) {
   const int wide = static_cast<int>(128 / scalar_bytes);
   const int G = wide * chunks > kColumnsMaxThreads ? kColumnsMaxThreads / chunks : wide;
