@@ -278,10 +278,7 @@ __global__ void __launch_bounds__(tridiag::cuda::detail::kSegmentThreads,
       const td::ShiftedLaneRows<K, T> rows{lc, uj[kUnitShift * kSegmentStageChunkLanes], r0};
       const td::LaneVector<T> vec{v, r0};
       td::Row4<T> P, Q;
-      {
-        td::LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
-        td::lane_reduce<K>(rows, vec, r0, n, st, P, Q);
-      }
+      td::lane_reduce<K>(rows, vec, r0, n, P, Q);
       if constexpr (Condense) {
         const index_t e = (p * a.S + b.sys + c.l_begin + j) * nc + 2 * seg;
         const td::Condensed<T> cr = td::warp_condense(td::Condensed<T>{P, Q});

@@ -1,12 +1,12 @@
 // The algebra of the GPU partition, warp, segment and columns methods, run on the CPU: the
-// kernels' own
-// per-partition, per-lane and per-row functions (partition_reduce, partition_substitute, pcr_row;
-// tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine, solve_last, lane_substitute,
-// lane_resolve; tridiag/cuda/warp.cuh; condense; tridiag/cuda/segment.cuh; sweep_reduce,
-// sweep_substitute, sweep_slot; tridiag/cuda/sweep.cuh; shifted_matrix_row; tridiag/cuda/rows.cuh)
-// driven by plain loops in place of threads and shuffles, on the same tile index maps, chunk
-// offsets and coarse-row numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks
-// the method's mathematics against the CPU reference; the gpu tests check the kernels themselves.
+// kernels' own per-partition, per-lane and per-row functions (partition_reduce,
+// partition_substitute, pcr_row; tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine,
+// solve_last, lane_substitute, lane_resolve; tridiag/cuda/warp.cuh; condense;
+// tridiag/cuda/segment.cuh; sweep_reduce, sweep_substitute, sweep_slot; tridiag/cuda/sweep.cuh;
+// shifted_matrix_row; tridiag/cuda/rows.cuh) driven by plain loops in place of threads and
+// shuffles, on the same tile index maps, chunk offsets and coarse-row numbering as the kernels.
+// Needs nvcc to compile, no GPU to run: it checks the method's mathematics against the CPU
+// reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -232,8 +232,7 @@ struct TileLanes {
   PaddedIndex<K> idx() const { return {PaddedIndex<K>::system_stride(static_cast<int>(n))}; }
   TileVector<T, PaddedIndex<K>> vec() { return {tile.data(), idx(), 0, 0}; }
   void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
-    cuda::detail::LaneState<K, T> st;
-    cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, st, P, Q);
+    cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, P, Q);
   }
   void resolve(index_t p, T x_first, T x_last) {
     cuda::detail::lane_resolve<K>(holder.view(0, n), vec(), p, n, x_first, x_last);
@@ -270,8 +269,7 @@ struct ShiftedLanes {
   }
   void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
     const auto rows = load(p);
-    cuda::detail::LaneState<K, T> st;
-    cuda::detail::lane_reduce<K>(rows, cuda::detail::LaneVector<T>{v.data(), p}, p, m.n, st, P, Q);
+    cuda::detail::lane_reduce<K>(rows, cuda::detail::LaneVector<T>{v.data(), p}, p, m.n, P, Q);
   }
   void resolve(index_t p, T x_first, T x_last) {
     const auto rows = load(p);

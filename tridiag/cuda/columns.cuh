@@ -193,8 +193,7 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
     const LaneVector<T> vec{v, p};
     {
       Row4<T> P, Q;
-      LaneState<K, T> st;  // not kept: lane_resolve solves the interior again
-      lane_reduce<K>(rows, vec, p, n, st, P, Q);
+      lane_reduce<K>(rows, vec, p, n, P, Q);
       const T r[8] = {P.a, P.b, P.c, P.d[0], Q.a, Q.b, Q.c, Q.d[0]};
 #pragma unroll
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];

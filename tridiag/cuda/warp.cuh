@@ -56,39 +56,93 @@ PSCR_HD Row4<T> lane_row(const Rows& A, const Vec& v, index_t r, index_t n) {
   return {A.sub(r), A.diag(r), A.sup(r), v.get(r)};
 }
 
-/// What a lane keeps between the reduction and the substitution: interior row i is
-/// x_i = D[i] + G[i] x_first + H[i] x_last (i = 1..K−2; compile-time indices, registers).
+/// Thomas downward on the interior rows p+1..p+K−2 of the lane's rows [p, p + K) with the x_p
+/// column carried along: interior row i becomes x_i = d′_i + g′_i x_p − c′_i x_{i+1}, passed to
+/// `visit(i, d′, g′, c′)` in order. Returns the lane's first and last rows.
+template <int K, class T, class Rows, class Vec, class Visit>
+PSCR_HD void lane_eliminate(const Rows& A, const Vec& v, index_t p, index_t n, Row4<T>& first,
+                            Row4<T>& last, Visit&& visit) {
+  static_assert(K >= 2, "a lane needs at least its two interface rows");
+  first = lane_row<T>(A, v, p, n);
+  last = lane_row<T>(A, v, p + K - 1, n);
+  T cp = T(0), dp = T(0), gp = T(0);
+#pragma unroll
+  for (int i = 1; i < K - 1; ++i) {
+    const Row4<T> r = lane_row<T>(A, v, p + i, n);
+    const T inv = recip(i == 1 ? r.b : r.b - r.a * cp);
+    dp = (i == 1 ? r.d[0] : r.d[0] - r.a * dp) * inv;
+    gp = -r.a * (i == 1 ? T(1) : gp) * inv;
+    cp = r.c * inv;
+    visit(i, dp, gp, cp);
+  }
+}
+
+/// The lane's reduced rows from its first and last rows and its interior's end rows expressed in
+/// its interface unknowns, x_{p+1} = D1 + G1 x_p + H1 x_{p+K−1} and x_{p+K−2} = Dl + Gl x_p +
+/// Hl x_{p+K−1}: P (row p: couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (row
+/// p + K − 1: couples x_p, x_{p+K−1}, the next lane's first unknown).
+template <class T>
+PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, T G1, T H1, T Dl,
+                               T Gl, T Hl, Row4<T>& P, Row4<T>& Q) {
+  P = {first.a, first.b + first.c * G1, first.c * H1, first.d[0] - first.c * D1};
+  Q = {last.a * Gl, last.b + last.a * Hl, last.c, last.d[0] - last.a * Dl};
+}
+
+/// Eliminates the interior rows of the lane's rows [p, p + K) (lane_eliminate) and returns its two
+/// reduced rows P, Q (lane_reduced_rows). Row p + K − 2's expression is the elimination's last.
+/// Row p + 1's, in x_p and x_{p+K−1}, is carried along downward instead of substituted upward
+/// over every row's kept factors: x_{p+1} = α + β x_p + γ x_{i+1}, with α += γ d′_i,
+/// β += γ g′_i, γ ← −γ c′_i at row i. So no row's factors are kept, three scalars of state
+/// whatever K; lane_resolve solves the interior again once x_p and x_{p+K−1} are known.
+template <int K, class T, class Rows, class Vec>
+PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Row4<T>& P,
+                         Row4<T>& Q) {
+  if constexpr (K == 2) {
+    lane_eliminate<K, T>(A, v, p, n, P, Q, [](int, T, T, T) {});
+  } else {
+    Row4<T> first, last;
+    T alpha = T(0), beta = T(0), gamma = T(0), dl = T(0), gl = T(0), cl = T(0);
+    lane_eliminate<K, T>(A, v, p, n, first, last, [&](int i, T dp, T gp, T cp) {
+      if (i == 1) {
+        alpha = dp;
+        beta = gp;
+        gamma = -cp;
+      } else {
+        alpha += gamma * dp;
+        beta += gamma * gp;
+        gamma = -gamma * cp;
+      }
+      dl = dp;
+      gl = gp;
+      cl = cp;
+    });
+    lane_reduced_rows(first, last, alpha, beta, gamma, dl, gl, -cl, P, Q);
+  }
+}
+
+/// What a lane keeps between the reduction and the substitution (the warp method): interior row i
+/// is x_i = D[i] + G[i] x_first + H[i] x_last (i = 1..K−2; compile-time indices, registers).
 template <int K, class T>
 struct LaneState {
   T D[K], G[K], H[K];
 };
 
-/// Eliminates the interior rows of the lane's rows [p, p + K) and returns its two reduced rows:
-/// P (row p: couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (row p + K − 1:
-/// couples x_p, x_{p+K−1}, the next lane's first unknown). Thomas downward on the interior with
-/// the x_p column carried along (g), then upward back substitution into D, G, H.
+/// lane_reduce that keeps every interior row's expression in x_p and x_{p+K−1} (substituted
+/// upward over the elimination's factors) for lane_substitute, which then needs neither the rows
+/// nor d again. 3(K − 2) values in registers against the other lane_reduce's three scalars; the
+/// segment kernel uses it without keeping them (measured faster there, segment.cuh).
 template <int K, class T, class Rows, class Vec>
 PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, LaneState<K, T>& s,
                          Row4<T>& P, Row4<T>& Q) {
-  static_assert(K >= 2, "a lane needs at least its two interface rows");
-  const Row4<T> first = lane_row<T>(A, v, p, n);
-  const Row4<T> last = lane_row<T>(A, v, p + K - 1, n);
   if constexpr (K == 2) {
-    P = first;
-    Q = last;
+    lane_eliminate<K, T>(A, v, p, n, P, Q, [](int, T, T, T) {});
   } else {
-    T cp = T(0), dp = T(0), gp = T(0);
-#pragma unroll
-    for (int i = 1; i < K - 1; ++i) {
-      const Row4<T> r = lane_row<T>(A, v, p + i, n);
-      const T inv = recip(i == 1 ? r.b : r.b - r.a * cp);
-      dp = (i == 1 ? r.d[0] : r.d[0] - r.a * dp) * inv;
-      gp = -r.a * (i == 1 ? T(1) : gp) * inv;
-      cp = r.c * inv;
+    Row4<T> first, last;
+    lane_eliminate<K, T>(A, v, p, n, first, last, [&](int i, T dp, T gp, T cp) {
       s.D[i] = dp;
       s.G[i] = gp;
       s.H[i] = cp;  // c′ for now
-    }
+    });
     s.H[K - 2] = -s.H[K - 2];
 #pragma unroll
     for (int i = K - 3; i >= 1; --i) {
@@ -97,10 +151,20 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Lane
       s.G[i] -= c * s.G[i + 1];
       s.H[i] = -c * s.H[i + 1];
     }
-    P = {first.a, first.b + first.c * s.G[1], first.c * s.H[1], first.d[0] - first.c * s.D[1]};
-    Q = {last.a * s.G[K - 2], last.b + last.a * s.H[K - 2], last.c,
-         last.d[0] - last.a * s.D[K - 2]};
+    lane_reduced_rows(first, last, s.D[1], s.G[1], s.H[1], s.D[K - 2], s.G[K - 2], s.H[K - 2], P,
+                      Q);
   }
+}
+
+/// Writes x of the lane's rows (those below n) into `v` from the interface values (LaneState).
+template <int K, class T, class Vec>
+PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, index_t n,
+                             T x_first, T x_last) {
+  if (p < n) v.set(p, x_first);
+#pragma unroll
+  for (int i = 1; i < K - 1; ++i)
+    if (p + i < n) v.set(p + i, s.D[i] + s.G[i] * x_first + s.H[i] * x_last);
+  if (p + K - 1 < n) v.set(p + K - 1, x_last);
 }
 
 /// Writes x of the lane's rows (those below n) into `v` from the interface values by solving the
@@ -135,17 +199,6 @@ PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x
     }
   }
   if (padded || p + K - 1 < n) v.set(p + K - 1, x_last);
-}
-
-/// Writes x of the lane's rows (those below n) into `v` from the interface values.
-template <int K, class T, class Vec>
-PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, index_t n,
-                             T x_first, T x_last) {
-  if (p < n) v.set(p, x_first);
-#pragma unroll
-  for (int i = 1; i < K - 1; ++i)
-    if (p + i < n) v.set(p + i, s.D[i] + s.G[i] * x_first + s.H[i] * x_last);
-  if (p + K - 1 < n) v.set(p + K - 1, x_last);
 }
 
 /// Row r divided by its diagonal (b = 1): the form the PCR steps keep their rows in, so that a
