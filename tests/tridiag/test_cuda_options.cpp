@@ -2,6 +2,8 @@
 // takes, checked on the host without a device.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "common/error.hpp"
 #include "tridiag/cuda/solve.hpp"
 
@@ -37,6 +39,23 @@ TEST(CudaOptions, PartitionTakesFourToSixteenRows) {
 TEST(CudaOptions, SweepTakesAnyRowsUpToItsLimit) {
   for (int r = 0; r <= cuda::kSweepMaxLaneRows; ++r) expect_valid(Method::sweep, r);
   for (int r : {-1, cuda::kSweepMaxLaneRows + 1, 128}) expect_invalid(Method::sweep, r);
+}
+
+// A refusal names what was expected and what was found.
+TEST(CudaOptions, RefusalsNameTheRowsTaken) {
+  auto message = [](Method method, int rows) -> std::string {
+    try {
+      cuda::check_options({method, rows});
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string lanes = message(Method::segment, 3);
+  EXPECT_NE(lanes.find("must be 0, 2, 4, 8 or 16"), std::string::npos) << lanes;
+  EXPECT_NE(lanes.find("got 3"), std::string::npos) << lanes;
+  const std::string partition = message(Method::partition, 2);
+  EXPECT_NE(partition.find("must be 0, 4, 8 or 16, got 2"), std::string::npos) << partition;
 }
 
 }  // namespace

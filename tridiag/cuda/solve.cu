@@ -235,7 +235,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   // call's where it is one (a sweep's K of 6, 10, 12, ... is not), else the table's where its
   // entry is one of them, else default_rows. So a coarse solve asked for the segment method takes
   // the measured K where the table's nearest entry is the block method.
-  const bool call_lanes = r == 2 || r == 4 || r == 8 || r == 16;
+  const bool call_lanes = LaneRows::contains(r);
   const bool table_lanes = table.method == Method::segment || table.method == Method::block ||
                            table.method == Method::columns;
   const int lanes_k = call_lanes                                  ? r
@@ -302,9 +302,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                                                    budget);
 }
 
-/// Calls f(std::integral_constant<int, V>{}) for the runtime value v, one of Vs.
+/// Calls f(std::integral_constant<int, V>{}) for the runtime value v, one of the list's Vs.
 template <int... Vs, class F>
-void with_constant(int v, const char* what, F&& f) {
+void with_constant(RowsList<Vs...>, int v, const char* what, F&& f) {
   const bool found = ((v == Vs ? (f(std::integral_constant<int, Vs>{}), true) : false) || ...);
   if (!found) {
     std::string allowed;
@@ -412,7 +412,7 @@ void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_
         row_fastest(xl));
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  with_constant<2, 4, 8, 16>(K, "warp rows per lane", go);
+  with_constant(LaneRows{}, K, "warp rows per lane", go);
 }
 
 /// The segment kernel's form for a tiled form: the shifted form keeps A and M in registers, the
@@ -463,7 +463,7 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
     }
     launch(k, std::false_type{});
   };
-  with_constant<2, 4, 8, 16>(K, "segment rows per lane", go);
+  with_constant(LaneRows{}, K, "segment rows per lane", go);
 }
 
 /// The block method (detail::segment_block_kernel): one block of a warp per segment for each
@@ -483,7 +483,7 @@ void launch_segment_block(cudaStream_t stream, const SegForm& form, int K, index
                                                                      x, strides(xl));
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  with_constant<2, 4, 8, 16>(K, "block rows per lane", go);
+  with_constant(LaneRows{}, K, "block rows per lane", go);
 }
 
 /// The segment and columns methods on systems cut into `segments` segments: one pass for one
@@ -525,7 +525,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
-  with_constant<2, 4, 8, 16>(K, "columns rows per thread", [&](auto k) {
+  with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     auto* kernel = detail::columns_kernel<kk, Pass, T, Form>;
     const std::size_t smem =
@@ -546,7 +546,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
                    T* ws, index_t wc, std::size_t budget) {
   const bool drf = row_fastest(dl), xrf = row_fastest(xl);
   if (pl.single) {
-    with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
+    with_constant(PartitionRows{}, pl.M, "rows_per_thread", [&](auto m) {
       auto* kernel = detail::partition_block_kernel<decltype(m)::value, T, Form>;
       allow_shared(kernel, pl.smem);
       const index_t blocks = (batch + pl.G - 1) / pl.G;
@@ -564,7 +564,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   T* cc = cb + cn;
   T* cd = cc + cn;
   const index_t blocks = (batch + pl.G - 1) / pl.G * pl.chunks;
-  with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
+  with_constant(PartitionRows{}, pl.M, "rows_per_thread", [&](auto m) {
     auto* kernel = detail::partition_reduce_kernel<decltype(m)::value, T, Form>;
     allow_shared(kernel, pl.smem);
     kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(
@@ -575,7 +575,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   const BatchLayout cl = BatchLayout::contiguous(pl.nc);
   solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, pl.nc}, pl.nc, batch, cd, cl, cd, cl,
                ws + 4 * cn, wc - 4 * cn, Options{}, budget);
-  with_constant<4, 8, 16>(pl.M, "rows_per_thread", [&](auto m) {
+  with_constant(PartitionRows{}, pl.M, "rows_per_thread", [&](auto m) {
     auto* kernel = detail::partition_substitute_kernel<decltype(m)::value, T, Form>;
     allow_shared(kernel, pl.smem);
     kernel<<<static_cast<unsigned>(blocks), pl.threads, pl.smem, stream>>>(

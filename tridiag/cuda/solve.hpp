@@ -132,6 +132,16 @@ struct Options {
 /// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.
 inline constexpr int kSweepMaxLaneRows = 64;
 
+/// @brief The rows-per-thread values a method's kernels are compiled for, one instantiation each.
+template <int... Ks>
+struct RowsList {
+  static constexpr bool contains(int r) { return ((r == Ks) || ...); }
+};
+/// @brief K of the warp, segment, block and columns methods (rows per lane or thread).
+using LaneRows = RowsList<2, 4, 8, 16>;
+/// @brief M of the partition method (rows per partition).
+using PartitionRows = RowsList<4, 8, 16>;
+
 /// @brief Throws InputError unless `options.rows_per_thread` is one that `options.method` takes
 /// (see Options). Host only, no device needed; every solve, workspace query and resolved_options
 /// checks its options with it.
