@@ -15,14 +15,14 @@
 #             --shapes 64:262144,1048576:16)
 # All trees are built at once (their builds are independent: a third of a device call's time
 # when built one after another). Writes OUTDIR/ab-TARGET.csv: the benchmark's CSV rows with two
-# leading columns, variant (base, or with several baselines their directory names; new for the
-# working tree) and round, and OUTDIR/ab-TARGET.log (the builds' and benchmarks' output).
+# leading columns, variant (base, or the baselines' directory names; new for the working tree)
+# and round (bench/ab_compare.py prints it side by side), and OUTDIR/ab-TARGET.log (all output).
 # Environment: PSCR_BUILD_DIR (default build-gpu: the working tree's build, configured by
 # scripts/gpu-check.sh or here), CMAKE_CUDA_ARCHITECTURES (default 90).
 # Exit code: 0 when every build and every run succeeded, 1 otherwise, 2 for bad arguments.
 set -uo pipefail
 if [ $# -lt 4 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && { [ "$1" = --help ] || [ "$1" = -h ]; } && exit 0
   exit 2
 fi

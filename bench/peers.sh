@@ -8,6 +8,10 @@
 # Environment: PSCR_BUILD_DIR, the build directory (default: build-gpu next to bench/).
 # Exit code: peers_bench's (0 when every correctness check passed and the sweeps ran).
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # the comment above, from line 2
+  sed -n "2,$((LINENO - 3))p" "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 if [ $# -lt 1 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1

@@ -13,6 +13,10 @@
 #   REPEAT (default 5), OUT (default bench/results/pscr-cpu.csv), MACHINE (default: CPU model
 #   and core count from lscpu).
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # the comment above, from line 2
+  sed -n "2,$((LINENO - 3))p" "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 cases=${1:-paper}

@@ -12,6 +12,10 @@
 # CSVs are fetched: bench/plot_results.py --pscr-gpu OUTDIR/pscr-gpu.csv --peers PEERS.csv
 # --out OUTDIR (docs/benchmarks.md).
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # the comment above, from line 2
+  sed -n "2,$((LINENO - 3))p" "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 if [ $# -lt 1 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1

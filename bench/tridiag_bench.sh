@@ -7,6 +7,10 @@
 # tridiag/cuda/selection_table.inc; copy it there and commit it with the CSV in bench/results/).
 # Environment: PSCR_BUILD_DIR (default build-gpu), the build with -DPSCR_ENABLE_CUDA=ON.
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # the comment above, from line 2
+  sed -n "2,$((LINENO - 3))p" "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tridiag_bench.sh OUTDIR [args]}
 shift

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs what pscr needs to build and test on Debian/Ubuntu (run as root, or with sudo).
 # The CUDA toolkit is not installed here: with nvcc on the PATH the GPU backend is built too.
+# Usage: scripts/install-deps.sh (no arguments)
+# Exit code: 0 when everything is installed; apt-get's otherwise.
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # the comment above, from line 2
+  sed -n "2,$((LINENO - 3))p" "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""The result of a bench/ab.sh run side by side: one Markdown row per configuration, each
+variant's median time over its rounds and its ratio to the baseline's.
+
+Usage: ab_compare.py AB_CSV [--baseline NAME]
+
+AB_CSV is ab.sh's OUTDIR/ab-TARGET.csv (columns variant and round in front of the benchmark's
+own). A configuration is
+  tridiag_bench   scalar, n, batch, form, layout, method, rows_per_thread, staging;
+  pscr_gpu_bench  problem, scalar, dim, n, stages, method.
+Per configuration and variant: the median over the rounds of median_ms (each round's own median
+of repeated runs). Ratios are variant / baseline, so below 1 is faster than the baseline; the
+baseline is NAME, else the variant named "base", else the first variant in the file. A variant
+without a row for a configuration shows "-".
+
+Exit codes: 0 the table was printed; 1 bad input (unreadable file, missing columns, no rows,
+a median_ms that is not a number, an unknown baseline); 2 bad arguments.
+"""
+import csv
+import os
+import statistics
+import sys
+
+EXIT_INPUT = 1
+EXIT_USAGE = 2
+KEYS = {
+    "tridiag_bench": ["scalar", "n", "batch", "form", "layout", "method", "rows_per_thread",
+                      "staging"],
+    "pscr_gpu_bench": ["problem", "scalar", "dim", "n", "stages", "method"],
+}
+
+
+class InputError(Exception):
+    pass
+
+
+def load(path):
+    """(key columns, variants in file order, {key: {variant: [median_ms per round]}})."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}")
+    if not rows:
+        raise InputError(f"{path} holds no rows")
+    columns = set(rows[0].keys())
+    keys = next((k for k in KEYS.values() if set(k) <= columns), None)
+    if keys is None or not {"variant", "round", "median_ms"} <= columns:
+        raise InputError(f"{path} is not an ab.sh CSV of tridiag_bench or pscr_gpu_bench "
+                         f"(expected columns variant, round, median_ms and those of "
+                         f"{' or '.join(KEYS)}; found {', '.join(rows[0].keys())})")
+    variants, times = [], {}
+    for i, r in enumerate(rows, start=2):
+        if None in r.values():
+            raise InputError(f"{path}, line {i}: fewer fields than the header")
+        try:
+            ms = float(r["median_ms"])
+        except ValueError:
+            raise InputError(f"{path}, line {i}: median_ms '{r['median_ms']}' is not a number")
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+        key = tuple(r[k] for k in keys)
+        times.setdefault(key, {}).setdefault(r["variant"], []).append(ms)
+    return keys, variants, times
+
+
+def table(keys, variants, times, baseline):
+    """Markdown lines: the configuration, each variant's median and each other's ratio."""
+    others = [v for v in variants if v != baseline]
+    head = keys + [f"{v} ms" for v in variants] + [f"{v}/{baseline}" for v in others]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, per in times.items():
+        med = {v: statistics.median(per[v]) for v in variants if v in per}
+        cells = list(key) + [f"{med[v]:.4g}" if v in med else "-" for v in variants]
+        for v in others:
+            ok = v in med and baseline in med and med[baseline] > 0
+            cells.append(f"{med[v] / med[baseline]:.3f}" if ok else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else EXIT_USAGE
+    path, baseline = argv[0], None
+    rest = argv[1:]
+    if rest:
+        if len(rest) != 2 or rest[0] != "--baseline":
+            print(f"ab_compare: expected AB_CSV [--baseline NAME], found {' '.join(argv)}",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        baseline = rest[1]
+    try:
+        keys, variants, times = load(path)
+        if baseline is None:
+            baseline = "base" if "base" in variants else variants[0]
+        elif baseline not in variants:
+            raise InputError(f"no variant '{baseline}' in {path} (it has {', '.join(variants)})")
+    except InputError as e:
+        print(f"ab_compare: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        print("\n".join(table(keys, variants, times, baseline)))
+        sys.stdout.flush()
+    except BrokenPipeError:  # a reader that stopped early (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

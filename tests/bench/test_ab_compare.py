@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Tests of bench/ab_compare.py (an ab.sh CSV side by side) on tiny synthetic CSVs: medians over
+the rounds, ratios to the baseline (named, "base", or the first variant), "-" where a variant
+lacks a configuration, both benchmarks' CSVs; bad input exits 1, bad arguments 2.
+
+Run by CTest as: python3 test_ab_compare.py PATH_TO_ab_compare.py
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = None
+
+TRIDIAG = ("variant,round,device,scalar,n,batch,form,layout,method,rows_per_thread,staging,"
+           "median_ms,min_ms,gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,"
+           "reps,note")
+PSCR = "variant,round,device,problem,scalar,mesh,dim,n,stages,median_ms,method"
+
+
+def tridiag_row(variant, rnd, k, ms, n=8192):
+    return (f'{variant},{rnd},"Test GPU",real,{n},2048,shifted,contiguous,segment,{k},-,{ms},{ms},'
+            f'1,1,0.5,1,1e-16,10,""')
+
+
+class AbCompareTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.path = os.path.join(self.tmp.name, "ab.csv")
+
+    def run_compare(self, header, rows, args=None):
+        with open(self.path, "w") as f:
+            f.write("\n".join([header] + rows) + "\n")
+        argv = [self.path] if args is None else args
+        return subprocess.run([sys.executable, SCRIPT] + argv, capture_output=True, text=True)
+
+    def cells(self, out, start):
+        found = [l for l in out.splitlines() if l.startswith(start)]
+        self.assertEqual(len(found), 1, out)
+        return [c.strip() for c in found[0].strip("|").split("|")]
+
+    def test_medians_over_rounds_and_ratios_to_base(self):
+        rows = [tridiag_row("new", 1, 8, 0.30), tridiag_row("base", 1, 8, 0.20),
+                tridiag_row("new", 2, 8, 0.10), tridiag_row("base", 2, 8, 0.40),
+                tridiag_row("new", 3, 8, 0.15), tridiag_row("base", 3, 8, 0.30)]
+        r = self.run_compare(TRIDIAG, rows)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        head = self.cells(r.stdout, "| scalar")
+        self.assertEqual(head[-3:], ["new ms", "base ms", "new/base"])
+        cells = self.cells(r.stdout, "| real | 8192")
+        self.assertEqual(cells[:8], ["real", "8192", "2048", "shifted", "contiguous", "segment",
+                                     "8", "-"])
+        self.assertEqual(cells[8:], ["0.15", "0.3", "0.500"])
+
+    def test_named_baseline_and_missing_variant(self):
+        rows = [tridiag_row("base", 1, 8, 0.2), tridiag_row("k4", 1, 8, 0.1),
+                tridiag_row("new", 1, 8, 0.4), tridiag_row("base", 1, 16, 0.2)]
+        r = self.run_compare(TRIDIAG, rows, [self.path, "--baseline", "k4"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.cells(r.stdout, "| scalar")[-2:], ["base/k4", "new/k4"])
+        self.assertEqual(self.cells(r.stdout, "| real | 8192 | 2048 | shifted | contiguous | "
+                                              "segment | 8 ")[-2:], ["2.000", "4.000"])
+        k16 = self.cells(r.stdout, "| real | 8192 | 2048 | shifted | contiguous | segment | 16 ")
+        self.assertEqual(k16[8:], ["0.2", "-", "-", "-", "-"])
+
+    def test_first_variant_is_the_baseline_without_base(self):
+        rows = [tridiag_row("old", 1, 8, 0.2), tridiag_row("new", 1, 8, 0.3)]
+        r = self.run_compare(TRIDIAG, rows)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.cells(r.stdout, "| real")[-1], "1.500")
+
+    def test_pscr_csv(self):
+        rows = ['base,1,"Test GPU",poisson,real,random,2,4096,fused,3.0,pscr',
+                'new,1,"Test GPU",poisson,real,random,2,4096,fused,2.7,pscr']
+        r = self.run_compare(PSCR, rows)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.cells(r.stdout, "| poisson"),
+                         ["poisson", "real", "2", "4096", "fused", "pscr", "3", "2.7", "0.900"])
+
+    def test_bad_input(self):
+        rows = [tridiag_row("base", 1, 8, 0.2)]
+        r = self.run_compare(TRIDIAG, rows, [self.path, "--baseline", "nope"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no variant 'nope'", r.stderr)
+        r = self.run_compare(TRIDIAG, [tridiag_row("base", 1, 8, "fast")])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not a number", r.stderr)
+        r = self.run_compare("variant,round,median_ms", ["base,1,0.2"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not an ab.sh CSV", r.stderr)
+        r = self.run_compare(TRIDIAG, [])
+        self.assertEqual(r.returncode, 1)
+        r = subprocess.run([sys.executable, SCRIPT, os.path.join(self.tmp.name, "none.csv")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read", r.stderr)
+
+    def test_arguments(self):
+        r = subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        r = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("Usage: ab_compare.py", r.stdout)
+        r = subprocess.run([sys.executable, SCRIPT, "x.csv", "--base", "b"], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 2)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: test_ab_compare.py PATH_TO_ab_compare.py")
+    SCRIPT = sys.argv.pop(1)
+    unittest.main()
