@@ -13,16 +13,17 @@ of repeated runs). Ratios are variant / baseline, so below 1 is faster than the 
 baseline is NAME, else the variant named "base", else the first variant in the file. A variant
 without a row for a configuration shows "-".
 
-Exit codes: 0 the table was printed; 1 bad input (unreadable file, missing columns, no rows,
-a median_ms that is not a number, an unknown baseline); 2 bad arguments.
+Exit codes: 0 the table was printed; 1 bad input (as bench/plot_results.py reads CSVs:
+unreadable file, misaligned rows, missing columns, no rows, a median_ms that is not a number; or
+an unknown baseline); 2 bad arguments.
 """
-import csv
 import os
 import statistics
 import sys
 
-EXIT_INPUT = 1
-EXIT_USAGE = 2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_results import EXIT_INPUT, EXIT_USAGE, InputError, number, read_csv  # noqa: E402
+
 KEYS = {
     "tridiag_bench": ["scalar", "n", "batch", "form", "layout", "method", "rows_per_thread",
                       "staging"],
@@ -30,37 +31,19 @@ KEYS = {
 }
 
 
-class InputError(Exception):
-    pass
-
-
 def load(path):
     """(key columns, variants in file order, {key: {variant: [median_ms per round]}})."""
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror}")
-    if not rows:
-        raise InputError(f"{path} holds no rows")
-    columns = set(rows[0].keys())
-    keys = next((k for k in KEYS.values() if set(k) <= columns), None)
-    if keys is None or not {"variant", "round", "median_ms"} <= columns:
-        raise InputError(f"{path} is not an ab.sh CSV of tridiag_bench or pscr_gpu_bench "
-                         f"(expected columns variant, round, median_ms and those of "
-                         f"{' or '.join(KEYS)}; found {', '.join(rows[0].keys())})")
+    rows = read_csv(path, ["variant", "round", "median_ms"])
+    keys = next((k for k in KEYS.values() if set(k) <= set(rows[0])), None)
+    if keys is None:
+        raise InputError(f"{path}: not an ab.sh CSV of tridiag_bench or pscr_gpu_bench (expected "
+                         f"the columns of {' or '.join(KEYS)}; found {', '.join(rows[0])})")
     variants, times = [], {}
-    for i, r in enumerate(rows, start=2):
-        if None in r.values():
-            raise InputError(f"{path}, line {i}: fewer fields than the header")
-        try:
-            ms = float(r["median_ms"])
-        except ValueError:
-            raise InputError(f"{path}, line {i}: median_ms '{r['median_ms']}' is not a number")
+    for r in rows:
+        ms = number(r, "median_ms", path, required=True)
         if r["variant"] not in variants:
             variants.append(r["variant"])
-        key = tuple(r[k] for k in keys)
-        times.setdefault(key, {}).setdefault(r["variant"], []).append(ms)
+        times.setdefault(tuple(r[k] for k in keys), {}).setdefault(r["variant"], []).append(ms)
     return keys, variants, times
 
 
