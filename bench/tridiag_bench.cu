@@ -8,10 +8,11 @@
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
 //                      [--forms shifted|general] [--rows K,K,...]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
-// columns, automatic, pivoting, cusparse; default all), --layouts one layout, --scalars one
-// scalar type, --forms one form (default both of each), --rows the configurations of those rows
-// per thread (partition M, segment, block and columns K: 2, 4, 8, 16; methods whose K follows
-// from n always run): for
+// columns, tiled_pcr, automatic, pivoting, cusparse; default all), --layouts one layout,
+// --scalars one scalar type, --forms one form (default both of each), --rows the configurations
+// of those rows per thread (partition M, segment, block and columns K, tiled_pcr's PCR steps k,
+// which the rows_per_thread column holds for it: 2, 4, 8, 16; methods whose K follows from n
+// always run): for
 // A/B runs of one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is
 // always timed; cuSPARSE solves the general form only.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
@@ -157,11 +158,13 @@ Scalar random_scalar(std::mt19937_64& gen, double lo, double hi) {
 
 /// Nominal flops per row (real arithmetic; ×4 for complex, roughly): Thomas 8 (+4 to form the
 /// shifted row), partition ≈ 3 sweeps of Thomas, warp ≈ 2 (elimination with a fill-in column,
-/// then substitution), pivoting ≈ 2 Thomas. Only for GFLOP/s.
-double nominal_flops(const std::string& method, bool shifted, bool complex) {
+/// then substitution), pivoting ≈ 2 Thomas, tiled PCR 14 per PCR step (`steps`: pcr_combine and
+/// its unit row) + 13 (the first unit row, Thomas on unit rows). Only for GFLOP/s.
+double nominal_flops(const std::string& method, int steps, bool shifted, bool complex) {
   double f = 8;
   if (method.rfind("partition", 0) == 0 || method == "automatic") f = 24;
   if (method == "pivoting" || method == "warp" || method == "sweep") f = 16;
+  if (method == "tiled_pcr") f = 13 + 14 * steps;
   if (shifted) f += 4;
   return complex ? 4 * f : f;
 }
@@ -334,6 +337,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16}) configs.push_back({"columns", false, {tc::Method::columns, k}});
   // sweep: K from n (shifted form, contiguous rows, n <= 2048: elsewhere it runs the block method).
   configs.push_back({"sweep", false, {tc::Method::sweep, 0}});
+  // tiled_pcr: 2^k independent systems per system for its Thomas stage.
+  for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});
   configs.push_back({"pivoting", true, {}});
   configs.erase(std::remove_if(configs.begin(), configs.end(),
@@ -352,7 +357,7 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
                     int m, const std::string& staging, const Timing& t, double residual) {
     const double gbs = t.median_ms > 0 ? floor_bytes / (t.median_ms * 1e6) : 0.0;
     Row r{scalar, form, layout, method, staging, n, batch, m, t, gbs, copy_gbs, 0, residual};
-    r.gflops = t.median_ms > 0 ? nominal_flops(method, form == "shifted", kComplex) *
+    r.gflops = t.median_ms > 0 ? nominal_flops(method, m, form == "shifted", kComplex) *
                                      static_cast<double>(rows) / (t.median_ms * 1e6)
                                : 0.0;
     write_row(csv, device, r);
@@ -568,7 +573,7 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--methods")
       a.sel.methods = parse_list(arg, argv[i + 1],
                                  {"thomas", "partition", "warp", "segment", "block", "sweep",
-                                  "columns", "automatic", "pivoting", "cusparse"});
+                                  "columns", "tiled_pcr", "automatic", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
     else if (arg == "--scalars")

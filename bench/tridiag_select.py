@@ -32,7 +32,8 @@ WARP_LANES = 32
 
 def lane_rows(method, rows_per_thread, n):
     """Rows a thread or lane of the configuration takes (and eliminates all but two of without
-    pivoting), None where it does not partition the system (thomas). The warp method raises its
+    pivoting), None where it does not partition the system (thomas; tiled_pcr, whose
+    rows_per_thread is its PCR steps, and whose Thomas threads solve whole independent systems). The warp method raises its
     rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n (it runs only
     n <= 512: the benchmark records no method under a name it did not run)."""
     if method in ("segment", "block", "columns", "partition"):
@@ -56,7 +57,8 @@ def main(path, output):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            methods = ("thomas", "partition", "warp", "segment", "block", "columns", "sweep")
+            methods = ("thomas", "partition", "warp", "segment", "block", "columns", "sweep",
+                       "tiled_pcr")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:

@@ -109,6 +109,20 @@ class TridiagSelectTest(unittest.TestCase):
             "{true, true, false, 1024, 16384, Method::partition, 4, false},  // 0.5 ms",
         ])
 
+    def test_tiled_pcr_steps_are_not_rows_per_thread(self):
+        # tiled_pcr's rows_per_thread column holds its PCR steps: no lane eliminates 8 rows.
+        r = self.run_select([
+            row("complex", 1048576, 16, "tiled_pcr", 8, 0.60),
+            row("complex", 1048576, 16, "segment", 4, 0.66),
+            row("real", 1048576, 16, "tiled_pcr", 4, 0.40, residual=1e-9),  # inaccurate
+            row("real", 1048576, 16, "segment", 8, 0.23),
+        ])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, false, false, 1048576, 16, Method::segment, 8, false},  // 0.23 ms",
+            "{false, true, false, 1048576, 16, Method::tiled_pcr, 8, false},  // 0.6 ms",
+        ])
+
     def test_no_usable_row_is_refused(self):
         r = self.run_select([row("complex", 8192, 2048, "segment", 8, 0.64),
                              row("real", 64, 262144, "segment", 8, 0.1, residual=1e-3)])

@@ -67,6 +67,11 @@ std::vector<Config> non_pivoting_configs() {
   // interleaved layouts and n > 2048 run the block method.
   for (int k : {0, 16})
     configs.push_back({"sweep K=" + std::to_string(k), false, {cuda::Method::sweep, k}});
+  // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
+  // (more independent systems than rows on small n: identity padding), the most (halo of 255
+  // rows around each 4096-row chunk). The independent systems take the table's method.
+  for (int k : {0, 1, 5, cuda::kTiledPcrMaxSteps})
+    configs.push_back({"tiled_pcr k=" + std::to_string(k), false, {cuda::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});
   return configs;
 }
@@ -430,7 +435,7 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       for (const cuda::Options& asked :
            {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},
             cuda::Options{cuda::Method::block}, cuda::Options{cuda::Method::partition},
-            cuda::Options{cuda::Method::columns}})
+            cuda::Options{cuda::Method::columns}, cuda::Options{cuda::Method::tiled_pcr}})
         for (bool interleaved : {false, true}) {
           SCOPED_TRACE(::testing::Message() << "n " << n << (general ? " general" : " shifted")
                                             << (interleaved ? " interleaved" : "") << ", method "
@@ -443,6 +448,19 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
           EXPECT_EQ(twice.rows_per_thread, once.rows_per_thread);
           EXPECT_EQ(twice.staging, once.staging);
         }
+  // Tiled PCR: 4 steps unless asked for others, fewer where 2^k reaches n first (3 rows: 2
+  // steps), on any layout.
+  for (bool interleaved : {false, true}) {
+    const BatchLayout l =
+        interleaved ? BatchLayout::interleaved(100) : BatchLayout::contiguous(65536);
+    const cuda::Options pcr = resolved(65536, 100, l, false, {cuda::Method::tiled_pcr});
+    EXPECT_EQ(pcr.method, cuda::Method::tiled_pcr);
+    EXPECT_EQ(pcr.rows_per_thread, 4);
+    EXPECT_EQ(resolved(65536, 100, l, true, {cuda::Method::tiled_pcr, 7}).rows_per_thread, 7);
+  }
+  EXPECT_EQ(resolved(3, 100, BatchLayout::contiguous(3), false, {cuda::Method::tiled_pcr})
+                .rows_per_thread,
+            2);
   // A sweep K where the sweep does not apply (general form) is not the block method's K: the
   // block method takes its own (12 is none of 2, 4, 8, 16).
   const cuda::Options general_sweep =

@@ -3,7 +3,8 @@
 // partition_substitute, pcr_row; tridiag/cuda/partition.cuh; lane_reduce, cr_even, pcr_combine,
 // solve_last, lane_substitute, lane_resolve; tridiag/cuda/warp.cuh; condense;
 // tridiag/cuda/segment.cuh; sweep_reduce, sweep_substitute, sweep_slot; tridiag/cuda/sweep.cuh;
-// shifted_matrix_row; tridiag/cuda/rows.cuh) driven by plain loops in place of threads and
+// shifted_matrix_row; tridiag/cuda/rows.cuh; TiledPcrBlock::phase, pcr_thomas;
+// tridiag/cuda/tiled_pcr.cuh) driven by plain loops in place of threads and
 // shuffles, on the same tile index maps, chunk offsets and coarse-row numbering as the kernels.
 // Needs nvcc to compile, no GPU to run: it checks the method's mathematics against the CPU
 // reference; the gpu tests check the kernels themselves.
@@ -28,6 +29,7 @@
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/sweep.cuh"
+#include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
 
@@ -737,6 +739,120 @@ TYPED_TEST(EmulationTest, SweepDominant) {
 TYPED_TEST(EmulationTest, SweepComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   sweep_method_sizes<TypeParam>(testing::Kind::indefinite, 14000);
+}
+
+/// Tiled PCR on the CPU, x of every system of the batch (contiguous): TiledPcrBlock::phase for
+/// every block, tile, level and thread in the kernel's order (the kernel has a barrier after each
+/// level, so a loop over the threads per level is exact), the independent systems solved in
+/// place by the CPU reference (Thomas), pcr_scatter for every element. The workspace starts as
+/// NaN: a level-k row the PCR stage does not write reaches x.
+template <class Scalar, class T, class Form>
+std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
+                                 const std::vector<T>& d, int steps) {
+  namespace dt = cuda::detail;
+  const dt::PcrGeometry geo = dt::pcr_geometry(n, steps);
+  const index_t subsystems = batch * geo.span;
+  const index_t rows = subsystems * geo.sub_rows;
+  const T nan(std::numeric_limits<double>::quiet_NaN());
+  std::vector<T> ws(4 * rows, nan), x(n * batch, nan);
+  std::vector<T> window(3 * dt::pcr_window_total(steps));
+  T* const sa = ws.data();
+  T* const sb = sa + rows;
+  T* const sc = sb + rows;
+  T* const sd = sc + rows;
+  const dt::Strides s{n, 1};
+  for (index_t k = 0; k < batch; ++k)
+    for (index_t c = 0; c < geo.chunks; ++c) {
+      std::fill(window.begin(), window.end(), T(0));
+      const index_t r0 = c * dt::kPcrChunkRows;
+      const dt::TiledPcrBlock<T, decltype(dt::pcr_rows(form, k, s))> block{
+          geo,
+          dt::pcr_rows(form, k, s),
+          d.data(),
+          s,
+          k,
+          n,
+          batch,
+          r0,
+          std::min(r0 + dt::kPcrChunkRows, geo.span * geo.sub_rows),
+          window.data(),
+          sa,
+          sb,
+          sc,
+          sd};
+      for (int tile = 0; tile < block.tiles(); ++tile) {
+        dt::PcrBuffer below{}, here = dt::PcrBuffer::first();
+        for (int level = 0; level <= steps; ++level) {
+          for (int i = 0; i < dt::kPcrThreads; ++i) block.phase(tile, level, i, below, here);
+          below = here;
+          here = here.next(level);
+        }
+      }
+    }
+  auto as_scalar = [](T* p) { return reinterpret_cast<Scalar*>(p); };
+  const BatchLayout sl = BatchLayout::interleaved(subsystems);
+  std::vector<Scalar> work(geo.sub_rows * subsystems);
+  reference::solve_general(geo.sub_rows, subsystems, as_scalar(sa), as_scalar(sb), as_scalar(sc),
+                           as_scalar(sd), sl, as_scalar(sd), sl, work.data(),
+                           static_cast<index_t>(work.size()));
+  for (index_t e = 0; e < rows; ++e) dt::pcr_scatter(geo, n, batch, e, sd, x.data(), s);
+  return x;
+}
+
+/// Tiled PCR with k steps on the whole batch t against the CPU reference.
+template <class Scalar>
+void check_tiled_pcr(const testing::Batch<Scalar>& t, bool shifted, int steps) {
+  using T = cuda::detail::kernel_scalar_t<Scalar>;
+  const index_t n = t.n, batch = t.batch;
+  std::vector<Scalar> ref(n * batch), work(n);
+  const BatchLayout l = BatchLayout::contiguous(n);
+  reference::solve_general(n, batch, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l, ref.data(),
+                           l, work.data(), n);
+  const T* d = cuda::detail::as_kernel(t.d.data());
+  const std::vector<T> dv(d, d + n * batch);
+  std::vector<T> x;
+  if (shifted) {
+    const cuda::detail::ShiftedMatrix<T> m{
+        cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
+        cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
+    x = emulate_tiled_pcr<Scalar>(
+        cuda::detail::ShiftedForm<T>{m, cuda::detail::as_kernel(t.shifts.data())}, n, batch, dv,
+        steps);
+  } else {
+    x = emulate_tiled_pcr<Scalar>(
+        cuda::detail::GeneralForm<T>{cuda::detail::as_kernel(t.a.data()),
+                                     cuda::detail::as_kernel(t.b.data()),
+                                     cuda::detail::as_kernel(t.c.data()), n},
+        n, batch, dv, steps);
+  }
+  const Scalar* xp = reinterpret_cast<const Scalar*>(x.data());
+  const std::vector<Scalar> xs(xp, xp + n * batch);
+  const auto cond = testing::condition_numbers(t);
+  for (index_t k = 0; k < batch; ++k)
+    ASSERT_LE(testing::forward_error(xs, ref, n, k), pscr::testing::tolerance<Scalar>(200, cond[k]))
+        << "tiled PCR k " << steps << (shifted ? ", shifted" : ", general") << ", n " << n
+        << ", system " << k;
+}
+
+/// Sizes of the issue's list and chunk boundaries (n = 12289 with one step: four chunks, the last
+/// one row; 8191 with eight steps: two chunks, a padded subsystem row) for 1, 3 and 8 steps.
+template <class Scalar>
+void tiled_pcr_sizes(testing::Kind kind, std::uint64_t seed) {
+  for (index_t n : {1, 2, 3, 31, 33, 255, 1000, 4097, 8191, 12289})
+    for (int steps : {1, 3, cuda::kTiledPcrMaxSteps}) {
+      check_tiled_pcr(testing::make_shifted<Scalar>(n, 3, kind, seed++), true, steps);
+      if (kind == testing::Kind::dominant)
+        check_tiled_pcr(testing::make_general<Scalar>(n, 2, kind, seed++), false, steps);
+    }
+}
+
+TYPED_TEST(EmulationTest, TiledPcrDominant) {
+  tiled_pcr_sizes<TypeParam>(testing::Kind::dominant, 16000);
+}
+
+TYPED_TEST(EmulationTest, TiledPcrComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  tiled_pcr_sizes<TypeParam>(testing::Kind::indefinite, 17000);
 }
 
 // sweep_slot: r / K from the float product exactly for every row of every K, one slot per row,

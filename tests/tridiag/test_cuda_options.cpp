@@ -41,6 +41,12 @@ TEST(CudaOptions, SweepTakesAnyRowsUpToItsLimit) {
   for (int r : {-1, cuda::kSweepMaxLaneRows + 1, 128}) expect_invalid(Method::sweep, r);
 }
 
+// Its PCR steps: 2^k independent systems per system, up to the sliding window's limit.
+TEST(CudaOptions, TiledPcrTakesUpToItsMostSteps) {
+  for (int r = 0; r <= cuda::kTiledPcrMaxSteps; ++r) expect_valid(Method::tiled_pcr, r);
+  for (int r : {-1, cuda::kTiledPcrMaxSteps + 1, 16}) expect_invalid(Method::tiled_pcr, r);
+}
+
 // A refusal names what was expected and what was found.
 TEST(CudaOptions, RefusalsNameTheRowsTaken) {
   auto message = [](Method method, int rows) -> std::string {
@@ -56,6 +62,8 @@ TEST(CudaOptions, RefusalsNameTheRowsTaken) {
   EXPECT_NE(lanes.find("got 3"), std::string::npos) << lanes;
   const std::string partition = message(Method::partition, 2);
   EXPECT_NE(partition.find("must be 0, 4, 8 or 16, got 2"), std::string::npos) << partition;
+  const std::string pcr = message(Method::tiled_pcr, 9);
+  EXPECT_NE(pcr.find("must be 0 to 8, got 9"), std::string::npos) << pcr;
 }
 
 }  // namespace

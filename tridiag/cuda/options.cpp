@@ -26,6 +26,13 @@ void check_options(const Options& options) {
         PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the sweep method must be 0 to "
                          << kSweepMaxLaneRows << ", got " << r);
       return;
+    case Method::tiled_pcr:
+      if (r < 0 || r > kTiledPcrMaxSteps)
+        PSCR_INPUT_ERROR(
+            "tridiag::cuda: rows_per_thread of the tiled PCR method (its PCR steps) "
+            "must be 0 to "
+            << kTiledPcrMaxSteps << ", got " << r);
+      return;
     case Method::partition:
       if (r != 0 && !PartitionRows::contains(r))
         PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the partition method must be "

@@ -1,8 +1,9 @@
 // Host side of the GPU tridiagonal solvers: argument checks, the launch plans of p-Thomas and
 // of the partition method (one block per system group, or several blocks per system with a
 // recursive coarse solve), of the warp method (one warp per system, blocks looping over system
-// groups), of the segment, block, columns and sweep methods, and the instantiations. Kernels:
-// thomas.cuh, partition.cuh, warp.cuh, segment.cuh, columns.cuh, sweep.cuh.
+// groups), of the segment, block, columns, sweep and tiled PCR methods, and the instantiations.
+// Kernels: thomas.cuh, partition.cuh, warp.cuh, segment.cuh, columns.cuh, sweep.cuh,
+// tiled_pcr.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/sweep.cuh"
 #include "tridiag/cuda/thomas.cuh"
+#include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
 
 namespace pscr::tridiag::cuda {
@@ -209,6 +211,21 @@ int sweep_block_warps(int K, std::size_t budget) {
   return best;
 }
 
+/// PCR steps of the tiled PCR method where the call and the table leave them open. Four steps
+/// measured faster than eight at every shape of issue 5 with n ≥ 512 (H200, tridiag_bench,
+/// shifted form, contiguous: real 2^20 × 16 0.98 against 1.45 ms, 65536 × 256 0.95 against
+/// 1.31 ms, 1024 × 2^14 0.74 against 1.67 ms): the independent systems' solve (the selection
+/// table's method) spreads them over threads by itself, so more steps only add PCR work and halo.
+constexpr int kTiledPcrSteps = 4;
+
+/// The tiled PCR method's k where the call and the table leave it open: kTiledPcrSteps, fewer
+/// where 2^k ≥ n already (every independent system one row), at least 1.
+int tiled_pcr_steps(index_t n) {
+  int k = 1;
+  while (k < kTiledPcrSteps && (index_t{1} << k) < n) ++k;
+  return k;
+}
+
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
 /// general form where `general`: a form with coefficient tiles); checks the rest. The sweep
 /// method on the general form, on interleaved layouts or where its arrays do not fit `budget`
@@ -265,6 +282,10 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                               ? table.rows_per_thread
                               : default_rows;
   if (opt.method == Method::warp) opt.rows_per_thread = warp_rows(n, opt.rows_per_thread);
+  if (opt.method == Method::tiled_pcr && opt.rows_per_thread == 0)
+    opt.rows_per_thread = table.method == Method::tiled_pcr && table.rows_per_thread != 0
+                              ? table.rows_per_thread
+                              : tiled_pcr_steps(n);
   if (opt.staging == Staging::automatic) opt.staging = table.staging;
   return opt;
 }
@@ -283,6 +304,13 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                            std::size_t budget) {
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0, budget);
   if (opt.method == Method::thomas) return n * batch;
+  if (opt.method == Method::tiled_pcr) {
+    const detail::PcrGeometry geo = detail::pcr_geometry(n, opt.rows_per_thread);
+    const index_t subsystems = batch * geo.span;
+    return 4 * subsystems * geo.sub_rows + required_workspace<T>(geo.sub_rows, subsystems, true,
+                                                                 detail::GeneralForm<T>::tiles,
+                                                                 Options{}, budget);
+  }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
   if (opt.method == Method::segment || opt.method == Method::columns) {
@@ -378,6 +406,37 @@ template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget);
+
+/// Tiled PCR with k PCR steps (tiled_pcr.cuh): the PCR stage, a block per chunk of a system,
+/// writes the level-k rows (a, b, c, d: four arrays of batch·2^k·J in ws), which form batch·2^k
+/// independent systems of J rows in an interleaved layout; they are solved in place by the method
+/// the selection table picks for them (general form, recursively), and the scatter writes x.
+template <class T, class Form>
+void launch_tiled_pcr(cudaStream_t stream, const Form& form, int k, index_t n, index_t batch,
+                      const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws,
+                      index_t wc, std::size_t budget) {
+  const detail::PcrGeometry geo = detail::pcr_geometry(n, k);
+  const index_t subsystems = batch * geo.span;
+  const index_t rows = subsystems * geo.sub_rows;
+  T* sa = ws;
+  T* sb = sa + rows;
+  T* sc = sb + rows;
+  T* sd = sc + rows;
+  const std::size_t smem = 3 * sizeof(T) * static_cast<std::size_t>(detail::pcr_window_total(k));
+  auto* pcr = detail::tiled_pcr_kernel<T, Form>;
+  allow_shared(pcr, smem);
+  pcr<<<static_cast<unsigned>(batch * geo.chunks), detail::kPcrThreads, smem, stream>>>(
+      form, n, batch, d, strides(dl), geo, sa, sb, sc, sd);
+  PSCR_CUDA_CHECK_LAUNCH();
+  const BatchLayout sl = BatchLayout::interleaved(subsystems);
+  solve_device(stream, detail::GeneralForm<T>{sa, sb, sc, geo.sub_rows}, geo.sub_rows, subsystems,
+               sd, sl, sd, sl, ws + 4 * rows, wc - 4 * rows, Options{}, budget);
+  const index_t blocks = (rows + detail::kPcrScatterThreads - 1) / detail::kPcrScatterThreads;
+  detail::pcr_scatter_kernel<T>
+      <<<static_cast<unsigned>(blocks), detail::kPcrScatterThreads, 0, stream>>>(geo, n, batch, sd,
+                                                                                 x, strides(xl));
+  PSCR_CUDA_CHECK_LAUNCH();
+}
 
 /// Shared-memory bytes of the warp kernel with G systems per group (d tile, the Form's tiles per
 /// system and tables per block, padded as detail::PaddedIndex<K>).
@@ -651,6 +710,10 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   }
   if (opt.method == Method::thomas) {
     launch_thomas(stream, form, n, batch, d, dl, x, xl, ws);
+    return;
+  }
+  if (opt.method == Method::tiled_pcr) {
+    launch_tiled_pcr(stream, form, opt.rows_per_thread, n, batch, d, dl, x, xl, ws, wc, budget);
     return;
   }
   if (opt.method == Method::warp) {

@@ -61,6 +61,16 @@
 ///              them with shuffles. One segment: d read once, x written once, no workspace;
 ///              several: reduce, recursive coarse solve and substitute, as the segment method.
 ///              Layouts whose rows are contiguous run the segment method instead (same K).
+///   tiled_pcr: tiled PCR with the buffered sliding window (kim2011; tridiag/cuda/tiled_pcr.cuh):
+///              k = rows_per_thread PCR steps (1 to kTiledPcrMaxSteps; 0 = 4, fewer where n
+///              needs fewer) split each system into 2^k independent ones of ⌈n / 2^k⌉ rows,
+///              computed in chunks of a system by many blocks, each walking its chunk in tiles with
+///              the rows the next tiles need kept in shared memory. The independent systems
+///              (general form, side by side in the workspace) are solved by the method the
+///              selection table picks for them, and their solution scattered to x. For few, long
+///              systems; any layout (coalesced for rows that are contiguous). d read once, x
+///              written once, the reduced rows through the workspace (96 bytes per row real and
+///              more).
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -107,7 +117,7 @@ class DeviceSymTridiagBuffer {
 };
 
 /// @brief Non-pivoting method of solve_shifted / solve_general.
-enum class Method { automatic, thomas, partition, warp, segment, block, sweep, columns };
+enum class Method { automatic, thomas, partition, warp, segment, block, sweep, columns, tiled_pcr };
 
 /// @brief Where the partition and warp methods read the shifted form's A and M from: straight from
 /// global memory (cached), or staged once per block in shared memory (used only where it fits
@@ -120,17 +130,22 @@ struct Options {
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
-  /// covers n. Otherwise (and 0 for every method) = from the selection table where its entry for
+  /// covers n; tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per
+  /// system). Otherwise (and 0 for every method) = from the selection table where its entry for
   /// the shape is the same kind of method, else 8 (complex: 4, since eliminating more rows per
   /// thread without pivoting loses accuracy on indefinite complex systems,
-  /// bench/tridiag_select.py). The options resolved_options returns are valid options again, and
-  /// resolve to themselves.
+  /// bench/tridiag_select.py; tiled_pcr: see Method). The options resolved_options returns are
+  /// valid options again, and resolve to themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
 };
 
 /// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.
 inline constexpr int kSweepMaxLaneRows = 64;
+
+/// @brief Most PCR steps of the tiled PCR method (2^8 independent systems per system): its
+/// sliding window holds about 2^(k+1) + 128 k rows per block in shared memory.
+inline constexpr int kTiledPcrMaxSteps = 8;
 
 /// @brief The rows-per-thread values a method's kernels are compiled for, one instantiation each.
 template <int... Ks>
