@@ -765,9 +765,9 @@ std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
     for (index_t c = 0; c < geo.chunks; ++c) {
       std::fill(window.begin(), window.end(), T(0));
       const index_t r0 = c * dt::kPcrChunkRows;
-      const dt::TiledPcrBlock<T, decltype(dt::pcr_rows(form, k, s))> block{
+      const dt::TiledPcrBlock<T, decltype(form.global_rows(k, s))> block{
           geo,
-          dt::pcr_rows(form, k, s),
+          form.global_rows(k, s),
           d.data(),
           s,
           k,

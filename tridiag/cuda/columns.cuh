@@ -140,7 +140,7 @@ __device__ ColumnTableRows<T> column_rows(const ShiftedForm<T>& f, const ColumnT
 template <class T>
 __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const ColumnTable<T>&, index_t,
                                             index_t k, Strides s) {
-  return {f.a, f.b, f.c, s, k, f.n};
+  return f.global_rows(k, s);
 }
 
 /// One pass of the columns method (see the file comment) over the units of `segments` segments

@@ -218,8 +218,10 @@ struct ShiftedForm {
   __device__ void load(Strides, index_t, int, index_t, int, bool, T*, Index, int) const {}
   template <class Index>
   __device__ ShiftedRows<T> rows(index_t k, int, index_t, const T*, Index, int) const {
-    return {m, shifts[k]};
+    return global_rows(k, {});
   }
+  /// Rows of system k formed from global memory (no tiles): A, M and s_k.
+  PSCR_HD ShiftedRows<T> global_rows(index_t k, Strides) const { return {m, shifts[k]}; }
 };
 
 /// The general form as seen by the tiled kernels: a, b, c (layout of d) staged in three
@@ -246,6 +248,10 @@ struct GeneralForm {
   __device__ TileRows<T, Index> rows(index_t, int g, index_t r0, const T* coef, Index idx,
                                      int tile_size) const {
     return {coef, coef + tile_size, coef + 2 * tile_size, idx, g, r0, n};
+  }
+  /// Rows of system k read from global memory (no tiles), a, b, c in the layout `s` of d.
+  PSCR_HD GeneralGlobalRows<T> global_rows(index_t k, Strides s) const {
+    return {a, b, c, s, k, n};
   }
 };
 

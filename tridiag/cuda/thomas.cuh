@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kThomasDirectThreads)
   T* d_prime = c_prime + static_cast<index_t>(resident) * threads;  // d', likewise
   const index_t k = static_cast<index_t>(blockIdx.x) * threads + t;
   if (k >= batch) return;  // no barrier below
-  const GeneralGlobalRows<T> rows{form.a, form.b, form.c, ds, k, form.n};
+  const GeneralGlobalRows<T> rows = form.global_rows(k, ds);
   const index_t first = n - resident;  // first row kept in shared memory
 
   T cprev = T(0);

@@ -93,24 +93,13 @@ struct PcrBuffer {
   PSCR_HD PcrBuffer next(int l) const { return {start + 3 * slots, pcr_window_slots(l + 1)}; }
 };
 
-/// Rows of system k as tiled_pcr_kernel reads them: formed from A, M and s_k, or read from the
-/// general form's a, b, c (layout of d).
-template <class T>
-PSCR_HD ShiftedRows<T> pcr_rows(const ShiftedForm<T>& f, index_t k, Strides) {
-  return {f.m, f.shifts[k]};
-}
-template <class T>
-PSCR_HD GeneralGlobalRows<T> pcr_rows(const GeneralForm<T>& f, index_t k, Strides s) {
-  return {f.a, f.b, f.c, s, k, f.n};
-}
-
 /// One block of the PCR stage: system k, level-k rows [r0, r1). Positions p count rows from
 /// base() = r0 − (S − 1), the first level-0 row; at tile τ, thread i takes the level-l row at
 /// p = τ·kPcrThreads + i − (2^l − 1).
 template <class T, class Rows>
 struct TiledPcrBlock {
   PcrGeometry geo;
-  Rows rows;
+  Rows rows;  ///< the form's global_rows of system k
   const T* d;
   Strides ds;
   index_t k, n, batch;
@@ -182,9 +171,9 @@ __global__ void __launch_bounds__(kPcrThreads)
   T* window = reinterpret_cast<T*>(smem_raw);
   const index_t k = blockIdx.x / geo.chunks;
   const index_t r0 = (blockIdx.x - k * geo.chunks) * kPcrChunkRows;
-  const TiledPcrBlock<T, decltype(pcr_rows(form, k, ds))> block{
+  const TiledPcrBlock<T, decltype(form.global_rows(k, ds))> block{
       geo,
-      pcr_rows(form, k, ds),
+      form.global_rows(k, ds),
       d,
       ds,
       k,
