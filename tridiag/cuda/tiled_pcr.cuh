@@ -1,5 +1,5 @@
 #pragma once
-/// @file Tiled PCR with the buffered sliding window (kim2011 §4): k steps of parallel cyclic
+/// @file Tiled PCR with the buffered sliding window (kim2011 §III): k steps of parallel cyclic
 /// reduction (kim2011 eqs. 5–6) split every system of n rows into S = 2^k independent systems
 /// (subsystem m: rows m, m + S, m + 2S, …), padded with identity rows to J = ⌈n / S⌉ rows each.
 /// For few, long systems: the PCR stage spreads a system over many blocks, and what is left are
@@ -20,6 +20,12 @@
 /// workspace as four arrays a, b (= 1), c, d of an interleaved layout: row j of subsystem
 /// t = k·S + m (global row j·S + m) at j·(batch·S) + t (PcrGeometry::at), so the writes of a tile
 /// are consecutive. Rows at or past n are identity rows (a = c = d = 0) throughout.
+/// Against kim2011: its window serves sub tiles of 2^k rows with 2^k threads (top, middle and
+/// bottom buffers, shifted by a copy after each sub tile); here a tile has kPcrThreads rows for
+/// any k and each level its own circular buffer, so nothing is copied. The chunks are its
+/// Figure 11(b), a long system over a group of blocks with overlapping halos; its p-Thomas on
+/// the independent systems is replaced by the selection table's method (one thread per
+/// independent system left 4096 threads at 2^20 × 16: docs/tridiag-performance.md).
 ///
 /// Bytes per row, real: d read (8), the level-k rows written (32), the subsystems' solve (reads
 /// those, writes x in place: 40 and more), the scatter (16): 96 and more, six times the floor of
