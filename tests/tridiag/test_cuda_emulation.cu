@@ -741,18 +741,18 @@ TYPED_TEST(EmulationTest, SweepComplexDamped) {
   sweep_method_sizes<TypeParam>(testing::Kind::indefinite, 14000);
 }
 
-/// Tiled PCR on the CPU, x of every system of the batch (contiguous): TiledPcrBlock::phase for
-/// every block, tile, level and thread in the kernel's order (the kernel has a barrier after each
-/// level, so a loop over the threads per level is exact), the independent systems solved in
-/// place by the CPU reference (Thomas), pcr_scatter for every element. The workspace starts as
-/// NaN: a level-k row the PCR stage does not write reaches x.
+/// Tiled PCR on the CPU, x of every system of the batch (contiguous): every block's
+/// tiled_pcr_block walked as the kernel walks it, TiledPcrBlock::phase for every thread per level
+/// (the kernel has a barrier after each level, so a loop over the threads is exact), the
+/// independent systems solved in place by the CPU reference (Thomas), pcr_scatter for every
+/// element. The workspace starts as NaN: a level-k row the PCR stage does not write reaches x.
 template <class Scalar, class T, class Form>
 std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
                                  const std::vector<T>& d, int steps) {
   namespace dt = cuda::detail;
   const dt::PcrGeometry geo = dt::pcr_geometry(n, steps);
   const index_t subsystems = batch * geo.span;
-  const index_t rows = subsystems * geo.sub_rows;
+  const index_t rows = geo.rows(batch);
   const T nan(std::numeric_limits<double>::quiet_NaN());
   std::vector<T> ws(4 * rows, nan), x(n * batch, nan);
   std::vector<T> window(3 * dt::pcr_window_total(steps));
@@ -761,34 +761,13 @@ std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
   T* const sc = sb + rows;
   T* const sd = sc + rows;
   const dt::Strides s{n, 1};
-  for (index_t k = 0; k < batch; ++k)
-    for (index_t c = 0; c < geo.chunks; ++c) {
-      std::fill(window.begin(), window.end(), T(0));
-      const index_t r0 = c * dt::kPcrChunkRows;
-      const dt::TiledPcrBlock<T, decltype(form.global_rows(k, s))> block{
-          geo,
-          form.global_rows(k, s),
-          d.data(),
-          s,
-          k,
-          n,
-          batch,
-          r0,
-          std::min(r0 + dt::kPcrChunkRows, geo.span * geo.sub_rows),
-          window.data(),
-          sa,
-          sb,
-          sc,
-          sd};
-      for (int tile = 0; tile < block.tiles(); ++tile) {
-        dt::PcrBuffer below{}, here = dt::PcrBuffer::first();
-        for (int level = 0; level <= steps; ++level) {
-          for (int i = 0; i < dt::kPcrThreads; ++i) block.phase(tile, level, i, below, here);
-          below = here;
-          here = here.next(level);
-        }
-      }
-    }
+  for (index_t b = 0; b < batch * geo.chunks; ++b) {
+    std::fill(window.begin(), window.end(), T(0));
+    const auto block = dt::tiled_pcr_block(form, geo, n, batch, d.data(), s, b, window.data(), sa);
+    block.walk([&](int tile, int level, dt::PcrBuffer below, dt::PcrBuffer here) {
+      for (int i = 0; i < dt::kPcrThreads; ++i) block.phase(tile, level, i, below, here);
+    });
+  }
   auto as_scalar = [](T* p) { return reinterpret_cast<Scalar*>(p); };
   const BatchLayout sl = BatchLayout::interleaved(subsystems);
   std::vector<Scalar> work(geo.sub_rows * subsystems);

@@ -306,10 +306,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   if (opt.method == Method::thomas) return n * batch;
   if (opt.method == Method::tiled_pcr) {
     const detail::PcrGeometry geo = detail::pcr_geometry(n, opt.rows_per_thread);
-    const index_t subsystems = batch * geo.span;
-    return 4 * subsystems * geo.sub_rows + required_workspace<T>(geo.sub_rows, subsystems, true,
-                                                                 detail::GeneralForm<T>::tiles,
-                                                                 Options{}, budget);
+    return 4 * geo.rows(batch) + required_workspace<T>(geo.sub_rows, batch * geo.span, true,
+                                                       detail::GeneralForm<T>::tiles, Options{},
+                                                       budget);
   }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
@@ -334,11 +333,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
 template <int... Vs, class F>
 void with_constant(RowsList<Vs...>, int v, const char* what, F&& f) {
   const bool found = ((v == Vs ? (f(std::integral_constant<int, Vs>{}), true) : false) || ...);
-  if (!found) {
-    std::string allowed;
-    ((allowed += (allowed.empty() ? "" : ", ") + std::to_string(Vs)), ...);
-    PSCR_INPUT_ERROR("tridiag::cuda: " << what << " must be one of " << allowed << ", got " << v);
-  }
+  if (!found)
+    PSCR_INPUT_ERROR("tridiag::cuda: " << what << " must be " << RowsList<Vs...>::text() << ", got "
+                                       << v);
 }
 
 /// Rows each thread of thomas_direct_kernel loads at once (U): 8 real, 4 complex (the same 64
@@ -417,8 +414,8 @@ void launch_tiled_pcr(cudaStream_t stream, const Form& form, int k, index_t n, i
                       index_t wc, std::size_t budget) {
   const detail::PcrGeometry geo = detail::pcr_geometry(n, k);
   const index_t subsystems = batch * geo.span;
-  const index_t rows = subsystems * geo.sub_rows;
-  T* sa = ws;
+  const index_t rows = geo.rows(batch);
+  T* sa = ws;  // the level-k rows: a, b, c, d arrays of `rows` each (tiled_pcr_block)
   T* sb = sa + rows;
   T* sc = sb + rows;
   T* sd = sc + rows;
@@ -426,7 +423,7 @@ void launch_tiled_pcr(cudaStream_t stream, const Form& form, int k, index_t n, i
   auto* pcr = detail::tiled_pcr_kernel<T, Form>;
   allow_shared(pcr, smem);
   pcr<<<static_cast<unsigned>(batch * geo.chunks), detail::kPcrThreads, smem, stream>>>(
-      form, n, batch, d, strides(dl), geo, sa, sb, sc, sd);
+      form, n, batch, d, strides(dl), geo, ws);
   PSCR_CUDA_CHECK_LAUNCH();
   const BatchLayout sl = BatchLayout::interleaved(subsystems);
   solve_device(stream, detail::GeneralForm<T>{sa, sb, sc, geo.sub_rows}, geo.sub_rows, subsystems,

@@ -84,6 +84,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "common/cuda/device_buffer.hpp"
 #include "common/scalar.hpp"
 #include "pscr/operator.hpp"
@@ -151,6 +153,14 @@ inline constexpr int kTiledPcrMaxSteps = 8;
 template <int... Ks>
 struct RowsList {
   static constexpr bool contains(int r) { return ((r == Ks) || ...); }
+  /// "2, 4, 8 or 16", for messages.
+  static std::string text() {
+    constexpr int values[] = {Ks...};
+    std::string s;
+    for (int v : values)
+      s += (s.empty() ? "" : v == values[sizeof...(Ks) - 1] ? " or " : ", ") + std::to_string(v);
+    return s;
+  }
 };
 /// @brief K of the warp, segment, block and columns methods (rows per lane or thread).
 using LaneRows = RowsList<2, 4, 8, 16>;

@@ -30,7 +30,7 @@
 /// Bytes per row, real: d read (8), the level-k rows written (32), the subsystems' solve (reads
 /// those, writes x in place: 40 and more), the scatter (16): 96 and more, six times the floor of
 /// one read of d and one write of x.
-/// TiledPcrBlock::phase and pcr_scatter are host and device code:
+/// tiled_pcr_block, TiledPcrBlock::walk and ::phase, and pcr_scatter are host and device code:
 /// tests/tridiag/test_cuda_emulation.cu runs them on the CPU. Include only from .cu files.
 
 #include "tridiag/cuda/solve.hpp"
@@ -59,6 +59,9 @@ struct PcrGeometry {
   PSCR_HD index_t at(index_t k, index_t g, index_t batch) const {
     return (g >> steps) * (batch * span) + k * span + (g & (span - 1));
   }
+  /// Rows of the batch·S independent systems together: the length of each of the workspace's
+  /// arrays a, b, c, d of level-k rows.
+  PSCR_HD index_t rows(index_t batch) const { return batch * span * sub_rows; }
 };
 
 __host__ __device__ inline PcrGeometry pcr_geometry(index_t n, int steps) {
@@ -122,6 +125,21 @@ struct TiledPcrBlock {
     return static_cast<int>((r1 - r0 + 2 * (geo.span - 1) + kPcrThreads - 1) / kPcrThreads);
   }
 
+  /// Calls step(tile, level, below, here) for every tile and level in order, with the buffers
+  /// phase() takes: the kernel runs phase() for its thread and a barrier in each step.
+  template <class Step>
+  PSCR_HD void walk(Step&& step) const {
+    const int count = tiles();
+    for (int tile = 0; tile < count; ++tile) {
+      PcrBuffer below{}, here = PcrBuffer::first();
+      for (int level = 0; level <= geo.steps; ++level) {
+        step(tile, level, below, here);
+        below = here;
+        here = here.next(level);
+      }
+    }
+  }
+
   /// Level `level` of tile `tile` for thread i: level 0 forms the tile's rows into `here` (its
   /// buffer), level l ≥ 1 combines rows of `below` (level l − 1's buffer) into `here`, the last
   /// level into the workspace. Every level of a tile needs the previous one complete: a barrier
@@ -168,16 +186,16 @@ struct TiledPcrBlock {
   }
 };
 
-/// The PCR stage: block b takes system b / chunks, chunk b mod chunks (see the file comment).
+/// Block b of the PCR stage: system b / chunks, chunk b mod chunks (see the file comment), its
+/// window at `window`, the level-k rows to the four arrays of geo.rows(batch) from `levels`.
 template <class T, class Form>
-__global__ void __launch_bounds__(kPcrThreads)
-    tiled_pcr_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, PcrGeometry geo,
-                     T* wa, T* wb, T* wc, T* wd) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* window = reinterpret_cast<T*>(smem_raw);
-  const index_t k = blockIdx.x / geo.chunks;
-  const index_t r0 = (blockIdx.x - k * geo.chunks) * kPcrChunkRows;
-  const TiledPcrBlock<T, decltype(form.global_rows(k, ds))> block{
+PSCR_HD auto tiled_pcr_block(const Form& form, const PcrGeometry& geo, index_t n, index_t batch,
+                             const T* d, Strides ds, index_t b, T* window, T* levels) {
+  const index_t k = b / geo.chunks;
+  const index_t r0 = (b - k * geo.chunks) * kPcrChunkRows;
+  const index_t end = geo.span * geo.sub_rows;
+  const index_t rows = geo.rows(batch);
+  return TiledPcrBlock<T, decltype(form.global_rows(k, ds))>{
       geo,
       form.global_rows(k, ds),
       d,
@@ -186,25 +204,29 @@ __global__ void __launch_bounds__(kPcrThreads)
       n,
       batch,
       r0,
-      min(r0 + kPcrChunkRows, geo.span * geo.sub_rows),
+      r0 + kPcrChunkRows < end ? r0 + kPcrChunkRows : end,
       window,
-      wa,
-      wb,
-      wc,
-      wd};
+      levels,
+      levels + rows,
+      levels + 2 * rows,
+      levels + 3 * rows};
+}
+
+/// The PCR stage, a block per (system, chunk): tiled_pcr_block's walk with a barrier per level.
+template <class T, class Form>
+__global__ void __launch_bounds__(kPcrThreads)
+    tiled_pcr_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, PcrGeometry geo,
+                     T* levels) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* window = reinterpret_cast<T*>(smem_raw);
+  const auto block = tiled_pcr_block(form, geo, n, batch, d, ds, blockIdx.x, window, levels);
   // Identity rows before the first tile (they feed only level-k rows before r0).
   for (int e = threadIdx.x; e < 3 * pcr_window_total(geo.steps); e += blockDim.x) window[e] = T(0);
   __syncthreads();
-  const int tiles = block.tiles();
-  for (int tile = 0; tile < tiles; ++tile) {
-    PcrBuffer below{}, here = PcrBuffer::first();
-    for (int level = 0; level <= geo.steps; ++level) {
-      block.phase(tile, level, threadIdx.x, below, here);
-      __syncthreads();
-      below = here;
-      here = here.next(level);
-    }
-  }
+  block.walk([&](int tile, int level, PcrBuffer below, PcrBuffer here) {
+    block.phase(tile, level, threadIdx.x, below, here);
+    __syncthreads();
+  });
 }
 
 /// Element e of the subsystems' solution `y` (PcrGeometry::at) to x: system k, row g, if g < n.
@@ -225,7 +247,7 @@ template <class T>
 __global__ void __launch_bounds__(kPcrScatterThreads)
     pcr_scatter_kernel(PcrGeometry geo, index_t n, index_t batch, const T* y, T* x, Strides xs) {
   const index_t e = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < batch * geo.span * geo.sub_rows) pcr_scatter(geo, n, batch, e, y, x, xs);
+  if (e < geo.rows(batch)) pcr_scatter(geo, n, batch, e, y, x, xs);
 }
 
 }  // namespace pscr::tridiag::cuda::detail
