@@ -73,6 +73,20 @@ constexpr int columns_min_blocks() {
                                                                                      : 1;
 }
 
+/// Whether the whole pass of columns_kernel loads its next unit's rows of d into registers before
+/// it solves the current unit, so that the loads run under the arithmetic: the shifted form where
+/// a thread's rows take at least 64 bytes (real K ≥ 8, complex K ≥ 4). H100 A/B (tridiag_bench,
+/// interleaved, 3 rounds, n = 64–512): shifted real K = 8 12–14% faster (64 × 2^18 0.154 →
+/// 0.132 ms), K = 16 2–5%, complex K = 4 2–4%, K = 8 and 16 10–17%; real K ≤ 4 (80 registers for
+/// 3 blocks per SM) 8–14% slower; the general form (a, b, c loaded per row as well) complex K = 4
+/// 4–5% and K = 16 12–16% slower, real K = 8 1–3% slower, real K = 16 15% faster; in the reduce
+/// and substitute passes shifted real K = 8 within ±4%, complex K = 4 8–12% slower (its reduce
+/// pass spills).
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr bool columns_prefetches() {
+  return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> && K * sizeof(T) >= 64;
+}
+
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
 /// and K rows per chunk:
 ///  - the chunks' reduced rows P, Q as eight arrays (a, b, c, d of P, then of Q) of
@@ -172,6 +186,19 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
   constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
   const ColumnTable<T> table{sm + 8 * count, chunks * K + 1};
   index_t loaded = -1;  // the segment in the table
+  // Rows [p, p + K) of the thread's system in unit u (zero past n; lanes past the batch repeat
+  // the last system).
+  auto load_rows = [&](index_t u, T(&v)[K]) {
+    const index_t seg = u / groups;
+    const index_t k = std::min((u - seg * groups) * G + g, batch - 1);
+    const index_t p = seg * chunks * K + c * K;
+#pragma unroll
+    for (int i = 0; i < K; ++i) v[i] = p + i < n ? d[ds.at(k, p + i)] : T(0);
+  };
+  constexpr bool kPrefetch = columns_prefetches<K, Pass, T, Form>();
+  T next[K];  // the next unit's rows, where kPrefetch
+  if constexpr (kPrefetch)
+    if (blockIdx.x < units) load_rows(blockIdx.x, next);
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
@@ -183,12 +210,17 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
         __syncthreads();
       }
     }
-    const index_t k = std::min(k0 + g, batch - 1);  // lanes past the batch repeat the last system
+    const index_t k = std::min(k0 + g, batch - 1);
     const bool stores = k0 + g < batch;
     const index_t p = p0 + c * K;
     T v[K];
+    if constexpr (kPrefetch) {
 #pragma unroll
-    for (int i = 0; i < K; ++i) v[i] = p + i < n ? d[ds.at(k, p + i)] : T(0);
+      for (int i = 0; i < K; ++i) v[i] = next[i];
+      if (u + gridDim.x < units) load_rows(u + gridDim.x, next);
+    } else {
+      load_rows(u, v);
+    }
     const auto rows = column_rows(form, table, p0, k, ds);
     const LaneVector<T> vec{v, p};
     {
