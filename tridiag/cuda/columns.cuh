@@ -20,7 +20,9 @@
 ///    writes them (system k's row e at k·2·segments + e);
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
-/// Lanes past the batch repeat the last system and store nothing. Include only from .cu files.
+/// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
+/// thread loads its rows of the block's next unit before it solves the current one. Include only
+/// from .cu files.
 
 #include <type_traits>
 
