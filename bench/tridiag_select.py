@@ -33,9 +33,10 @@ WARP_LANES = 32
 def lane_rows(method, rows_per_thread, n):
     """Rows a thread or lane of the configuration takes (and eliminates all but two of without
     pivoting), None where it does not partition the system (thomas; tiled_pcr, whose
-    rows_per_thread is its PCR steps, and whose Thomas threads solve whole independent systems). The warp method raises its
-    rows_per_thread (0 included) to the smallest K of 2, 4, 8, 16 with 32 K >= n (it runs only
-    n <= 512: the benchmark records no method under a name it did not run)."""
+    rows_per_thread is its PCR steps and whose independent systems the selection table's method
+    solves). The warp method raises its rows_per_thread (0 included) to the smallest K of 2, 4,
+    8, 16 with 32 K >= n (it runs only n <= 512: the benchmark records no method under a name it
+    did not run)."""
     if method in ("segment", "block", "columns", "partition"):
         return rows_per_thread
     if method == "warp":
