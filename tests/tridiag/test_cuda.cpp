@@ -310,13 +310,14 @@ TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
 }
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in
-// its arrays (rows past n stay zero from one system to the next): n = 1000 (K = 32, the last lane
+// its arrays (rows past n stay zero from one system to the next): n = 700 (K = 22: real c′ in
+// registers, the lane loops stopping short of their bound of 32), 1000 (K = 32, the last lane
 // partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
 // tables of 2048 rows do not fit next to one warp and run the block method), padded strides.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}}};
   std::uint64_t seed = 700;
-  for (index_t n : {index_t{1000}, index_t{1023}, index_t{2048}})
+  for (index_t n : {index_t{700}, index_t{1000}, index_t{1023}, index_t{2048}})
     check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
                   configs);
 }

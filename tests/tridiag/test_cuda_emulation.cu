@@ -191,7 +191,9 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
 /// The sweep method on one shifted system, as sweep_kernel runs it: the tables and the warp's
 /// arrays at sweep_slot (d zero past n, the slots between lanes NaN: never read), each lane's
 /// sweep_reduce, the reduced rows solved (emulate_warp_solve), each lane's sweep_substitute.
-template <class T>
+/// c′ in the warp's shared array, or with RegisterRows > 0 in each lane's registers
+/// (SweepRegisterKept, K ≤ RegisterRows).
+template <int RegisterRows = 0, class T>
 std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
                              int requested) {
   namespace dt = cuda::detail;
@@ -213,12 +215,28 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
   }
   const dt::SweepRows<T> rows{ad.data(), md.data(), ao.data(), mo.data(), s};
   std::vector<dt::Row4<T>> P(L), Q(L);
-  for (int l = 0; l < L; ++l)
-    dt::sweep_reduce(rows, dx.data(), cp.data(), vv.data(), l * (K + 1), K, P[l], Q[l]);
-  const auto xr = emulate_warp_solve(P, Q);
-  for (int l = 0; l < L; ++l)
-    dt::sweep_substitute(dx.data(), cp.data(), vv.data(), l * (K + 1), K, xr.first[l][0],
-                         xr.last[l][0]);
+  const auto lanes = [&](auto&& kept_of) {
+    for (int l = 0; l < L; ++l)
+      dt::sweep_reduce(rows, dx.data(), kept_of(l), l * (K + 1), K, P[l], Q[l]);
+    const auto xr = emulate_warp_solve(P, Q);
+    for (int l = 0; l < L; ++l)
+      dt::sweep_substitute(dx.data(), kept_of(l), l * (K + 1), K, xr.first[l][0], xr.last[l][0]);
+  };
+  if constexpr (RegisterRows > 0) {
+    EXPECT_LE(K, RegisterRows);
+    std::vector<dt::SweepRegisterKept<T, RegisterRows>> kept(L);
+    for (int l = 0; l < L; ++l) {
+      kept[l].vv = vv.data();
+      kept[l].base = l * (K + 1);
+      for (int i = 0; i < RegisterRows; ++i)  // NaN: a c′ the reduction did not write fails
+        kept[l].c(i) = nan;
+    }
+    lanes([&](int l) -> auto& { return kept[l]; });
+  } else {
+    std::vector<dt::SweepSharedKept<T>> kept;
+    for (int l = 0; l < L; ++l) kept.push_back({cp.data(), vv.data(), l * (K + 1)});
+    lanes([&](int l) -> auto& { return kept[l]; });
+  }
   std::vector<T> x(n);
   for (int r = 0; r < n; ++r) x[r] = dx[dt::sweep_slot(r, inv_k)];
   return x;
@@ -664,12 +682,19 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
                                       128, 129, 255, 511, 512, 1000, 1023, 1025, 2047, 2048};
   for (index_t n : sizes)
     for (int requested : {0, 16}) {
+      const int K = cuda::detail::sweep_rows(n, requested);
       auto emulate = [&](const auto& m, const auto& s, const auto& d) {
         return emulate_sweep(m, s, d, requested);
       };
       check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
-                      "sweep K " + std::to_string(cuda::detail::sweep_rows(n, requested)), nullptr,
-                      emulate);
+                      "sweep K " + std::to_string(K), nullptr, emulate);
+      if (K > 32) continue;
+      // c′ in registers, as the real kernel keeps it from K = 18 to 32.
+      auto registers = [&](const auto& m, const auto& s, const auto& d) {
+        return emulate_sweep<32>(m, s, d, requested);
+      };
+      check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
+                      "sweep K " + std::to_string(K) + ", c' in registers", nullptr, registers);
     }
 }
 

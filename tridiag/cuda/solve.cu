@@ -165,48 +165,56 @@ std::size_t segment_block_smem(index_t segments, int K, bool general, std::size_
 }
 
 /// Shared memory of a block of the sweep kernel with `warps` warps and K rows per lane: the
-/// block's tables and each warp's arrays (detail::sweep_array scalars each).
-std::size_t sweep_smem(int K, int warps, std::size_t scalar_bytes) {
+/// block's tables and each warp's detail::sweep_warp_arrays(register_rows) arrays
+/// (detail::sweep_array scalars each).
+std::size_t sweep_smem(int K, int warps, std::size_t scalar_bytes, int register_rows) {
   return scalar_bytes * static_cast<std::size_t>(detail::sweep_array(K)) *
-         static_cast<std::size_t>(detail::kSweepTables + detail::kSweepWarpArrays * warps);
+         static_cast<std::size_t>(detail::kSweepTables +
+                                  detail::sweep_warp_arrays(register_rows) * warps);
 }
 
-/// Most warps per block of the sweep kernel with K rows per lane: as many as `budget` bytes of
-/// shared memory hold, at most kSweepMaxWarps; 0 where not one fits or K is beyond
-/// kSweepMaxLaneRows (the method does not apply).
-int sweep_warps(int K, std::size_t scalar_bytes, std::size_t budget) {
+/// Most warps per block of the sweep kernel with K rows per lane (c′ in registers up to
+/// `register_rows`, 0: in shared memory): as many as `budget` bytes of shared memory hold, at most
+/// detail::kSweepMaxWarps; 0 where not one fits or K is beyond kSweepMaxLaneRows (the method does
+/// not apply).
+int sweep_warps(int K, std::size_t scalar_bytes, int register_rows, std::size_t budget) {
   if (K > kSweepMaxLaneRows) return 0;
   int warps = 0;
-  while (warps < detail::kSweepMaxWarps && sweep_smem(K, warps + 1, scalar_bytes) <= budget)
+  while (warps < detail::kSweepMaxWarps &&
+         sweep_smem(K, warps + 1, scalar_bytes, register_rows) <= budget)
     ++warps;
   return warps;
 }
 
-/// Warps per block of the sweep kernel: of 1..sweep_warps, the count that keeps the most warps
-/// resident per SM (the larger of equals: fewer copies of the tables), from the SM's shared
-/// memory (each block's plus the reserved part), threads and registers (the kernel's, allocated
-/// per warp in units of 256). A warp solves its systems one after another, so resident warps
-/// are what overlaps one system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes
-/// 2 blocks of 15 warps rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
-template <class T>
-int sweep_block_warps(int K, std::size_t budget) {
+/// Warps per block of a sweep kernel and the warps of such blocks resident per SM.
+struct SweepBlocks {
+  int warps;
+  int resident;
+};
+
+/// Of 1..sweep_warps warps per block, the count that keeps the most warps resident per SM (the
+/// larger of equals: fewer copies of the tables), from the SM's shared memory (each block's plus
+/// the reserved part), threads and registers (the kernel's, allocated per warp in units of 256).
+/// A warp solves its systems one after another, so resident warps are what overlaps one
+/// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
+/// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
+template <class T, int RegisterRows>
+SweepBlocks sweep_block_warps(int K, std::size_t budget) {
   static const int regs = [] {
     cudaFuncAttributes a{};
-    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T>));
+    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows>));
     return a.numRegs;
   }();
   const SmLimits sm = sm_limits();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
-  int best = 1, most = 0;
-  for (int w = sweep_warps(K, sizeof(T), budget); w >= 1; --w) {
-    const std::size_t block = sweep_smem(K, w, sizeof(T)) + static_cast<std::size_t>(sm.reserved);
+  SweepBlocks best{1, 0};
+  for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget); w >= 1; --w) {
+    const std::size_t block =
+        sweep_smem(K, w, sizeof(T), RegisterRows) + static_cast<std::size_t>(sm.reserved);
     const int blocks =
         std::min({static_cast<int>(static_cast<std::size_t>(sm.smem) / block),
                   sm.threads / (w * detail::kWarpLanes), sm.registers / (w * warp_regs)});
-    if (blocks * w > most) {
-      most = blocks * w;
-      best = w;
-    }
+    if (blocks * w > best.resident) best = {w, blocks * w};
   }
   return best;
 }
@@ -260,7 +268,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
     const int K = detail::sweep_rows(n, r);
-    if (general || interleaved || sweep_warps(K, complex ? 16 : 8, budget) == 0)
+    if (general || interleaved || sweep_warps(K, complex ? 16 : 8, 0, budget) == 0)
       opt.method = Method::block;
     else
       opt.rows_per_thread = K;
@@ -641,21 +649,45 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   });
 }
 
-/// The sweep method (shifted form; resolve checked that it applies): blocks of sweep_block_warps
-/// warps, as many blocks as are resident (or systems need).
-template <class T>
-void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
-                  const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
-                  std::size_t budget) {
-  const int warps = sweep_block_warps<T>(K, budget);
-  const std::size_t smem = sweep_smem(K, warps, sizeof(T));
-  auto* kernel = detail::sweep_kernel<T>;
+/// Rows per lane up to which the real sweep kernel may keep c′ in registers.
+constexpr int kSweepRegisterRows = 32;
+
+/// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
+/// (RegisterRows = 0) or registers, in `blocks` of warps, as many blocks as are resident (or
+/// systems need).
+template <class T, int RegisterRows>
+void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
+                         SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
+                         T* x, const BatchLayout& xl) {
+  const int warps = blocking.warps;
+  const std::size_t smem = sweep_smem(K, warps, sizeof(T), RegisterRows);
+  auto* kernel = detail::sweep_kernel<T, RegisterRows>;
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks =
       std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, K, d,
                                                                    strides(dl), x, strides(xl));
   PSCR_CUDA_CHECK_LAUNCH();
+}
+
+/// The sweep method: real K ≤ kSweepRegisterRows keeps c′ in registers where that keeps more
+/// warps resident per SM (from K = 18 on, where three shared arrays per warp leave fewer than
+/// 16), the rest in shared memory.
+template <class T>
+void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
+                  const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
+                  std::size_t budget) {
+  const SweepBlocks shared = sweep_block_warps<T, 0>(K, budget);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (K <= kSweepRegisterRows) {
+      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows>(K, budget);
+      if (registers.resident > shared.resident) {
+        launch_sweep_kernel<T, kSweepRegisterRows>(stream, form, K, registers, batch, d, dl, x, xl);
+        return;
+      }
+    }
+  }
+  launch_sweep_kernel<T, 0>(stream, form, K, shared, batch, d, dl, x, xl);
 }
 
 template <class T, class Form>

@@ -48,8 +48,9 @@
 ///              n ≤ 2048 rows, lane l owning K consecutive rows (K = rows_per_thread raised to the
 ///              smallest even K ≥ 4 with 32·K ≥ n), as in the warp method, but what a lane keeps
 ///              per row (d′, c′ and the spike column) lives in the warp's shared memory, so K
-///              reaches 64 without spilling registers; the shifted form's A, M stay in shared
-///              memory for the launch, up to 16 warps per block as the shared memory holds. d read
+///              reaches 64 without spilling registers (real K = 18–32 keeps c′ in registers
+///              instead, for more warps per SM); the shifted form's A, M stay in shared memory for
+///              the launch, up to 16 warps per block as the shared memory holds. d read
 ///              once (coalesced asynchronous copies), x written once, no workspace. The general
 ///              form, interleaved layouts and longer systems run the block method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of

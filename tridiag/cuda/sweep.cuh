@@ -2,13 +2,14 @@
 /// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
 /// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
 /// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
-/// registers per thread. Per system:
+/// registers per thread (real K = 18–32: c′ in registers, SweepRegisterKept). Per system:
 ///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async);
 ///  2. each lane sweeps its interior rows p+1..p+K−2 downward (Thomas with the x_p column carried
 ///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with c′, v and d′ (over d) kept
-///     in shared memory; the lane's last row then couples x_p, x_{p+K−1} and the next lane's first
-///     unknown (Q), and an upward pass over the kept rows writes x_{p+1} = D − G x_p − H x_{p+K−1},
-///     which turns the first row into P (RPTS's Schur complement, klein2021);
+///     in shared memory (or c′ in registers); the lane's last row then couples x_p, x_{p+K−1} and
+///     the next lane's first unknown (Q), and an upward pass over the kept rows writes x_{p+1} = D
+///     − G x_p − H x_{p+K−1}, which turns the first row into P (RPTS's Schur complement,
+///     klein2021);
 ///  3. the 64-row reduced system of P and Q is solved with shuffles (warp_reduced_solve);
 ///  4. each lane substitutes upward, x_i = d′_i − c′_i x_{i+1} − v_i x_p, over d′;
 ///  5. the warp stores x with coalesced stores.
@@ -54,10 +55,9 @@ PSCR_HD int sweep_array(int K) {
   return kWarpLanes * (K + 1) + 2;
 }
 
-/// Scalars of shared memory: 4 tables per block (A and M: diagonal, coupling to the row before),
-/// 3 arrays per warp (d′ and x over d, c′, v).
+/// Shared arrays per block: 4 tables (A and M: diagonal, coupling to the row before); the warps'
+/// arrays: sweep_warp_arrays.
 constexpr int kSweepTables = 4;
-constexpr int kSweepWarpArrays = 3;
 
 /// Rows of A + s M read from the tables by slot: diag(t) and off(t), the coupling of the row at
 /// slot t to the row before it (the next lane's first row is at t + 2 from a lane's last).
@@ -72,17 +72,72 @@ struct SweepRows {
   PSCR_HD T off(int t) const { return ao[t] + s * mo[t]; }
 };
 
-/// Step 2 of the file comment for the lane whose first row is at slot `base`: overwrites the
-/// interior of `dx` (d) with d′ and fills c′ (`cp`) and v (`vv`), and returns the lane's reduced
-/// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
-/// next lane's first unknown). K ≥ 3.
+/// What a lane keeps of its interior rows i = 1..K−2 for the substitution, c′_i and v_i: in the
+/// warp's shared arrays at slot base + i (any K), or in registers (SweepRegisterKept) for K up to
+/// a compile-time bound.
 template <class T>
-PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, T* cp, T* vv, int base, int K,
-                          Row4<T>& P, Row4<T>& Q) {
+struct SweepSharedKept {
+  static constexpr int kRows = 0;  // no bound: the lane steps loop to K
+  T* cp;
+  T* vv;
+  int base;
+  PSCR_HD T& c(int i) { return cp[base + i]; }
+  PSCR_HD T& v(int i) { return vv[base + i]; }
+};
+
+/// c′ in registers for K ≤ Rows (v stays in the warp's shared array): the lane steps' loops run
+/// to Rows, fully unrolled, so that every index is a constant, and skip the rows from K on. A
+/// warp then needs two shared arrays instead of three: at real K = 32 (n ≤ 1024) 11 warps per SM
+/// instead of 7 (sweep_block_warps), at 128 registers (ptxas, CUDA 13, Rows = 32: 4 bytes
+/// spilled). With v in registers as well (one shared array) ptxas spilled 292 bytes at 128
+/// registers and 96 at 168: the unrolled loops' shared loads are issued early, each holding a
+/// register.
+template <class T, int Rows>
+struct SweepRegisterKept {
+  static constexpr int kRows = Rows;
+  T cs[Rows];
+  T* vv;
+  int base;
+  PSCR_HD T& c(int i) { return cs[i]; }
+  PSCR_HD T& v(int i) { return vv[base + i]; }
+};
+
+/// Shared arrays per warp: d′ and x over d, v, and c′ unless it is kept in registers.
+PSCR_HD constexpr int sweep_warp_arrays(int register_rows) {
+  return register_rows > 0 ? 2 : 3;
+}
+
+/// Runs step(i) for i = 1, ..., K − 1 − skip (`up`: the other way): a loop to K where Kept keeps
+/// its rows in shared memory, else fully unrolled over its bound, the indices from K − 1 − skip
+/// on skipped, so that every i is a constant and the kept rows can live in registers.
+template <class Kept, class Step>
+PSCR_HD void sweep_lane_rows(int K, int skip, bool up, Step step) {
+  constexpr int R = Kept::kRows;
+  if constexpr (R > 0) {
+#pragma unroll
+    for (int j = 1; j < R - 1; ++j) {
+      const int i = up ? R - 1 - j : j;
+      if (i < K - 1 - skip) step(i);
+    }
+  } else {
+    if (up)
+      for (int i = K - 2 - skip; i >= 1; --i) step(i);
+    else
+      for (int i = 1; i < K - 1 - skip; ++i) step(i);
+  }
+}
+
+/// Step 2 of the file comment for the lane whose first row is at slot `base`: overwrites the
+/// interior of `dx` (d) with d′ and fills c′ and v into `kept`, and returns the lane's reduced
+/// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
+/// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound).
+template <class T, class Kept>
+PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, Kept& kept, int base, int K, Row4<T>& P,
+                          Row4<T>& Q) {
   T off = rows.off(base + 1);  // coupling of rows p and p + 1
   const T a_f = rows.off(base), b_f = rows.diag(base), c_f = off;
   T c = T(0), d = T(0), v = T(0);  // c′, d′, v of the row before
-  for (int i = 1; i < K - 1; ++i) {
+  sweep_lane_rows<Kept>(K, 0, false, [&](int i) {
     const int t = base + i;
     const T a = off;
     const T b = rows.diag(t);
@@ -92,41 +147,42 @@ PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, T* cp, T* vv, int bas
     v = (i == 1 ? a : -a * v) * inv;
     c = off * inv;
     dx[t] = d;
-    cp[t] = c;
-    vv[t] = v;
-  }
+    kept.c(i) = c;
+    kept.v(i) = v;
+  });
   const int tl = base + K - 1;
   const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + 2);
   Q = {-a_l * v, b_l - a_l * c, c_l, {dx[tl] - a_l * d}};
-  // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up.
+  // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up (the last one is D, G, H).
   T D = d, G = v, H = c;
-  for (int i = K - 3; i >= 1; --i) {
+  sweep_lane_rows<Kept>(K, 1, true, [&](int i) {
     const int t = base + i;
-    const T ci = cp[t];
+    const T ci = kept.c(i);
     D = dx[t] - ci * D;
-    G = vv[t] - ci * G;
+    G = kept.v(i) - ci * G;
     H = -ci * H;
-  }
+  });
   P = {a_f, b_f - c_f * G, -c_f * H, {dx[base] - c_f * D}};
 }
 
 /// Step 4: x of the lane's rows over d′ from its interface values x_p = `first`,
 /// x_{p+K−1} = `last`.
-template <class T>
-PSCR_HD void sweep_substitute(T* dx, const T* cp, const T* vv, int base, int K, T first, T last) {
+template <class T, class Kept>
+PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T last) {
   dx[base] = first;
   dx[base + K - 1] = last;
   T x = last;
-  for (int i = K - 2; i >= 1; --i) {
+  sweep_lane_rows<Kept>(K, 0, true, [&](int i) {
     const int t = base + i;
-    x = dx[t] - cp[t] * x - vv[t] * first;
+    x = dx[t] - kept.c(i) * x - kept.v(i) * first;
     dx[t] = x;
-  }
+  });
 }
 
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
-/// index in the grid), each on its own three arrays; the block's tables are loaded once.
-template <class T>
+/// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
+/// > 0: c′ in registers (K ≤ RegisterRows).
+template <class T, int RegisterRows>
 __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
                  T* x, Strides xs) {
@@ -138,9 +194,7 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
   T* mo = ao + A;
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  T* dx = mo + A + warp * kSweepWarpArrays * A;
-  T* cp = dx + A;
-  T* vv = cp + A;
+  T* dx = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
   const float inv_k = 1.0f / static_cast<float>(K);
   const int n = static_cast<int>(m.n);
   const int rows = kWarpLanes * K;
@@ -163,11 +217,22 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
       copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
     copy_async_wait();
     __syncwarp();
-    Row4<T> P, Q;
-    sweep_reduce(SweepRows<T>{ad, md, ao, mo, shifts[k]}, dx, cp, vv, base, K, P, Q);
-    T first[1], last[1];
-    warp_reduced_solve(P, Q, first, last);
-    sweep_substitute(dx, cp, vv, base, K, first[0], last[0]);
+    const auto solve = [&](auto& kept) {
+      Row4<T> P, Q;
+      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shifts[k]}, dx, kept, base, K, P, Q);
+      T first[1], last[1];
+      warp_reduced_solve(P, Q, first, last);
+      sweep_substitute(dx, kept, base, K, first[0], last[0]);
+    };
+    if constexpr (RegisterRows > 0) {
+      SweepRegisterKept<T, RegisterRows> kept;
+      kept.vv = dx + A;
+      kept.base = base;
+      solve(kept);
+    } else {
+      SweepSharedKept<T> kept{dx + A, dx + 2 * A, base};
+      solve(kept);
+    }
     __syncwarp();
     for (int r = lane; r < n; r += kWarpLanes) x[xs.at(k, r)] = dx[sweep_slot(r, inv_k)];
     __syncwarp();
