@@ -374,11 +374,11 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     return cuda::resolved_options<Scalar>(n, batch, l, general, o);
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
-  // Measured shapes whose entries are the block method: shifted 1024 × 2^14 (K = 8 real, 4
-  // complex), general 361 × 2^16 (K = 4).
+  // Measured shapes whose entries are the block method: shifted 1024 × 2^14 complex (K = 4; real:
+  // the sweep method, its K covering n), general 361 × 2^16 (K = 4).
   const cuda::Options table = resolved(1024, 16384, c1024, false, {});
-  EXPECT_EQ(table.method, cuda::Method::block);
-  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 8);
+  EXPECT_EQ(table.method, complex ? cuda::Method::block : cuda::Method::sweep);
+  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 32);
   const cuda::Options coarse =
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
   EXPECT_EQ(coarse.method, cuda::Method::segment);
