@@ -234,7 +234,7 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
     lanes([&](int l) -> auto& { return kept[l]; });
   } else {
     std::vector<dt::SweepSharedKept<T>> kept;
-    for (int l = 0; l < L; ++l) kept.push_back({cp.data(), vv.data(), l * (K + 1)});
+    for (int l = 0; l < L; ++l) kept.push_back({{vv.data(), l * (K + 1)}, cp.data()});
     lanes([&](int l) -> auto& { return kept[l]; });
   }
   std::vector<T> x(n);
@@ -781,14 +781,12 @@ std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
   const T nan(std::numeric_limits<double>::quiet_NaN());
   std::vector<T> ws(4 * rows, nan), x(n * batch, nan);
   std::vector<T> window(3 * dt::pcr_window_total(steps));
-  T* const sa = ws.data();
-  T* const sb = sa + rows;
-  T* const sc = sb + rows;
-  T* const sd = sc + rows;
+  const dt::PcrLevels<T> levels = geo.levels(ws.data(), batch);
   const dt::Strides s{n, 1};
   for (index_t b = 0; b < batch * geo.chunks; ++b) {
     std::fill(window.begin(), window.end(), T(0));
-    const auto block = dt::tiled_pcr_block(form, geo, n, batch, d.data(), s, b, window.data(), sa);
+    const auto block =
+        dt::tiled_pcr_block(form, geo, n, batch, d.data(), s, b, window.data(), ws.data());
     block.walk([&](int tile, int level, dt::PcrBuffer below, dt::PcrBuffer here) {
       for (int i = 0; i < dt::kPcrThreads; ++i) block.phase(tile, level, i, below, here);
     });
@@ -796,10 +794,10 @@ std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
   auto as_scalar = [](T* p) { return reinterpret_cast<Scalar*>(p); };
   const BatchLayout sl = BatchLayout::interleaved(subsystems);
   std::vector<Scalar> work(geo.sub_rows * subsystems);
-  reference::solve_general(geo.sub_rows, subsystems, as_scalar(sa), as_scalar(sb), as_scalar(sc),
-                           as_scalar(sd), sl, as_scalar(sd), sl, work.data(),
-                           static_cast<index_t>(work.size()));
-  for (index_t e = 0; e < rows; ++e) dt::pcr_scatter(geo, n, batch, e, sd, x.data(), s);
+  reference::solve_general(geo.sub_rows, subsystems, as_scalar(levels.a), as_scalar(levels.b),
+                           as_scalar(levels.c), as_scalar(levels.d), sl, as_scalar(levels.d), sl,
+                           work.data(), static_cast<index_t>(work.size()));
+  for (index_t e = 0; e < rows; ++e) dt::pcr_scatter(geo, n, batch, e, levels.d, x.data(), s);
   return x;
 }
 

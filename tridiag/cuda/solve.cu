@@ -199,13 +199,12 @@ struct SweepBlocks {
 /// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
 /// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
 template <class T, int RegisterRows>
-SweepBlocks sweep_block_warps(int K, std::size_t budget) {
+SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   static const int regs = [] {
     cudaFuncAttributes a{};
     PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows>));
     return a.numRegs;
   }();
-  const SmLimits sm = sm_limits();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
   SweepBlocks best{1, 0};
   for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget); w >= 1; --w) {
@@ -423,10 +422,7 @@ void launch_tiled_pcr(cudaStream_t stream, const Form& form, int k, index_t n, i
   const detail::PcrGeometry geo = detail::pcr_geometry(n, k);
   const index_t subsystems = batch * geo.span;
   const index_t rows = geo.rows(batch);
-  T* sa = ws;  // the level-k rows: a, b, c, d arrays of `rows` each (tiled_pcr_block)
-  T* sb = sa + rows;
-  T* sc = sb + rows;
-  T* sd = sc + rows;
+  const detail::PcrLevels<T> levels = geo.levels(ws, batch);  // tiled_pcr_block writes them
   const std::size_t smem = 3 * sizeof(T) * static_cast<std::size_t>(detail::pcr_window_total(k));
   auto* pcr = detail::tiled_pcr_kernel<T, Form>;
   allow_shared(pcr, smem);
@@ -434,12 +430,13 @@ void launch_tiled_pcr(cudaStream_t stream, const Form& form, int k, index_t n, i
       form, n, batch, d, strides(dl), geo, ws);
   PSCR_CUDA_CHECK_LAUNCH();
   const BatchLayout sl = BatchLayout::interleaved(subsystems);
-  solve_device(stream, detail::GeneralForm<T>{sa, sb, sc, geo.sub_rows}, geo.sub_rows, subsystems,
-               sd, sl, sd, sl, ws + 4 * rows, wc - 4 * rows, Options{}, budget);
+  solve_device(stream, detail::GeneralForm<T>{levels.a, levels.b, levels.c, geo.sub_rows},
+               geo.sub_rows, subsystems, levels.d, sl, levels.d, sl, ws + 4 * rows, wc - 4 * rows,
+               Options{}, budget);
   const index_t blocks = (rows + detail::kPcrScatterThreads - 1) / detail::kPcrScatterThreads;
   detail::pcr_scatter_kernel<T>
-      <<<static_cast<unsigned>(blocks), detail::kPcrScatterThreads, 0, stream>>>(geo, n, batch, sd,
-                                                                                 x, strides(xl));
+      <<<static_cast<unsigned>(blocks), detail::kPcrScatterThreads, 0, stream>>>(
+          geo, n, batch, levels.d, x, strides(xl));
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
@@ -479,8 +476,8 @@ void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_
   with_constant(LaneRows{}, K, "warp rows per lane", go);
 }
 
-/// The segment kernel's form for a tiled form: the shifted form keeps A and M in registers, the
-/// general form loads a, b, c per system.
+/// The segment kernel's form for a tiled form: the shifted form keeps A and M in each warp's
+/// shared slice (detail::ShiftedLaneCoefs), the general form loads a, b, c per system.
 template <class T>
 detail::ShiftedSegmentForm<T> segment_form(const detail::ShiftedForm<T>& f) {
   return {f.m, f.shifts};
@@ -677,10 +674,11 @@ template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
                   std::size_t budget) {
-  const SweepBlocks shared = sweep_block_warps<T, 0>(K, budget);
+  const SmLimits sm = sm_limits();
+  const SweepBlocks shared = sweep_block_warps<T, 0>(K, budget, sm);
   if constexpr (std::is_floating_point_v<T>) {
     if (K <= kSweepRegisterRows) {
-      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows>(K, budget);
+      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows>(K, budget, sm);
       if (registers.resident > shared.resident) {
         launch_sweep_kernel<T, kSweepRegisterRows>(stream, form, K, registers, batch, d, dl, x, xl);
         return;

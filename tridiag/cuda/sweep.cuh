@@ -72,34 +72,34 @@ struct SweepRows {
   PSCR_HD T off(int t) const { return ao[t] + s * mo[t]; }
 };
 
-/// What a lane keeps of its interior rows i = 1..K−2 for the substitution, c′_i and v_i: in the
-/// warp's shared arrays at slot base + i (any K), or in registers (SweepRegisterKept) for K up to
-/// a compile-time bound.
+/// What a lane keeps of its interior rows i = 1..K−2 for the substitution, c′_i and v_i: v_i in
+/// the warp's shared array at slot base + i, c′_i likewise (SweepSharedKept, any K) or in
+/// registers (SweepRegisterKept) for K up to a compile-time bound.
 template <class T>
-struct SweepSharedKept {
-  static constexpr int kRows = 0;  // no bound: the lane steps loop to K
-  T* cp;
+struct SweepSharedV {
   T* vv;
   int base;
-  PSCR_HD T& c(int i) { return cp[base + i]; }
   PSCR_HD T& v(int i) { return vv[base + i]; }
 };
 
-/// c′ in registers for K ≤ Rows (v stays in the warp's shared array): the lane steps' loops run
-/// to Rows, fully unrolled, so that every index is a constant, and skip the rows from K on. A
-/// warp then needs two shared arrays instead of three: at real K = 32 (n ≤ 1024) 11 warps per SM
-/// instead of 7 (sweep_block_warps), at 128 registers (ptxas, CUDA 13, Rows = 32: 4 bytes
-/// spilled). With v in registers as well (one shared array) ptxas spilled 292 bytes at 128
-/// registers and 96 at 168: the unrolled loops' shared loads are issued early, each holding a
-/// register.
+template <class T>
+struct SweepSharedKept : SweepSharedV<T> {
+  static constexpr int kRows = 0;  // no bound: the lane steps loop to K
+  T* cp;
+  PSCR_HD T& c(int i) { return cp[this->base + i]; }
+};
+
+/// c′ in registers for K ≤ Rows: the lane steps' loops run to Rows, fully unrolled, so that every
+/// index is a constant, and skip the rows from K on. A warp then needs two shared arrays instead
+/// of three: at real K = 32 (n ≤ 1024) 11 warps per SM instead of 7 (sweep_block_warps), at 128
+/// registers (ptxas, CUDA 13, Rows = 32: 4 bytes spilled). With v in registers as well (one
+/// shared array) ptxas spilled 292 bytes at 128 registers and 96 at 168: the unrolled loops'
+/// shared loads are issued early, each holding a register.
 template <class T, int Rows>
-struct SweepRegisterKept {
+struct SweepRegisterKept : SweepSharedV<T> {
   static constexpr int kRows = Rows;
-  T cs[Rows];
-  T* vv;
-  int base;
+  T cs[Rows];  // left uninitialized: sweep_reduce writes every c′ the substitution reads
   PSCR_HD T& c(int i) { return cs[i]; }
-  PSCR_HD T& v(int i) { return vv[base + i]; }
 };
 
 /// Shared arrays per warp: d′ and x over d, v, and c′ unless it is kept in registers.
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
       kept.base = base;
       solve(kept);
     } else {
-      SweepSharedKept<T> kept{dx + A, dx + 2 * A, base};
+      SweepSharedKept<T> kept{{dx + 2 * A, base}, dx + A};
       solve(kept);
     }
     __syncwarp();

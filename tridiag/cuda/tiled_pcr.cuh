@@ -47,6 +47,16 @@ static_assert(kPcrChunkRows >= (index_t{16} << kTiledPcrMaxSteps),
 /// Threads per block of pcr_scatter_kernel.
 constexpr int kPcrScatterThreads = 256;
 
+/// The level-k rows of the batch's independent systems: four arrays (a, b, c, d) of
+/// PcrGeometry::rows(batch) scalars each, side by side in a workspace.
+template <class T>
+struct PcrLevels {
+  T* a;
+  T* b;
+  T* c;
+  T* d;
+};
+
 /// How tiled PCR with `steps` PCR steps cuts systems of n rows.
 struct PcrGeometry {
   int steps;         ///< k
@@ -62,6 +72,12 @@ struct PcrGeometry {
   /// Rows of the batch·S independent systems together: the length of each of the workspace's
   /// arrays a, b, c, d of level-k rows.
   PSCR_HD index_t rows(index_t batch) const { return batch * span * sub_rows; }
+  /// The level-k rows' four arrays at the start of `ws` (4·rows(batch) scalars).
+  template <class T>
+  PSCR_HD PcrLevels<T> levels(T* ws, index_t batch) const {
+    const index_t r = rows(batch);
+    return {ws, ws + r, ws + 2 * r, ws + 3 * r};
+  }
 };
 
 __host__ __device__ inline PcrGeometry pcr_geometry(index_t n, int steps) {
@@ -113,11 +129,8 @@ struct TiledPcrBlock {
   Strides ds;
   index_t k, n, batch;
   index_t r0, r1;
-  T* window;  ///< 3·pcr_window_total(steps) scalars: the levels' buffers (PcrBuffer)
-  T* wa;      ///< workspace: level-k rows (see the file comment)
-  T* wb;
-  T* wc;
-  T* wd;
+  T* window;         ///< 3·pcr_window_total(steps) scalars: the levels' buffers (PcrBuffer)
+  PcrLevels<T> out;  ///< workspace: level-k rows (see the file comment)
 
   PSCR_HD index_t base() const { return r0 - (geo.span - 1); }
   /// Tiles until the last level-k row, r1 − 1, is computed.
@@ -160,10 +173,10 @@ struct TiledPcrBlock {
     const index_t g = base() + p;
     if (g < r0 || g >= r1) return;
     const index_t at = geo.at(k, g, batch);
-    wa[at] = r.a;
-    wb[at] = r.b;
-    wc[at] = r.c;
-    wd[at] = r.d[0];
+    out.a[at] = r.a;
+    out.b[at] = r.b;
+    out.c[at] = r.c;
+    out.d[at] = r.d[0];
   }
 
   /// Level-0 row g as a unit row; an identity row outside [0, n).
@@ -187,14 +200,13 @@ struct TiledPcrBlock {
 };
 
 /// Block b of the PCR stage: system b / chunks, chunk b mod chunks (see the file comment), its
-/// window at `window`, the level-k rows to the four arrays of geo.rows(batch) from `levels`.
+/// window at `window`, the level-k rows to geo.levels(levels, batch).
 template <class T, class Form>
 PSCR_HD auto tiled_pcr_block(const Form& form, const PcrGeometry& geo, index_t n, index_t batch,
                              const T* d, Strides ds, index_t b, T* window, T* levels) {
   const index_t k = b / geo.chunks;
   const index_t r0 = (b - k * geo.chunks) * kPcrChunkRows;
   const index_t end = geo.span * geo.sub_rows;
-  const index_t rows = geo.rows(batch);
   return TiledPcrBlock<T, decltype(form.global_rows(k, ds))>{
       geo,
       form.global_rows(k, ds),
@@ -206,10 +218,7 @@ PSCR_HD auto tiled_pcr_block(const Form& form, const PcrGeometry& geo, index_t n
       r0,
       r0 + kPcrChunkRows < end ? r0 + kPcrChunkRows : end,
       window,
-      levels,
-      levels + rows,
-      levels + 2 * rows,
-      levels + 3 * rows};
+      geo.levels(levels, batch)};
 }
 
 /// The PCR stage, a block per (system, chunk): tiled_pcr_block's walk with a barrier per level.
