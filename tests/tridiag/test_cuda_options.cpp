@@ -1,10 +1,12 @@
 // check_options (tridiag/cuda/options.cpp): the rows_per_thread each method of the GPU solvers
-// takes, checked on the host without a device.
+// takes, and entry_options (tridiag/cuda/selection.cpp): how a selection table entry applies to
+// other sizes, checked on the host without a device.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "common/error.hpp"
+#include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 
 namespace pscr::tridiag {
@@ -64,6 +66,35 @@ TEST(CudaOptions, RefusalsNameTheRowsTaken) {
   EXPECT_NE(partition.find("must be 0, 4, 8 or 16, got 2"), std::string::npos) << partition;
   const std::string pcr = message(Method::tiled_pcr, 9);
   EXPECT_NE(pcr.find("must be 0 to 8, got 9"), std::string::npos) << pcr;
+}
+
+// A segment-method entry measured on one segment keeps longer systems in one segment where a K
+// of at most 16 (complex: kMaxComplexLaneRows) covers them, else takes the block method with its
+// K; any other entry, and systems its K covers, take the entry as it is.
+TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
+  const cuda::SelectionEntry one{false, false, false, 127, 16384, Method::segment, 4, false};
+  auto expect = [](const cuda::Options& o, Method method, int rows) {
+    EXPECT_EQ(o.method, method);
+    EXPECT_EQ(o.rows_per_thread, rows);
+  };
+  expect(cuda::entry_options(one, 100, false), Method::segment, 4);
+  expect(cuda::entry_options(one, 128, false), Method::segment, 4);
+  expect(cuda::entry_options(one, 129, false), Method::segment, 8);
+  expect(cuda::entry_options(one, 180, false), Method::segment, 8);
+  expect(cuda::entry_options(one, 300, false), Method::segment, 16);
+  expect(cuda::entry_options(one, 513, false), Method::block, 4);
+  expect(cuda::entry_options(one, 129, true), Method::block, 4);  // complex: K ≤ 4
+  const cuda::SelectionEntry two{false, false, true, 64, 262144, Method::segment, 2, false};
+  expect(cuda::entry_options(two, 100, true), Method::segment, 4);
+  expect(cuda::entry_options(two, 200, true), Method::block, 2);
+  // Measured on several segments: the entry's K, whatever n.
+  const cuda::SelectionEntry many{false, false, false, 8192, 2048, Method::segment, 8, false};
+  expect(cuda::entry_options(many, 20000, false), Method::segment, 8);
+  expect(cuda::entry_options(many, 100, false), Method::segment, 8);
+  const cuda::SelectionEntry block{false, true, false, 1024, 16384, Method::block, 4, false};
+  expect(cuda::entry_options(block, 4000, true), Method::block, 4);
+  const cuda::SelectionEntry thomas{true, false, false, 361, 65536, Method::thomas, 0, false};
+  expect(cuda::entry_options(thomas, 4000, false), Method::thomas, 0);
 }
 
 }  // namespace

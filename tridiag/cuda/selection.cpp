@@ -13,6 +13,24 @@ const SelectionEntry kTable[] = {
 
 }  // namespace
 
+Options entry_options(const SelectionEntry& e, index_t n, bool complex) {
+  Options o{e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
+            e.staged ? Staging::shared : Staging::global};
+  const index_t lanes = 32;  // a segment's lanes (detail::kWarpLanes)
+  if (e.method != Method::segment || lanes * e.rows_per_thread < e.n ||
+      lanes * e.rows_per_thread >= n)
+    return o;
+  for (int k = 2 * e.rows_per_thread;
+       LaneRows::contains(k) && (!complex || k <= kMaxComplexLaneRows); k *= 2) {
+    if (lanes * k >= n) {
+      o.rows_per_thread = k;
+      return o;
+    }
+  }
+  o.method = Method::block;
+  return o;
+}
+
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general) {
   double best = std::numeric_limits<double>::infinity();
   Options choice{Method::partition, 8, Staging::shared};
@@ -24,8 +42,7 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex, 
     const double dist = dn * dn + db * db;
     if (dist < best) {
       best = dist;
-      choice = {e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
-                e.staged ? Staging::shared : Staging::global};
+      choice = entry_options(e, n, complex);
     }
   }
   return choice;

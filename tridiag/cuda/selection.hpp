@@ -23,8 +23,26 @@ struct SelectionEntry {
   bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
 };
 
-/// @brief The configuration for this shape: method, rows_per_thread and staging all set (never
-/// automatic).
+/// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
+/// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS).
+inline constexpr int kMaxComplexLaneRows = 4;
+
+/// @brief Entry e's configuration for systems of n rows. An entry of the segment method measured
+/// on one segment (32·K ≥ e.n) would cut longer systems into several, which takes the segment
+/// method's three launches and a second read of d, a configuration the entry never measured: such
+/// systems take the smallest K of LaneRows from the entry's on that covers them in one segment
+/// (complex: at most kMaxComplexLaneRows), else the block method with the entry's K (its
+/// segments in one block, d read once). Measured on an H100 (pscr_gpu_bench, 3D, tridiagonal
+/// systems of 180 rows, whose nearest entry is the segment method with K = 4 at 127 rows): with
+/// the segment method's two segments per system Poisson 180³ took 9.07 ms and Helmholtz 20.7 ms,
+/// against 6.27 ms (one segment, K = 8) and 16.9 ms (the block method, K = 4) with the table
+/// before the 127-row entry; with this rule (A/B, one H200) 8.59 → 5.82 ms and 20.1 → 16.5 ms.
+/// Every other entry is taken as it is.
+Options entry_options(const SelectionEntry& e, index_t n, bool complex);
+
+/// @brief The configuration for this shape: entry_options of the nearest entry of the same
+/// layout, scalar type and form in (log n, log batch); method, rows_per_thread and staging all set
+/// (never automatic).
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general);
 
 }  // namespace pscr::tridiag::cuda
