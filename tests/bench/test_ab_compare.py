@@ -5,13 +5,7 @@ lacks a configuration, both benchmarks' CSVs; bad input exits 1, bad arguments 2
 
 Run by CTest as: python3 test_ab_compare.py PATH_TO_ab_compare.py
 """
-import os
-import subprocess
-import sys
-import tempfile
-import unittest
-
-SCRIPT = None
+from script_test import ScriptTest, main
 
 TRIDIAG = ("variant,round,device,scalar,n,batch,form,layout,method,rows_per_thread,staging,"
            "median_ms,min_ms,gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,"
@@ -24,17 +18,11 @@ def tridiag_row(variant, rnd, k, ms, n=8192):
             f'1,1,0.5,1,1e-16,10,""')
 
 
-class AbCompareTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.path = os.path.join(self.tmp.name, "ab.csv")
-
+class AbCompareTest(ScriptTest):
     def run_compare(self, header, rows, args=None):
-        with open(self.path, "w") as f:
-            f.write("\n".join([header] + rows) + "\n")
-        argv = [self.path] if args is None else args
-        return subprocess.run([sys.executable, SCRIPT] + argv, capture_output=True, text=True)
+        """ab_compare.py on a CSV of `header` and `rows`, with `args` (default: the CSV alone)."""
+        path = self.write("ab.csv", [header] + rows)
+        return self.run_script(*([path] if args is None else args))
 
     def cells(self, out, start):
         found = [l for l in out.splitlines() if l.startswith(start)]
@@ -57,7 +45,7 @@ class AbCompareTest(unittest.TestCase):
     def test_named_baseline_and_missing_variant(self):
         rows = [tridiag_row("base", 1, 8, 0.2), tridiag_row("k4", 1, 8, 0.1),
                 tridiag_row("new", 1, 8, 0.4), tridiag_row("base", 1, 16, 0.2)]
-        r = self.run_compare(TRIDIAG, rows, [self.path, "--baseline", "k4"])
+        r = self.run_compare(TRIDIAG, rows, [self.path("ab.csv"), "--baseline", "k4"])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.cells(r.stdout, "| scalar")[-2:], ["base/k4", "new/k4"])
         self.assertEqual(self.cells(r.stdout, "| real | 8192 | 2048 | shifted | contiguous | "
@@ -81,7 +69,7 @@ class AbCompareTest(unittest.TestCase):
 
     def test_bad_input(self):
         rows = [tridiag_row("base", 1, 8, 0.2)]
-        r = self.run_compare(TRIDIAG, rows, [self.path, "--baseline", "nope"])
+        r = self.run_compare(TRIDIAG, rows, [self.path("ab.csv"), "--baseline", "nope"])
         self.assertEqual(r.returncode, 1)
         self.assertIn("no variant 'nope'", r.stderr)
         r = self.run_compare(TRIDIAG, [tridiag_row("base", 1, 8, "fast")])
@@ -96,24 +84,19 @@ class AbCompareTest(unittest.TestCase):
         r = self.run_compare(TRIDIAG, [tridiag_row("base", 1, 8, 0.2) + ",extra"])
         self.assertEqual(r.returncode, 1)
         self.assertIn("misaligned", r.stderr)
-        r = subprocess.run([sys.executable, SCRIPT, os.path.join(self.tmp.name, "none.csv")],
-                           capture_output=True, text=True)
+        r = self.run_script(self.path("none.csv"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot read", r.stderr)
 
     def test_arguments(self):
-        r = subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True)
+        r = self.run_script()
         self.assertEqual(r.returncode, 2)
-        r = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
+        r = self.run_script("--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("Usage: ab_compare.py", r.stdout)
-        r = subprocess.run([sys.executable, SCRIPT, "x.csv", "--base", "b"], capture_output=True,
-                           text=True)
+        r = self.run_script("x.csv", "--base", "b")
         self.assertEqual(r.returncode, 2)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: test_ab_compare.py PATH_TO_ab_compare.py")
-    SCRIPT = sys.argv.pop(1)
-    unittest.main()
+    main()

@@ -8,13 +8,7 @@ exit 1 with a message; bad arguments exit 2.
 
 Run by CTest as: python3 test_ncu_stalls.py PATH_TO_ncu_stalls.py
 """
-import os
-import subprocess
-import sys
-import tempfile
-import unittest
-
-SCRIPT = None
+from script_test import ScriptTest, main
 
 HEADER = ('"Address","Source","Warp Stall Sampling (All Samples)",'
           '"Warp Stall Sampling (Not-issued Samples)","# Samples","Instructions Executed",'
@@ -35,22 +29,13 @@ SECTION_B = ['"Kernel Name","void condense<8>(Args)",', HEADER,
              instruction("0x10", "      DMUL R2, R4, R6", 5, 10, 5, 0)]
 
 
-class NcuStallsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-
-    def write(self, lines, name="source.csv"):
-        path = os.path.join(self.tmp.name, name)
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        return path
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+class NcuStallsTest(ScriptTest):
+    def source(self, lines):
+        """An ncu source-page CSV of `lines`."""
+        return self.write("source.csv", lines)
 
     def test_list_names_every_section(self):
-        r = self.run_script(self.write(SECTION_A + SECTION_B), "--list")
+        r = self.run_script(self.source(SECTION_A + SECTION_B), "--list")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertEqual(len(lines), 2)
@@ -58,7 +43,7 @@ class NcuStallsTest(unittest.TestCase):
         self.assertRegex(lines[1], r"^\s*1\s+5 samples\s+1 instructions\s+void condense<8>")
 
     def test_summary_of_a_section(self):
-        r = self.run_script(self.write(SECTION_A + SECTION_B), "--kernel", "0", "--top", "2",
+        r = self.run_script(self.source(SECTION_A + SECTION_B), "--kernel", "0", "--top", "2",
                             "--regions", "2")
         self.assertEqual(r.returncode, 0, r.stderr)
         out = r.stdout
@@ -78,7 +63,7 @@ class NcuStallsTest(unittest.TestCase):
         self.assertRegex(out, r"2-\s+4\s+38\.0% ex=\s+1100")
 
     def test_range_prints_the_instructions(self):
-        r = self.run_script(self.write(SECTION_A), "--top", "1", "--range", "3:4")
+        r = self.run_script(self.source(SECTION_A), "--top", "1", "--range", "3:4")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout.splitlines()[-1], r"^\s+3\s+8\.00% ex=\s+1000 SHFL\.UP")
 
@@ -90,22 +75,19 @@ class NcuStallsTest(unittest.TestCase):
             (SECTION_A, ["--kernel", "1"], "--kernel 1: the file has sections 0..0"),
         ]
         for lines, args, message in cases:
-            r = self.run_script(self.write(lines), *args)
+            r = self.run_script(self.source(lines), *args)
             self.assertEqual(r.returncode, 1, (message, r.stdout, r.stderr))
             self.assertIn(message, r.stderr)
-        r = self.run_script(os.path.join(self.tmp.name, "missing.csv"))
+        r = self.run_script(self.path("missing.csv"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot read", r.stderr)
 
     def test_bad_arguments_exit_2(self):
-        path = self.write(SECTION_A)
+        path = self.source(SECTION_A)
         for args in (["--top", "0"], ["--regions", "x"], ["--range", "5:2"], ["--range", "3"]):
             r = self.run_script(path, *args)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    SCRIPT = sys.argv.pop(1)
-    unittest.main()
+    main()

@@ -7,10 +7,9 @@ Run by CTest as: /usr/bin/python3 test_plot_results.py PATH_TO_plot_results.py
 Exit code 77 (skipped) when this Python has no matplotlib.
 """
 import os
-import subprocess
 import sys
-import tempfile
-import unittest
+
+from script_test import ScriptTest, main
 
 try:
     import matplotlib  # noqa: F401  (only whether it is there)
@@ -18,8 +17,6 @@ except ImportError as e:  # pragma: no cover - reported as a skip by CTest
     print(f"SKIP: matplotlib not available to {sys.executable} ({e}); "
           "install python3-matplotlib (scripts/install-deps.sh)")
     sys.exit(77)
-
-SCRIPT = None
 
 PSCR_HEADER = (
     "device,problem,scalar,mesh,dim,n,stages,unknowns,init_s,h2d_ms,d2h_ms,host_solve_ms,refine_ms,"
@@ -86,34 +83,23 @@ def tridiag_rows():
             rows.append(f'"Test GPU",{scalar},{n},{batch},general,interleaved,'
                         f'cusparse_gtsvInterleavedBatch_algo0,0,-,9,9,1,1,0.001,1,1e-16,1,'
                         f'"skipped: one solve 9 ms > 30x copy"')
-    return "\n".join(rows) + "\n"
+    return rows
 
 
 OUTPUTS = ["pscr-gpu-test-time.png", "pscr-gpu-test-speedup.png", "pscr-gpu-test-roofline.png",
            "pscr-gpu-test-stages.png", "tridiag-test-shifted.png", "tridiag-test-general.png"]
 
 
-def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
-
-
-class PlotResults(unittest.TestCase):
+class PlotResults(ScriptTest):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
+        super().setUp()
         self.dir = self.tmp.name
-        self.pscr = self.write("pscr-gpu-test.csv", "\n".join([PSCR_HEADER, *PSCR_ROWS]) + "\n")
-        self.peers = self.write("peers-test.csv", PEERS)
+        self.pscr = self.write("pscr-gpu-test.csv", [PSCR_HEADER, *PSCR_ROWS])
+        self.peers = self.write("peers-test.csv", PEERS.strip("\n").splitlines())
         self.tridiag = self.write("tridiag-test.csv", tridiag_rows())
 
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def write(self, name, text):
-        path = os.path.join(self.dir, name)
-        with open(path, "w") as f:
-            f.write(text)
-        return path
+    def plot(self, *args):
+        return self.run_script(*args, timeout=300)
 
     def check(self, p, code):
         self.assertEqual(p.returncode, code, f"exit {p.returncode}, expected {code}\n"
@@ -121,24 +107,24 @@ class PlotResults(unittest.TestCase):
 
     def test_writes_every_png_and_keeps_them_without_force(self):
         out = os.path.join(self.dir, "plots")
-        self.check(run("--pscr-gpu", self.pscr, "--peers", self.peers, "--tridiag",
+        self.check(self.plot("--pscr-gpu", self.pscr, "--peers", self.peers, "--tridiag",
                        self.tridiag, "--out", out, "--dpi", 40), 0)
         for name in OUTPUTS:
             with open(os.path.join(out, name), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
         before = os.path.getmtime(os.path.join(out, OUTPUTS[-1]))
-        p = run("--tridiag", self.tridiag, "--out", out)
+        p = self.plot("--tridiag", self.tridiag, "--out", out)
         self.check(p, 3)
         self.assertIn("--force", p.stderr)
         self.assertEqual(os.path.getmtime(os.path.join(out, OUTPUTS[-1])), before)
-        self.check(run("--tridiag", self.tridiag, "--out", out, "--force", "--dpi", 40), 0)
+        self.check(self.plot("--tridiag", self.tridiag, "--out", out, "--force", "--dpi", 40), 0)
 
     def test_refuses_a_misaligned_csv(self):
         # The bug this guards against: a writer that skips one value shifts every later column.
         rows = [PSCR_ROWS[0], PSCR_ROWS[1].replace(",separate,", ",", 1), *PSCR_ROWS[2:]]
-        bad = self.write("pscr-gpu-bad.csv", "\n".join([PSCR_HEADER, *rows]) + "\n")
+        bad = self.write("pscr-gpu-bad.csv", [PSCR_HEADER, *rows])
         out = os.path.join(self.dir, "bad")
-        p = run("--pscr-gpu", bad, "--out", out)
+        p = self.plot("--pscr-gpu", bad, "--out", out)
         self.check(p, 1)
         self.assertIn("misaligned", p.stderr)
         self.assertIn("43 columns", p.stderr)
@@ -147,22 +133,19 @@ class PlotResults(unittest.TestCase):
 
     def test_refuses_a_missing_column(self):
         header = PSCR_HEADER.replace(",stages,", ",variant,")
-        bad = self.write("pscr-gpu-old.csv", "\n".join([header, *PSCR_ROWS]) + "\n")
-        p = run("--pscr-gpu", bad, "--out", os.path.join(self.dir, "old"))
+        bad = self.write("pscr-gpu-old.csv", [header, *PSCR_ROWS])
+        p = self.plot("--pscr-gpu", bad, "--out", os.path.join(self.dir, "old"))
         self.check(p, 1)
         self.assertIn("missing column(s) stages", p.stderr)
 
     def test_arguments(self):
-        self.check(run("--help"), 0)
-        self.check(run("--out", self.dir), 2)  # nothing to plot
-        self.check(run("--peers", self.peers, "--out", self.dir), 2)  # peers need --pscr-gpu
-        p = run("--tridiag", os.path.join(self.dir, "absent.csv"), "--out", self.dir)
+        self.check(self.plot("--help"), 0)
+        self.check(self.plot("--out", self.dir), 2)  # nothing to plot
+        self.check(self.plot("--peers", self.peers, "--out", self.dir), 2)  # peers need --pscr-gpu
+        p = self.plot("--tridiag", os.path.join(self.dir, "absent.csv"), "--out", self.dir)
         self.check(p, 1)
         self.assertIn("cannot read", p.stderr)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: test_plot_results.py PATH_TO_plot_results.py")
-    SCRIPT = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    main(verbosity=2)

@@ -6,13 +6,7 @@ layout the CSV lacks are reported missed (exit 3); bad input exits 1, bad argume
 
 Run by CTest as: python3 test_tridiag_goals.py PATH_TO_tridiag_goals.py
 """
-import os
-import subprocess
-import sys
-import tempfile
-import unittest
-
-SCRIPT = None
+from script_test import ScriptTest, main
 
 HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,median_ms,min_ms,"
           "gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps,note")
@@ -42,17 +36,11 @@ def passing_rows():
     return rows
 
 
-class TridiagGoalsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.path = os.path.join(self.tmp.name, "bench.csv")
-
+class TridiagGoalsTest(ScriptTest):
     def run_goals(self, rows, args=None):
-        with open(self.path, "w") as f:
-            f.write("\n".join([HEADER] + rows) + "\n")
-        argv = [self.path] if args is None else args
-        return subprocess.run([sys.executable, SCRIPT] + argv, capture_output=True, text=True)
+        """tridiag_goals.py on a CSV of `rows`, with `args` (default: the CSV alone)."""
+        path = self.write("bench.csv", [HEADER] + rows)
+        return self.run_script(*([path] if args is None else args))
 
     def line(self, out, start, general=False):
         """The one line of the shifted (or general) table that starts with `start`."""
@@ -112,7 +100,7 @@ class TridiagGoalsTest(unittest.TestCase):
         r = self.run_goals(passing_rows() + ['"Test GPU",real,64'])
         self.assertEqual(r.returncode, 1)
         self.assertIn("misaligned CSV", r.stderr)
-        r = self.run_goals([], args=[os.path.join(self.tmp.name, "absent.csv")])
+        r = self.run_goals([], args=[self.path("absent.csv")])
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot read", r.stderr)
         r = self.run_goals(passing_rows(), args=[])
@@ -124,5 +112,4 @@ class TridiagGoalsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    SCRIPT = os.path.abspath(sys.argv.pop(1))
-    unittest.main()
+    main()

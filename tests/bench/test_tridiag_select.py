@@ -10,12 +10,8 @@ table written.
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
 import os
-import subprocess
-import sys
-import tempfile
-import unittest
 
-SCRIPT = None
+from script_test import ScriptTest, main
 
 HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,median_ms,min_ms,"
           "gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps,note")
@@ -28,18 +24,14 @@ def row(scalar, n, batch, method, k, ms, form="shifted", layout="contiguous", st
             f'1000,4000,0.25,1,{residual},{reps},"{note}"')
 
 
-class TridiagSelectTest(unittest.TestCase):
+class TridiagSelectTest(ScriptTest):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.out = os.path.join(self.tmp.name, "table.inc")
+        super().setUp()
+        self.out = self.path("table.inc")
 
     def run_select(self, rows):
-        path = os.path.join(self.tmp.name, "bench.csv")
-        with open(path, "w") as f:
-            f.write("\n".join([HEADER] + rows) + "\n")
-        return subprocess.run([sys.executable, SCRIPT, path, self.out], capture_output=True,
-                              text=True)
+        """tridiag_select.py on a CSV of `rows`, writing the table to self.out."""
+        return self.run_script(self.write("bench.csv", [HEADER] + rows), self.out)
 
     def entries(self):
         with open(self.out) as f:
@@ -132,7 +124,4 @@ class TridiagSelectTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    SCRIPT = sys.argv.pop(1)
-    unittest.main()
+    main()
