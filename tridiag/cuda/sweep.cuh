@@ -92,7 +92,7 @@ struct SweepSharedKept : SweepSharedV<T> {
 /// c′ in registers for K ≤ Rows: the lane steps' loops run to Rows, fully unrolled, so that every
 /// index is a constant, and skip the rows from K on. A warp then needs two shared arrays instead
 /// of three: at real K = 32 (n ≤ 1024) 11 warps per SM instead of 7 (sweep_block_warps), at 128
-/// registers (ptxas, CUDA 13, Rows = 32: 4 bytes spilled). With v in registers as well (one
+/// registers (ptxas, CUDA 13, Rows = 32: no spills). With v in registers as well (one
 /// shared array) ptxas spilled 292 bytes at 128 registers and 96 at 168: the unrolled loops'
 /// shared loads are issued early, each holding a register.
 template <class T, int Rows>
