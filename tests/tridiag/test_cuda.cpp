@@ -309,6 +309,23 @@ TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
   }
 }
 
+// The segment method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh),
+// which real shifted systems take where their rows are contiguous and 16-byte aligned, a warp's 32
+// units lie within two segments (batch ≥ 31, or 16) and the warps number at least an eighth of
+// those resident (about 264 on an H100 or H200): n = 6000 with a batch of 801 (warps straddling
+// two segments, the last warp partly past the units; at K = 16, 300 warps) and n = 140001 with a
+// batch of 16 (the last segment partly past n); of the contiguous cases, the even system strides
+// (6000 in place, 140004 padded) take it, the odd ones (6003, 140001) the other reduce pass.
+TYPED_TEST(CudaTridiagTest, SegmentLanesReducePass) {
+  std::vector<Config> configs;
+  for (int k : {2, 8, 16})
+    configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
+  std::uint64_t seed = 750;
+  for (const auto& [n, batch] : {std::pair<index_t, index_t>{6000, 801}, {140001, 16}})
+    check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++), Form::shifted,
+                  configs);
+}
+
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in
 // its arrays (rows past n stay zero from one system to the next): n = 700 (K = 22: real c′ in
 // registers, the lane loops stopping short of their bound of 32), 1000 (K = 32, the last lane

@@ -28,6 +28,7 @@
 #include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
+#include "tridiag/cuda/segment_lanes.cuh"
 #include "tridiag/cuda/sweep.cuh"
 #include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
@@ -935,6 +936,17 @@ TEST(SegmentWalk, EveryUnitOnceAndFewSegmentChanges) {
 // The block pass's staging of d (LaneStage, 8-byte rows): every row of a warp's segment gets its
 // own slot, and a phase of the copies (16 consecutive rows, lanes u / K) and a phase of the reads
 // (16 lanes, row e each) both meet 16 distinct 8-byte bank pairs (slot mod 16).
+/// Whether the shared-memory slots lie in distinct banks, `banks` of them (slot mod banks): 16 for
+/// 8-byte slots in a phase of 16 lanes, 8 for 16-byte slots in a phase of 8.
+bool distinct_banks(const std::vector<int>& slots, int banks) {
+  std::vector<bool> used(banks, false);
+  for (int t : slots) {
+    if (used[t % banks]) return false;
+    used[t % banks] = true;
+  }
+  return true;
+}
+
 template <int K>
 void check_lane_stage_slots() {
   SCOPED_TRACE(::testing::Message() << "K " << K);
@@ -948,24 +960,16 @@ void check_lane_stage_slots() {
     ASSERT_EQ(row_at[slot], -1) << "rows " << row_at[slot] << " and " << u << " share a slot";
     row_at[slot] = u;
   }
-  auto distinct_banks = [](const std::vector<int>& slots) {
-    std::vector<bool> used(16, false);
-    for (int s : slots) {
-      if (used[s % 16]) return false;
-      used[s % 16] = true;
-    }
-    return true;
-  };
   for (int first = 0; first < rows; first += 16) {
     std::vector<int> copies;
     for (int u = first; u < first + 16; ++u) copies.push_back(Stage::slot(u / K, u % K));
-    EXPECT_TRUE(distinct_banks(copies)) << "copies of rows " << first << "..";
+    EXPECT_TRUE(distinct_banks(copies, 16)) << "copies of rows " << first << "..";
   }
   for (int e = 0; e < K; ++e)
     for (int half : {0, 16}) {
       std::vector<int> reads;
       for (int l = half; l < half + 16; ++l) reads.push_back(Stage::slot(l, e));
-      EXPECT_TRUE(distinct_banks(reads)) << "reads of row " << e << ", lanes " << half << "..";
+      EXPECT_TRUE(distinct_banks(reads, 16)) << "reads of row " << e << ", lanes " << half << "..";
     }
 }
 
@@ -974,6 +978,86 @@ TEST(LaneStage, OneSlotPerRowAndNoBankConflicts) {
   check_lane_stage_slots<4>();
   check_lane_stage_slots<8>();
   check_lane_stage_slots<16>();
+}
+
+// segment_lanes_reduce_kernel's stages: one slot per piece, and the 8 lanes of a phase of 16-byte
+// accesses (reads: piece q of units w..w+7; copies: the 8 pieces of one unit) on 8 distinct 16-byte
+// bank groups (slot mod 8).
+TEST(SegmentLanes, OneSlotPerPieceAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  constexpr int pieces = dt::kLanesTileRows / 2;
+  std::vector<int> piece_at(dt::kLanesDPieces, -1);
+  for (int w = 0; w < dt::kWarpLanes; ++w)
+    for (int q = 0; q < pieces; ++q) {
+      const int t = dt::lanes_slot(w, q);
+      ASSERT_GE(t, 0);
+      ASSERT_LT(t, dt::kLanesDPieces);
+      ASSERT_EQ(piece_at[t], -1) << "unit " << w << ", piece " << q;
+      piece_at[t] = w * pieces + q;
+    }
+  for (int q = 0; q < pieces; ++q)
+    for (int w0 = 0; w0 < dt::kWarpLanes; w0 += 8) {
+      std::vector<int> reads;
+      for (int w = w0; w < w0 + 8; ++w) reads.push_back(dt::lanes_slot(w, q));
+      EXPECT_TRUE(distinct_banks(reads, 8)) << "reads of piece " << q << ", units " << w0 << "..";
+    }
+  for (int w = 0; w < dt::kWarpLanes; ++w) {
+    std::vector<int> copies;
+    for (int q = 0; q < pieces; ++q) copies.push_back(dt::lanes_slot(w, q));
+    EXPECT_TRUE(distinct_banks(copies, 8)) << "copies of unit " << w;
+  }
+}
+
+// segment_lanes_reduce_kernel's lanes: SegmentElimination down a whole segment of 32·K rows (the
+// first and last rows kept, lane_reduced_rows) gives the coarse rows F, L that the lanes of K rows
+// and warp_condense's tree give in segment_kernel's reduce pass, to rounding; past n the rows are
+// identity rows with a zero right-hand side, as the kernel's zero-filled copies and its guard make
+// them (the last segment here ends 219 rows past n).
+TYPED_TEST(EmulationTest, SegmentLanesCoarseRows) {
+  using T = cuda::detail::kernel_scalar_t<TypeParam>;
+  namespace dt = cuda::detail;
+  constexpr int K = 8;
+  constexpr index_t rows = dt::kWarpLanes * K;
+  const index_t n = 3 * rows + 37, segments = dt::segment_count(n, K);
+  ASSERT_EQ(segments, 4);
+  const auto t = testing::make_shifted<TypeParam>(n, 2, testing::Kind::dominant, 17000);
+  for (index_t k = 0; k < t.batch; ++k) {
+    const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
+                                 dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+    const T s = reinterpret_cast<const T&>(t.shifts[k]);
+    std::vector<T> d(n);
+    for (index_t r = 0; r < n; ++r) d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
+    RegisterLanes<K, T> lanes{m, s, d, std::vector<T>(n)};
+    const dt::ShiftedRows<T> A{m, s};
+    auto mag = [](const T& x) { return std::abs(reinterpret_cast<const TypeParam&>(x)); };
+    for (index_t j = 0; j < segments; ++j) {
+      std::vector<dt::Condensed<T>> c(dt::kWarpLanes);
+      for (int l = 0; l < dt::kWarpLanes; ++l) lanes.reduce(j * rows + l * K, c[l].F, c[l].L);
+      for (int st = 1; st < dt::kWarpLanes; st <<= 1)
+        for (int l = 0; l + st < dt::kWarpLanes; l += 2 * st) c[l] = dt::condense(c[l], c[l + st]);
+      const index_t p = j * rows;
+      auto row = [&](index_t r) {
+        return r < n ? dt::Row4<T>{A.sub(r), A.diag(r), A.sup(r), {d[r]}}
+                     : dt::Row4<T>{T(0), T(1), T(0), {T(0)}};
+      };
+      dt::SegmentElimination<T> e;
+      for (index_t r = p + 1; r < p + rows - 1; ++r) {
+        const dt::Row4<T> x = row(r);
+        e.step(x.a, x.b, x.c, x.d[0]);
+      }
+      dt::Row4<T> F, L;
+      dt::lane_reduced_rows(row(p), row(p + rows - 1), e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp,
+                            F, L);
+      const std::pair<dt::Row4<T>, dt::Row4<T>> pairs[] = {{F, c[0].F}, {L, c[0].L}};
+      for (const auto& [got, want] : pairs) {
+        const T g[] = {got.a, got.b, got.c, got.d[0]}, w[] = {want.a, want.b, want.c, want.d[0]};
+        const double scale = mag(want.b) + mag(want.d[0]);
+        for (int f = 0; f < 4; ++f)
+          EXPECT_LE(mag(g[f] - w[f]), 1e-13 * scale)
+              << "system " << k << ", segment " << j << ", field " << f;
+      }
+    }
+  }
 }
 
 // The segment method with 4 rows per lane (the most bench/tridiag_select.py lets the complex table

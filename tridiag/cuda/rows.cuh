@@ -137,6 +137,11 @@ __device__ __forceinline__ void copy_async_commit() {
 __device__ __forceinline__ void copy_async_wait() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
+/// Waits until at most N of the calling thread's committed groups of copies are pending.
+template <int N>
+__device__ __forceinline__ void copy_async_wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 /// The shared matrices of the shifted form in device memory (A, M: diag n, off n−1).
 template <class T>

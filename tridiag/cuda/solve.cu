@@ -2,8 +2,8 @@
 // of the partition method (one block per system group, or several blocks per system with a
 // recursive coarse solve), of the warp method (one warp per system, blocks looping over system
 // groups), of the segment, block, columns, sweep and tiled PCR methods, and the instantiations.
-// Kernels: thomas.cuh, partition.cuh, warp.cuh, segment.cuh, columns.cuh, sweep.cuh,
-// tiled_pcr.cuh.
+// Kernels: thomas.cuh, partition.cuh, warp.cuh, segment.cuh, segment_lanes.cuh, columns.cuh,
+// sweep.cuh, tiled_pcr.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -15,6 +15,7 @@
 #include "tridiag/cuda/columns.cuh"
 #include "tridiag/cuda/partition.cuh"
 #include "tridiag/cuda/segment.cuh"
+#include "tridiag/cuda/segment_lanes.cuh"
 #include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/sweep.cuh"
@@ -527,6 +528,37 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   with_constant(LaneRows{}, K, "segment rows per lane", go);
 }
 
+/// The segment method's reduce pass with one lane per (system, segment) unit
+/// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
+/// shifted form, real, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and its
+/// warps number at least an eighth of those it keeps resident (2 per SM on an H100): each warp
+/// walks its segments' rows alone, so with few warps the pass waits on their latency. H100 A/B
+/// (K = 8) against segment_kernel's reduce pass: 17 warps (1000 × 130) 50% slower, 64 (4096 ×
+/// 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and more 6–8% faster. Returns whether
+/// it launched.
+template <class T, class Form>
+bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
+                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
+                                 T* cc, T* cd) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && std::is_same_v<T, double>) {
+    if (!detail::segment_lanes_apply(form.m, d, strides(dl), batch, K)) return false;
+    const index_t segments = detail::segment_count(n, K);
+    const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
+    const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
+    auto* kernel = detail::segment_lanes_reduce_kernel<T>;
+    constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
+    const std::size_t smem = detail::segment_lanes_smem();
+    if (8 * warps < resident_blocks(kernel, threads, smem) * detail::kLanesWarps) return false;
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
+        cc, cd);
+    PSCR_CUDA_CHECK_LAUNCH();
+    return true;
+  } else {
+    return false;
+  }
+}
+
 /// The block method (detail::segment_block_kernel): one block of a warp per segment for each
 /// system, as many blocks as are resident at once, each looping over systems.
 template <class T, class SegForm>
@@ -722,6 +754,11 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     const auto sf = segment_form(form);
     run_segmented(stream, detail::segment_count(n, opt.rows_per_thread), batch, ws, wc, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    if constexpr (decltype(pass)::value == detail::SegmentPass::reduce) {
+                      if (launch_segment_lanes_reduce(stream, form, opt.rows_per_thread, n, batch,
+                                                      d, dl, ca, cb, cc, cd))
+                        return;
+                    }
                     launch_segment<decltype(pass)::value>(stream, sf, opt.rows_per_thread, n, batch,
                                                           d, dl, x, xl, ca, cb, cc, cd);
                   });
