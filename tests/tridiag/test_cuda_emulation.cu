@@ -343,6 +343,18 @@ using RegisterLanes = ShiftedLanes<K, T, SegmentTables<K, T>>;
 template <int K, class T>
 using ColumnLanes = ShiftedLanes<K, T, ColumnTables<K, T>>;
 
+/// Segment j's coarse rows F, L as segment_kernel's reduce pass computes them: its L lanes of K
+/// rows reduce (lanes.reduce), warp_condense's tree condenses their rows (at step s, lane l, a
+/// multiple of 2s, with lane l + s).
+template <int K, class T, class Lanes>
+cuda::detail::Condensed<T> condense_segment(Lanes& lanes, index_t j, int L) {
+  std::vector<cuda::detail::Condensed<T>> c(L);
+  for (int l = 0; l < L; ++l) lanes.reduce((j * L + l) * K, c[l].F, c[l].L);
+  for (int s = 1; s < L; s <<= 1)
+    for (int l = 0; l + s < L; l += 2 * s) c[l] = cuda::detail::condense(c[l], c[l + s]);
+  return c[0];
+}
+
 /// The segment method on one system, as segment_kernel and run_segment compute it, with the
 /// lanes' rows from `lanes` (TileLanes, RegisterLanes or ColumnLanes) and segments of L lanes
 /// (chunks of the columns method): one pass for one segment (L lanes: reduce, warp solve, the
@@ -358,15 +370,8 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments) 
   std::vector<std::vector<Row4<T>>> P(segments, std::vector<Row4<T>>(L)), Q = P;
   if (segments > 1) {
     for (index_t j = 0; j < segments; ++j) {  // reduce
-      // warp_condense: at step s, lane l (a multiple of 2s) condenses with lane l + s.
-      std::vector<cuda::detail::Condensed<T>> c(L);
-      for (int l = 0; l < L; ++l) {
-        lanes.reduce((j * L + l) * K, P[j][l], Q[j][l]);
-        c[l] = {P[j][l], Q[j][l]};
-      }
-      for (int s = 1; s < L; s <<= 1)
-        for (int l = 0; l + s < L; l += 2 * s) c[l] = cuda::detail::condense(c[l], c[l + s]);
-      for (const auto& [e, r] : {std::pair{2 * j, c[0].F}, std::pair{2 * j + 1, c[0].L}}) {
+      const cuda::detail::Condensed<T> c = condense_segment<K, T>(lanes, j, L);
+      for (const auto& [e, r] : {std::pair{2 * j, c.F}, std::pair{2 * j + 1, c.L}}) {
         ca[e] = r.a;
         cb[e] = r.b;
         cc[e] = r.c;
@@ -1029,17 +1034,12 @@ TYPED_TEST(EmulationTest, SegmentLanesCoarseRows) {
     for (index_t r = 0; r < n; ++r) d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
     RegisterLanes<K, T> lanes{m, s, d, std::vector<T>(n)};
     const dt::ShiftedRows<T> A{m, s};
+    const dt::LaneVector<T> v{d.data(), 0};
+    auto row = [&](index_t r) { return dt::lane_row<T>(A, v, r, n); };  // identity past n
     auto mag = [](const T& x) { return std::abs(reinterpret_cast<const TypeParam&>(x)); };
     for (index_t j = 0; j < segments; ++j) {
-      std::vector<dt::Condensed<T>> c(dt::kWarpLanes);
-      for (int l = 0; l < dt::kWarpLanes; ++l) lanes.reduce(j * rows + l * K, c[l].F, c[l].L);
-      for (int st = 1; st < dt::kWarpLanes; st <<= 1)
-        for (int l = 0; l + st < dt::kWarpLanes; l += 2 * st) c[l] = dt::condense(c[l], c[l + st]);
+      const dt::Condensed<T> tree = condense_segment<K, T>(lanes, j, dt::kWarpLanes);
       const index_t p = j * rows;
-      auto row = [&](index_t r) {
-        return r < n ? dt::Row4<T>{A.sub(r), A.diag(r), A.sup(r), {d[r]}}
-                     : dt::Row4<T>{T(0), T(1), T(0), {T(0)}};
-      };
       dt::SegmentElimination<T> e;
       for (index_t r = p + 1; r < p + rows - 1; ++r) {
         const dt::Row4<T> x = row(r);
@@ -1048,7 +1048,7 @@ TYPED_TEST(EmulationTest, SegmentLanesCoarseRows) {
       dt::Row4<T> F, L;
       dt::lane_reduced_rows(row(p), row(p + rows - 1), e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp,
                             F, L);
-      const std::pair<dt::Row4<T>, dt::Row4<T>> pairs[] = {{F, c[0].F}, {L, c[0].L}};
+      const std::pair<dt::Row4<T>, dt::Row4<T>> pairs[] = {{F, tree.F}, {L, tree.L}};
       for (const auto& [got, want] : pairs) {
         const T g[] = {got.a, got.b, got.c, got.d[0]}, w[] = {want.a, want.b, want.c, want.d[0]};
         const double scale = mag(want.b) + mag(want.d[0]);
