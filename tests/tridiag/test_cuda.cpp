@@ -33,8 +33,19 @@ struct Config {
   cuda::Options options;
 };
 
+/// The configurations of `method` with K = ks, named "NAME K=k".
+std::vector<Config> method_configs(const std::string& name, cuda::Method method,
+                                   std::initializer_list<int> ks) {
+  std::vector<Config> configs;
+  for (int k : ks) configs.push_back({name + " K=" + std::to_string(k), false, {method, k}});
+  return configs;
+}
+
 std::vector<Config> non_pivoting_configs() {
   std::vector<Config> configs = {{"thomas", false, {cuda::Method::thomas, 0}}};
+  auto add = [&](const std::vector<Config>& more) {
+    configs.insert(configs.end(), more.begin(), more.end());
+  };
   for (int m : {4, 8, 16})
     for (cuda::Staging staging : {cuda::Staging::global, cuda::Staging::shared})
       configs.push_back(
@@ -51,27 +62,22 @@ std::vector<Config> non_pivoting_configs() {
            {cuda::Method::warp, k, staging}});
   // segment: one pass up to n = 32·K, reduce + recursive coarse solve + substitute beyond;
   // interleaved layouts run the columns method (same K).
-  for (int k : {2, 8, 16})
-    configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
+  add(method_configs("segment", cuda::Method::segment, {2, 8, 16}));
   // columns (interleaved layouts; contiguous rows run the segment method): one pass up to
   // n = 32·K, with 1 to 32 chunks per system (8 to 256 systems per block), reduce + recursive
-  // coarse solve + substitute beyond (segments of 8 chunks).
-  for (int k : {2, 4, 8, 16})
-    configs.push_back({"columns K=" + std::to_string(k), false, {cuda::Method::columns, k}});
+  // coarse solve + substitute beyond (segments of 16 chunks real, 8 complex).
+  add(method_configs("columns", cuda::Method::columns, {2, 4, 8, 16}));
   // block: one pass for 2 to 16 segments (K = 2: n ≤ 1024; 4: n ≤ 2048; 8: n ≤ 4096; 16:
   // n ≤ 8192, the shifted form's tables fitting up to 13 segments); the segment method otherwise.
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
-  for (int k : {2, 4, 8, 16})
-    configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
+  add(method_configs("block", cuda::Method::block, {2, 4, 8, 16}));
   // sweep: K from n (0), and K = 16 where n is smaller (identity rows); the general form,
   // interleaved layouts and n > 2048 run the block method.
-  for (int k : {0, 16})
-    configs.push_back({"sweep K=" + std::to_string(k), false, {cuda::Method::sweep, k}});
+  add(method_configs("sweep", cuda::Method::sweep, {0, 16}));
   // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
   // rows around each 4096-row chunk). The independent systems take the table's method.
-  for (int k : {0, 1, 5, cuda::kTiledPcrMaxSteps})
-    configs.push_back({"tiled_pcr k=" + std::to_string(k), false, {cuda::Method::tiled_pcr, k}});
+  add(method_configs("tiled_pcr", cuda::Method::tiled_pcr, {0, 1, 5, cuda::kTiledPcrMaxSteps}));
   configs.push_back({"automatic", false, {}});
   return configs;
 }
@@ -195,6 +201,15 @@ void check_configs(const Batch<Scalar>& t, Form form, const std::vector<Config>&
   }
 }
 
+/// check_configs on dominant shifted systems of each (n, batch) shape, seeds from `seed` on.
+template <class Scalar>
+void check_shifted_shapes(std::initializer_list<std::pair<index_t, index_t>> shapes,
+                          const std::vector<Config>& configs, std::uint64_t seed) {
+  for (const auto& [n, batch] : shapes)
+    check_configs(testing::make_shifted<Scalar>(n, batch, Kind::dominant, seed++), Form::shifted,
+                  configs);
+}
+
 template <class Scalar>
 class CudaTridiagTest : public ::testing::Test {
  protected:
@@ -280,9 +295,7 @@ TYPED_TEST(CudaTridiagTest, LargeBatch) {
 // (1000 in place, 1026), complex and general systems load d directly. Complex K ≤ 4: the coarse
 // rows and unknowns pass between warps through two named barriers, double-buffered by parity.
 TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
-  std::vector<Config> configs;
-  for (int k : {2, 4, 8, 16})
-    configs.push_back({"block K=" + std::to_string(k), false, {cuda::Method::block, k}});
+  const std::vector<Config> configs = method_configs("block", cuda::Method::block, {2, 4, 8, 16});
   std::uint64_t seed = 600;
   for (index_t n : {index_t{1000}, index_t{1023}}) {
     check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
@@ -294,12 +307,10 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
 
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
 // each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 8
-// chunks of K = 8, 16 chunks of K = 4) and several (n = 1000: segments of 8 chunks, 32 rows at
-// K = 4, 64 at K = 8, the last one partly identity rows).
+// chunks of K = 8, 16 chunks of K = 4) and several (n = 1000: segments of 16 chunks real, 8
+// complex, so 64 or 32 rows at K = 4 and 128 or 64 at K = 8, the last one partly identity rows).
 TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
-  std::vector<Config> configs;
-  for (int k : {4, 8})
-    configs.push_back({"columns K=" + std::to_string(k), false, {cuda::Method::columns, k}});
+  const std::vector<Config> configs = method_configs("columns", cuda::Method::columns, {4, 8});
   std::uint64_t seed = 650;
   for (index_t n : {index_t{64}, index_t{1000}}) {
     check_configs(testing::make_shifted<TypeParam>(n, 3001, Kind::dominant, seed++), Form::shifted,
@@ -317,13 +328,24 @@ TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
 // batch of 16 (the last segment partly past n); of the contiguous cases, the even system strides
 // (6000 in place, 140004 padded) take it, the odd ones (6003, 140001) the other reduce pass.
 TYPED_TEST(CudaTridiagTest, SegmentLanesReducePass) {
-  std::vector<Config> configs;
-  for (int k : {2, 8, 16})
-    configs.push_back({"segment K=" + std::to_string(k), false, {cuda::Method::segment, k}});
-  std::uint64_t seed = 750;
-  for (const auto& [n, batch] : {std::pair<index_t, index_t>{6000, 801}, {140001, 16}})
-    check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++), Form::shifted,
-                  configs);
+  check_shifted_shapes<TypeParam>({{6000, 801}, {140001, 16}},
+                                  method_configs("segment", cuda::Method::segment, {2, 8, 16}),
+                                  750);
+}
+
+// The columns method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh),
+// which real shifted systems side by side take where their rows are 16-byte aligned (the
+// interleaved cases here: row strides 806 and 24, even), the batch is at least 16 and the warps
+// number at least an eighth of those resident. Segments of 16 chunks: 64, 128 and 256 rows at
+// K = 4, 8 and 16. n = 5950 with a batch of 801: streams of 32 systems, the last group of one
+// system; at K = 4 bands of two segments on an H100 or H200, the last band half past the 93
+// segments; the last segment partly past n. n = 140001 with a batch of 19: streams of 16 systems,
+// two per warp, the second group of 3 systems; at K = 4 bands of two segments. The layouts whose
+// rows are contiguous or strided take the segment method instead.
+TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
+  check_shifted_shapes<TypeParam>({{5950, 801}, {140001, 19}},
+                                  method_configs("columns", cuda::Method::columns, {4, 8, 16}),
+                                  770);
 }
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in

@@ -21,8 +21,10 @@
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
 /// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
-/// thread loads its rows of the block's next unit before it solves the current one. Include only
-/// from .cu files.
+/// thread loads its rows of the block's next unit before it solves the current one. Real shifted
+/// systems with 16-byte aligned rows take another kernel for the reduce pass, one lane per
+/// (system, segment) (columns_lanes_reduce_kernel, segment_lanes.cuh). Include only from .cu
+/// files.
 
 #include <type_traits>
 
@@ -33,20 +35,29 @@ namespace pscr::tridiag::cuda::detail {
 /// Most threads per block of the columns kernel (G systems × chunks chunks).
 constexpr int kColumnsMaxThreads = 256;
 
-/// Chunks per segment of the columns method where a system takes several segments.
-constexpr int kColumnsSegmentChunks = 8;
-
-/// Chunks per segment of the columns method for systems of n rows, K rows per chunk: the fewest
-/// (a power of two) that cover n where at most 32 do (one segment, one pass), else
-/// kColumnsSegmentChunks.
-__host__ __device__ inline int columns_chunks(index_t n, int K) {
-  const int width = segment_width(n, K);
-  return static_cast<index_t>(width) * K >= n ? width : kColumnsSegmentChunks;
+/// Chunks per segment of the columns method where a system takes several segments: 16 real, 8
+/// complex. Real shifted systems reduce their segments one lane per (system, segment)
+/// (columns_lanes_reduce_kernel), which pays per segment for its coarse rows' stores; at 16 chunks
+/// it took 62–65 µs at real interleaved 65536 × 256, K = 8, against columns_kernel's 83 µs at 8
+/// chunks and its own 90 µs at 8, and the coarse solve 9 against 16 µs (Nsight Compute, H100).
+/// H100 A/B (tridiag_bench, interleaved, 3 rounds): real shifted K = 8 3–9% faster than 8 chunks
+/// without it (65536 × 256 0.2502 → 0.2380 ms), K = 4 15%; real general within ±2%; complex
+/// shifted K = 4 3–7% slower (not reduced by lanes), so complex keeps 8.
+__host__ __device__ constexpr int columns_segment_chunks(std::size_t scalar_bytes) {
+  return scalar_bytes == 8 ? 16 : 8;
 }
 
-/// Segments of columns_chunks(n, K)·K rows in a system of n rows.
-__host__ __device__ inline index_t columns_segments(index_t n, int K) {
-  const index_t rows = static_cast<index_t>(columns_chunks(n, K)) * K;
+/// Chunks per segment of the columns method for systems of n rows, K rows per chunk, scalars of
+/// `scalar_bytes`: the fewest (a power of two) that cover n where at most 32 do (one segment, one
+/// pass), else columns_segment_chunks.
+__host__ __device__ inline int columns_chunks(index_t n, int K, std::size_t scalar_bytes) {
+  const int width = segment_width(n, K);
+  return static_cast<index_t>(width) * K >= n ? width : columns_segment_chunks(scalar_bytes);
+}
+
+/// Segments of columns_chunks(n, K, scalar_bytes)·K rows in a system of n rows.
+__host__ __device__ inline index_t columns_segments(index_t n, int K, std::size_t scalar_bytes) {
+  const index_t rows = static_cast<index_t>(columns_chunks(n, K, scalar_bytes)) * K;
   return (n + rows - 1) / rows;
 }
 

@@ -10,8 +10,10 @@
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (16 rows:
 /// one 128-byte line per unit and array) with coalesced 16-byte cp.async, the next tile under the
-/// current one, and each lane reads its rows back in pairs (its tables as broadcasts). Include only
-/// from .cu files.
+/// current one, and each lane reads its rows back in pairs (its tables as broadcasts).
+/// columns_lanes_reduce_kernel does the same for the columns method's systems side by side: a
+/// warp's lanes take adjacent systems, whose rows it copies line by line. Include only from .cu
+/// files.
 
 #include "tridiag/cuda/segment.cuh"
 
@@ -54,6 +56,26 @@ bool segment_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index
          aligned(m.a_off) && aligned(m.m_off) && (batch >= kWarpLanes - 1 || batch == 16);
 }
 
+/// Systems side by side in a stream of columns_lanes_reduce_kernel: 32, or 16 for batches of 16
+/// to 31 (a warp then takes two streams, so that half of it does not idle).
+__host__ __device__ constexpr int columns_lanes_width(index_t batch) {
+  return batch >= kWarpLanes ? kWarpLanes : kWarpLanes / 2;
+}
+
+/// Whether columns_lanes_reduce_kernel applies to segments of `rows` rows: the shifted form's
+/// tables and the rows of d 16-byte aligned wherever a piece starts (d and the tables aligned,
+/// systems side by side, an even row stride), the coarse arrays (`coarse`: the first, the others
+/// an even number of scalars after it) for store_coarse_pairs, segments of at least two tiles, and
+/// a batch of at least 16 (a stream's 16 systems: one 128-byte line per row).
+template <class T>
+bool columns_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int rows,
+                         const T* coarse) {
+  auto aligned = [](const T* a) { return reinterpret_cast<std::uintptr_t>(a) % 16 == 0; };
+  return sizeof(T) == 8 && s.system == 1 && s.row % 2 == 0 && aligned(d) && aligned(coarse) &&
+         aligned(m.a_diag) && aligned(m.m_diag) && aligned(m.a_off) && aligned(m.m_off) &&
+         batch >= kWarpLanes / 2 && rows >= 2 * kLanesTileRows && rows % kLanesTileRows == 0;
+}
+
 /// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence,
 /// lane_reduce's three scalars): interior row i is x_i = dp + gp x_first − cp x_{i+1};
 /// x_{first+1} = α + β x_first + γ x_{i+1}. The start values make the first interior row no
@@ -73,19 +95,21 @@ struct SegmentElimination {
   }
 };
 
-/// One tile of a lane's segment: rows r0 .. r0 + 15, their right-hand sides at `dq` (the lane's
-/// unit's slots), A's and M's rows at `tab` (its segment's table slots: ad, md, ao, mo, 8 pieces
-/// each; ao, mo zero past n − 2). `sub` carries the coupling to the row before (in: row r0's,
-/// out: the next tile's first row's). First: row r0 is the segment's first row; Last: row
-/// r0 + 15 its last. Guard: rows may reach n (identity rows there: diagonal 1).
-template <bool First, bool Last, bool Guard, class T>
-__device__ __forceinline__ void segment_lanes_tile(T s, index_t r0, index_t n, const double2* stage,
-                                                   int lane, const double2* tab, T& sub,
-                                                   SegmentElimination<T>& e, Row4<T>& first,
+/// One tile of a lane's segment: rows r0 .. r0 + 15, their right-hand sides from `pairs` (pairs(q):
+/// rows 2q, 2q + 1 of the tile, from the stage), A's and M's rows at `tab` (its segment's table
+/// slots: ad, md, ao, mo, 8 pieces each; ao, mo zero past n − 2). `sub` carries the coupling to the
+/// row before (in: row r0's, out: the next tile's first row's). first_tile: row r0 is the
+/// segment's first row; last_tile: row r0 + 15 its last (flags uniform over the warp, branches at
+/// those two rows only, so one copy of the tile's code serves every tile). Guard: rows may reach n
+/// (identity rows there: diagonal 1).
+template <bool Guard, class T, class Pairs>
+__device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_tile, T s, index_t r0,
+                                                   index_t n, Pairs pairs, const double2* tab,
+                                                   T& sub, SegmentElimination<T>& e, Row4<T>& first,
                                                    Row4<T>& last) {
 #pragma unroll
   for (int q = 0; q < kLanesTileRows / 2; ++q) {
-    const double2 dd = stage[lanes_slot(lane, q)];
+    const double2 dd = pairs(q);
     const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -96,15 +120,36 @@ __device__ __forceinline__ void segment_lanes_tile(T s, index_t r0, index_t n, c
       const T a = sub, b = adi + s * (h == 0 ? md.x : md.y);
       const T c = (h == 0 ? ao.x : ao.y) + s * (h == 0 ? mo.x : mo.y);
       sub = c;
-      if (First && i == 0)
+      if (i == 0 && first_tile)
         first = {a, b, c, {d}};
-      else if (Last && i == kLanesTileRows - 1)
+      else if (i == kLanesTileRows - 1 && last_tile)
         last = {a, b, c, {d}};
       else
         e.step(a, b, c, d);
     }
   }
 }
+
+/// segment_lanes_tile with or without the guard (uniform over the warp).
+template <class T, class Pairs>
+__device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last_tile, bool guard,
+                                                      T s, index_t r0, index_t n, Pairs pairs,
+                                                      const double2* tab, T& sub,
+                                                      SegmentElimination<T>& e, Row4<T>& first,
+                                                      Row4<T>& last) {
+  if (guard)
+    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pairs, tab, sub, e, first, last);
+  else
+    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pairs, tab, sub, e, first, last);
+}
+
+/// A lane's right-hand sides in segment_lanes_reduce_kernel's stage: rows 2q, 2q + 1 of its unit
+/// in one piece (lanes_slot).
+struct UnitPairs {
+  const double2* stage;
+  int lane;
+  __device__ double2 operator()(int q) const { return stage[lanes_slot(lane, q)]; }
+};
 
 /// The reduce pass: warp w takes units [32w, 32w + 32) of batch·segments (segment-major), lane l
 /// unit 32w + l, and writes its segment's coarse rows F, L as rows 2·segment, + 1 of system k's
@@ -201,27 +246,160 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
     const double2* stage = stages + (t & 1) * kLanesStagePieces;
     const double2* tab = stage + kLanesDPieces + slot;
     const index_t r0 = p + static_cast<index_t>(t) * kLanesTileRows;
-    if (t == 0) {
-      if (guard)
-        segment_lanes_tile<true, false, true>(s, r0, n, stage, lane, tab, sub, e, first, last);
-      else
-        segment_lanes_tile<true, false, false>(s, r0, n, stage, lane, tab, sub, e, first, last);
-    } else if (t == tiles - 1) {
-      if (guard)
-        segment_lanes_tile<false, true, true>(s, r0, n, stage, lane, tab, sub, e, first, last);
-      else
-        segment_lanes_tile<false, true, false>(s, r0, n, stage, lane, tab, sub, e, first, last);
-    } else {
-      if (guard)
-        segment_lanes_tile<false, false, true>(s, r0, n, stage, lane, tab, sub, e, first, last);
-      else
-        segment_lanes_tile<false, false, false>(s, r0, n, stage, lane, tab, sub, e, first, last);
-    }
+    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPairs{stage, lane}, tab, sub,
+                          e, first, last);
     __syncwarp();  // the stage is fetched into again at the next tile
   }
   Row4<T> P, Q;
   lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);
   if (active) store_coarse_rows(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
+}
+
+/// store_coarse_rows with one 16-byte store per array (rows e, e + 1; e even, the arrays 16-byte
+/// aligned): where each lane writes its own system's rows, every store touches a sector per lane,
+/// and half as many stores leave the load-store queue to the copies of the stage.
+template <class T>
+__device__ void store_coarse_pairs(const Condensed<T>& r, T* ca, T* cb, T* cc, T* cd, index_t e) {
+  static_assert(sizeof(T) == 8, "two real rows per 16 bytes");
+  *reinterpret_cast<double2*>(ca + e) = make_double2(r.F.a, r.L.a);
+  *reinterpret_cast<double2*>(cb + e) = make_double2(r.F.b, r.L.b);
+  *reinterpret_cast<double2*>(cc + e) = make_double2(r.F.c, r.L.c);
+  *reinterpret_cast<double2*>(cd + e) = make_double2(r.F.d[0], r.L.d[0]);
+}
+
+/// The same reduce pass for systems side by side (the columns method's interleaved rows: row r of
+/// system k at k + r·row_stride) and its segments of `rows` = columns_chunks·K rows. A warp's
+/// lanes take W = columns_lanes_width(batch) adjacent systems per stream, 32 / W streams: stream σ
+/// is system group g = σ mod groups (systems gW .. gW + W − 1) over the band b = σ / groups of
+/// `per` consecutive segments, which its lanes walk tile by tile, one segment after the other
+/// (the coupling to the row before carried across), each writing its segment's coarse rows as
+/// columns_kernel's reduce pass writes them. A tile of a stream is 16 rows of W adjacent systems,
+/// 16 lines of 8W bytes, copied with coalesced 16-byte cp.async into the stage row by row, and its
+/// segment's 16 rows of A and M as in segment_lanes_reduce_kernel; each lane reads its system's
+/// column (stride W). `rows` ≥ 32, a multiple of kLanesTileRows; columns_lanes_apply.
+template <int W, class T>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
+    columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                index_t segments, int rows, int per, const T* d, index_t row_stride,
+                                T* ca, T* cb, T* cc, T* cd) {
+  static_assert(sizeof(T) == 8 && (W == kWarpLanes || W == kWarpLanes / 2),
+                "16-byte pieces of two real systems, 16 or 32 systems per stream");
+  constexpr int kStreams = kWarpLanes / W;
+  constexpr int kPairs = W / 2;                           // 16-byte pieces per row of a stream
+  constexpr int kStreamPieces = kLanesTileRows * kPairs;  // a stream's tile of d
+  static_assert(kStreams * kStreamPieces == kLanesDPieces, "the stage holds every stream's tile");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const index_t groups = (batch + W - 1) / W;
+  const index_t streams = groups * ((segments + per - 1) / per);
+  const index_t first_stream = (static_cast<index_t>(blockIdx.x) * kLanesWarps + wib) * kStreams;
+  if (first_stream >= streams) return;  // uniform over the warp
+  double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
+  const index_t n = m.n;
+  const int seg_tiles = rows / kLanesTileRows;
+  const int tiles = per * seg_tiles;
+  // Stream h of the warp: its first system and the first row of its band (n for a stream past the
+  // last, whose rows are all identity rows and which stores nothing).
+  index_t stream_k0[kStreams], stream_row[kStreams];
+#pragma unroll
+  for (int h = 0; h < kStreams; ++h) {
+    const index_t sigma = first_stream + h;
+    stream_k0[h] = sigma % groups * W;
+    stream_row[h] = sigma < streams ? sigma / groups * per * rows : n;
+  }
+
+  // The copy of d: lane l copies pieces P = 32j + l (j = 0..7), piece P being pair l mod kPairs
+  // (systems 2·pair, + 1 of its stream) of row (32j mod kStreamPieces + l) / kPairs of stream
+  // 32j / kStreamPieces: two (W = 32) or four (W = 16) rows of a stream per instruction. Of the
+  // tables: piece l of each stream, array l/8, rows 2(l mod 8), + 1. Per stream, the lane's first
+  // row, its address and the bytes of its pair (16; 8 where one system is left; 0 past the batch)
+  // are set once, and each tile adds its 16 rows.
+  const int array = lane / 8;
+  const T* table = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
+  const index_t table_n = array < 2 ? n : n - 1;
+  const T* d_src[kStreams];
+  const T* t_src[kStreams];
+  index_t d_row[kStreams], t_row[kStreams];
+  unsigned d_bytes[kStreams];
+#pragma unroll
+  for (int h = 0; h < kStreams; ++h) {
+    const index_t k = stream_k0[h] + 2 * (lane % kPairs);
+    d_row[h] = stream_row[h] + lane / kPairs;
+    d_bytes[h] = batch - k >= 2 ? 16u : batch - k == 1 ? 8u : 0u;
+    d_src[h] = d + std::min(k, batch - 1) + std::min(d_row[h], n - 1) * row_stride;
+    t_row[h] = stream_row[h] + 2 * (lane & 7);
+    t_src[h] = table + std::min(t_row[h], n - 1);
+  }
+  auto copy_d = [&](double2* stage, int t) {
+    const index_t tile_row = static_cast<index_t>(t) * kLanesTileRows;
+    const index_t tile_offset = tile_row * row_stride;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      constexpr int kRowsPerCopy = kWarpLanes / kPairs;
+      const int h = kWarpLanes * j / kStreamPieces;  // known once unrolled
+      const int i = j * kRowsPerCopy % kLanesTileRows;
+      const unsigned bytes = d_row[h] + tile_row + i < n ? d_bytes[h] : 0u;
+      const T* src = d_src[h] + tile_offset + i * row_stride;
+      copy_async(stage + kWarpLanes * j + lane, reinterpret_cast<const double2*>(bytes ? src : d),
+                 bytes);
+    }
+  };
+  auto copy_tables = [&](double2* stage, int t) {
+    const index_t tile_row = static_cast<index_t>(t) * kLanesTileRows;
+#pragma unroll
+    for (int h = 0; h < kStreams; ++h) {
+      const index_t left = table_n - (t_row[h] + tile_row);
+      const unsigned bytes = left >= 2 ? 16u : left == 1 ? 8u : 0u;
+      copy_async(stage + kLanesDPieces + 32 * h + lane,
+                 reinterpret_cast<const double2*>(bytes ? t_src[h] + tile_row : d), bytes);
+    }
+  };
+  auto fetch = [&](int t) {
+    double2* stage = stages + (t & 1) * kLanesStagePieces;
+    if (t < tiles) {
+      copy_d(stage, t);
+      copy_tables(stage, t);
+    }
+    copy_async_commit();  // empty past the last tile, so that every wait counts the same groups
+  };
+  fetch(0);
+
+  const int h = lane / W;  // the lane's stream and system (selects, not a local array's index)
+  const index_t kk = (h == 0 ? stream_k0[0] : stream_k0[kStreams - 1]) + lane % W;
+  const bool active = kk < batch && first_stream + h < streams;
+  const index_t k = std::min(kk, batch - 1);
+  const index_t p = h == 0 ? stream_row[0] : stream_row[kStreams - 1];
+  const T s = shifts[k];
+  T sub = p >= 1 && p < n ? __ldg(m.a_off + p - 1) + s * __ldg(m.m_off + p - 1) : T(0);
+  SegmentElimination<T> e;
+  Row4<T> first, last;
+  index_t seg = p / rows;  // the lane's segment, and its tile ts in it
+  int ts = 0;
+  for (int t = 0; t < tiles; ++t) {
+    fetch(t + 1);
+    copy_async_wait_pending<1>();
+    __syncwarp();
+    const double2* stage = stages + (t & 1) * kLanesStagePieces;
+    const double* column =
+        reinterpret_cast<const double*>(stage) + h * 2 * kStreamPieces + lane % W;
+    const index_t r0 = p + static_cast<index_t>(t) * kLanesTileRows;
+    const bool guard = __any_sync(0xffffffffu, r0 + kLanesTileRows > n);
+    segment_lanes_tile_at(
+        ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
+        [column](int q) { return make_double2(column[2 * q * W], column[(2 * q + 1) * W]); },
+        stage + kLanesDPieces + 32 * h, sub, e, first, last);
+    if (++ts == seg_tiles) {
+      Row4<T> P, Q;
+      lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);
+      if (active && seg < segments)
+        store_coarse_pairs(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
+      e = SegmentElimination<T>{};
+      ts = 0;
+      ++seg;
+    }
+    __syncwarp();  // the stage is fetched into again at the next tile
+  }
 }
 
 }  // namespace pscr::tridiag::cuda::detail

@@ -323,7 +323,7 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   if (opt.method == Method::segment || opt.method == Method::columns) {
     const index_t segments = opt.method == Method::segment
                                  ? detail::segment_count(n, opt.rows_per_thread)
-                                 : detail::columns_segments(n, opt.rows_per_thread);
+                                 : detail::columns_segments(n, opt.rows_per_thread, sizeof(T));
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
     return 4 * nc * batch + required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
@@ -559,6 +559,48 @@ bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
   }
 }
 
+/// The columns method's reduce pass with one lane per (system, segment) unit
+/// (detail::columns_lanes_reduce_kernel: each warp walks bands of `per` segments of 32 or 16
+/// adjacent systems, one launch) where it applies (the shifted form, real, systems side by side,
+/// rows 16-byte aligned: detail::columns_lanes_apply), with bands long enough that the warps fit
+/// at once, and warps numbering at least an eighth of those resident, as for
+/// launch_segment_lanes_reduce. Returns whether it launched.
+template <class T, class Form>
+bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
+                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
+                                 T* cc, T* cd) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && std::is_same_v<T, double>) {
+    const int rows = detail::columns_chunks(n, K, sizeof(T)) * K;
+    if (!detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, ca)) return false;
+    const index_t segments = detail::columns_segments(n, K, sizeof(T));
+    const int width = detail::columns_lanes_width(batch);
+    auto go = [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      auto* kernel = detail::columns_lanes_reduce_kernel<W, T>;
+      constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
+      constexpr index_t streams_per_warp = detail::kWarpLanes / W;
+      const std::size_t smem = detail::segment_lanes_smem();
+      const index_t resident = resident_blocks(kernel, threads, smem) * detail::kLanesWarps;
+      const index_t groups = (batch + W - 1) / W;
+      const index_t per = std::max<index_t>(
+          1, (groups * segments + streams_per_warp * resident - 1) / (streams_per_warp * resident));
+      const index_t streams = groups * ((segments + per - 1) / per);
+      const index_t warps = (streams + streams_per_warp - 1) / streams_per_warp;
+      if (8 * warps < resident) return false;
+      const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
+      kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+          form.m, form.shifts, batch, segments, rows, static_cast<int>(per), d, dl.row_stride, ca,
+          cb, cc, cd);
+      PSCR_CUDA_CHECK_LAUNCH();
+      return true;
+    };
+    return width == detail::kWarpLanes ? go(std::integral_constant<int, detail::kWarpLanes>{})
+                                       : go(std::integral_constant<int, detail::kWarpLanes / 2>{});
+  } else {
+    return false;
+  }
+}
+
 /// The block method (detail::segment_block_kernel): one block of a warp per segment for each
 /// system, as many blocks as are resident at once, each looping over systems.
 template <class T, class SegForm>
@@ -607,14 +649,14 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
 }
 
 /// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
-/// columns_chunks(n, K) chunks each, as many blocks as are resident (or units need), each looping
-/// over units.
+/// columns_chunks(n, K, sizeof(T)) chunks each, as many blocks as are resident (or units need),
+/// each looping over units.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
                     T* cc, T* cd) {
-  const index_t segments = detail::columns_segments(n, K);
-  const int chunks = detail::columns_chunks(n, K);
+  const index_t segments = detail::columns_segments(n, K, sizeof(T));
+  const int chunks = detail::columns_chunks(n, K, sizeof(T));
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
@@ -765,8 +807,13 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     return;
   }
   if (opt.method == Method::columns) {
-    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread), batch, ws, wc, budget,
-                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread, sizeof(T)), batch, ws,
+                  wc, budget, [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    if constexpr (decltype(pass)::value == detail::SegmentPass::reduce) {
+                      if (launch_columns_lanes_reduce(stream, form, opt.rows_per_thread, n, batch,
+                                                      d, dl, ca, cb, cc, cd))
+                        return;
+                    }
                     launch_columns<decltype(pass)::value>(stream, form, opt.rows_per_thread, n,
                                                           batch, d, dl, x, xl, ca, cb, cc, cd);
                   });
