@@ -100,6 +100,25 @@ constexpr bool columns_prefetches() {
   return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> && K * sizeof(T) >= 64;
 }
 
+/// Whether the substitute pass of columns_kernel stages the next unit's d in shared memory
+/// (16-byte cp.async, issued once the threads have taken the current unit's rows, so the copy runs
+/// under the reduced solve, the resolve and the stores): the general form, real, where the rows of
+/// d are 16-byte aligned (columns_stage_apply). H100 A/B (tridiag_bench, interleaved, 3 rounds,
+/// n = 1024 to 2^20): real general K = 4 and 8 7–10% faster (65536 × 256, K = 4 0.5736 →
+/// 0.5250 ms), K = 16 2–3%; real shifted 1–9% slower (K = 8 65536 × 256 0.2394 → 0.2567 ms; 126
+/// registers instead of 115), so the shifted form loads d directly.
+template <SegmentPass Pass, class T, class Form>
+constexpr bool columns_stages() {
+  return Pass == SegmentPass::substitute && sizeof(T) == 8 && std::is_same_v<Form, GeneralForm<T>>;
+}
+
+/// Whether the rows of d allow columns_kernel's staged copy: systems side by side, an even row
+/// stride, d 16-byte aligned (every block's first system is a multiple of G, which is even).
+template <class T>
+bool columns_stage_apply(const T* d, Strides s) {
+  return s.system == 1 && s.row % 2 == 0 && reinterpret_cast<std::uintptr_t>(d) % 16 == 0;
+}
+
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
 /// and K rows per chunk:
 ///  - the chunks' reduced rows P, Q as eight arrays (a, b, c, d of P, then of Q) of
@@ -108,10 +127,11 @@ constexpr bool columns_prefetches() {
 ///    x_first, x_last overwrite P's a and b (each group reads its system's rows before it writes
 ///    them);
 ///  - the shifted form's ColumnTable of the segment's chunks·K rows;
-///  - the next unit's d, K rows per thread (row i of thread t at i·threads + t).
+///  - where `staged`, the unit's d: chunks·K rows of G systems, row-major (row i of the segment
+///    at i·G).
 __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
-                                                        bool shifted) {
-  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0);
+                                                        bool shifted, bool staged) {
+  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0) + (staged ? threads * K : 0);
 }
 
 /// The shifted form's A and M over the rows [p0, p0 + L) of the block's current segment, in
@@ -174,7 +194,7 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const Colum
 /// of chunks·K rows (columns_chunks, columns_segments) and groups of G = blockDim.x / chunks
 /// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
 /// arrays as in segment_kernel.
-template <int K, SegmentPass Pass, class T, class Form>
+template <int K, SegmentPass Pass, class T, class Form, bool Staged>
 __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
     columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
                    Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
@@ -212,6 +232,30 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
   T next[K];  // the next unit's rows, where kPrefetch
   if constexpr (kPrefetch)
     if (blockIdx.x < units) load_rows(blockIdx.x, next);
+  // Staged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
+  // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
+  static_assert(!Staged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
+  T* stage = sm + 8 * count + (kShifted ? 4 * (chunks * K + 1) : 0);
+  auto fetch = [&](auto u) {  // generic: instantiated where Staged only
+    const index_t seg = u / groups;
+    const index_t k0 = (u - seg * groups) * G;
+    const index_t p0 = seg * chunks * K;
+    const int pairs = G / 2;
+    for (int q = t; q < chunks * K * pairs; q += threads) {
+      const int i = q / pairs, j = q - i * pairs;
+      const index_t k = k0 + 2 * j, r = p0 + i;
+      const index_t left = r < n ? batch - k : 0;
+      const unsigned bytes = left >= 2 ? 16u : left == 1 ? 8u : 0u;
+      copy_async(reinterpret_cast<double2*>(stage) + q,
+                 reinterpret_cast<const double2*>(bytes ? d + ds.at(k, r) : d), bytes);
+    }
+    copy_async_commit();
+  };
+  if constexpr (Staged) {
+    if (blockIdx.x < units) fetch(blockIdx.x);
+    copy_async_wait();
+    __syncthreads();
+  }
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
@@ -231,6 +275,9 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = next[i];
       if (u + gridDim.x < units) load_rows(u + gridDim.x, next);
+    } else if constexpr (Staged) {
+#pragma unroll
+      for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
     } else {
       load_rows(u, v);
     }
@@ -244,6 +291,8 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
     }
     __syncthreads();
+    if constexpr (Staged)  // every thread has taken its rows of the stage
+      if (u + gridDim.x < units) fetch(u + gridDim.x);
     {
       Row4<T> P{sm[coarse], sm[count + coarse], sm[2 * count + coarse], {sm[3 * count + coarse]}};
       Row4<T> Q{sm[4 * count + coarse],
@@ -276,7 +325,8 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
           if (p + i < n) x[xs.at(k, p + i)] = v[i];
       }
     }
-    __syncthreads();  // the next unit writes the arrays again
+    if constexpr (Staged) copy_async_wait();  // the next unit's d, before the barrier
+    __syncthreads();                          // the next unit writes the arrays again
   }
 }
 

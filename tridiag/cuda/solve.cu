@@ -660,16 +660,24 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
-  with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
+  auto launch = [&](auto k, auto staged) {
     constexpr int kk = decltype(k)::value;
-    auto* kernel = detail::columns_kernel<kk, Pass, T, Form>;
+    constexpr bool kStaged = decltype(staged)::value;
+    auto* kernel = detail::columns_kernel<kk, Pass, T, Form, kStaged>;
     const std::size_t smem =
-        sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                        threads, chunks, kk, std::is_same_v<Form, detail::ShiftedForm<T>>));
+        sizeof(T) *
+        static_cast<std::size_t>(detail::columns_smem_elements(
+            threads, chunks, kk, std::is_same_v<Form, detail::ShiftedForm<T>>, kStaged));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
+  };
+  with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
+    if constexpr (detail::columns_stages<Pass, T, Form>()) {
+      if (detail::columns_stage_apply(d, strides(dl))) return launch(k, std::true_type{});
+    }
+    launch(k, std::false_type{});
   });
 }
 
