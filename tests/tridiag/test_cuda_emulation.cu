@@ -939,9 +939,6 @@ TEST(SegmentWalk, EveryUnitOnceAndFewSegmentChanges) {
     }
 }
 
-// The block pass's staging of d (LaneStage, 8-byte rows): every row of a warp's segment gets its
-// own slot, and a phase of the copies (16 consecutive rows, lanes u / K) and a phase of the reads
-// (16 lanes, row e each) both meet 16 distinct 8-byte bank pairs (slot mod 16).
 /// Whether the shared-memory slots lie in distinct banks, `banks` of them (slot mod banks): 16 for
 /// 8-byte slots in a phase of 16 lanes, 8 for 16-byte slots in a phase of 8.
 bool distinct_banks(const std::vector<int>& slots, int banks) {
@@ -953,6 +950,9 @@ bool distinct_banks(const std::vector<int>& slots, int banks) {
   return true;
 }
 
+// The block pass's staging of d (LaneStage, 8-byte rows): every row of a warp's segment gets its
+// own slot, and a phase of the copies (16 consecutive rows, lanes u / K) and a phase of the reads
+// (16 lanes, row e each) both meet 16 distinct 8-byte bank pairs (slot mod 16).
 template <int K>
 void check_lane_stage_slots() {
   SCOPED_TRACE(::testing::Message() << "K " << K);

@@ -103,20 +103,14 @@ constexpr bool columns_prefetches() {
 /// Whether the substitute pass of columns_kernel stages the next unit's d in shared memory
 /// (16-byte cp.async, issued once the threads have taken the current unit's rows, so the copy runs
 /// under the reduced solve, the resolve and the stores): the general form, real, where the rows of
-/// d are 16-byte aligned (columns_stage_apply). H100 A/B (tridiag_bench, interleaved, 3 rounds,
+/// d are 16-byte pieces of two systems (paired_systems: every block's first system is a
+/// multiple of G, which is even). H100 A/B (tridiag_bench, interleaved, 3 rounds,
 /// n = 1024 to 2^20): real general K = 4 and 8 7–10% faster (65536 × 256, K = 4 0.5736 →
 /// 0.5250 ms), K = 16 2–3%; real shifted 1–9% slower (K = 8 65536 × 256 0.2394 → 0.2567 ms; 126
 /// registers instead of 115), so the shifted form loads d directly.
 template <SegmentPass Pass, class T, class Form>
 constexpr bool columns_stages() {
   return Pass == SegmentPass::substitute && sizeof(T) == 8 && std::is_same_v<Form, GeneralForm<T>>;
-}
-
-/// Whether the rows of d allow columns_kernel's staged copy: systems side by side, an even row
-/// stride, d 16-byte aligned (every block's first system is a multiple of G, which is even).
-template <class T>
-bool columns_stage_apply(const T* d, Strides s) {
-  return s.system == 1 && s.row % 2 == 0 && reinterpret_cast<std::uintptr_t>(d) % 16 == 0;
 }
 
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system

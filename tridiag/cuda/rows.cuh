@@ -3,6 +3,8 @@
 /// shared-memory tiles loaded and stored in the coalesced order of a layout, and the row
 /// accessors of the shifted and general forms. Include only from .cu files.
 
+#include <cstdint>
+
 #include "common/scalar.hpp"
 #include "tridiag/cuda/complex.cuh"
 
@@ -143,6 +145,18 @@ __device__ __forceinline__ void copy_async_wait_pending() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/// Whether `p` is 16-byte aligned, where a 16-byte copy_async may read or write.
+inline bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+/// Whether the rows of d (strides `s`) are 16-byte pieces of two adjacent systems wherever an even
+/// system starts: systems side by side, an even row stride, d 16-byte aligned (8-byte scalars).
+template <class T>
+bool paired_systems(const T* d, Strides s) {
+  return sizeof(T) == 8 && s.system == 1 && s.row % 2 == 0 && aligned16(d);
+}
+
 /// The shared matrices of the shifted form in device memory (A, M: diag n, off n−1).
 template <class T>
 struct ShiftedMatrix {
@@ -151,6 +165,10 @@ struct ShiftedMatrix {
   const T* m_diag;
   const T* m_off;
   index_t n;
+  /// Whether the four tables are 16-byte aligned (copied in 16-byte pieces from a row pair on).
+  bool aligned() const {
+    return aligned16(a_diag) && aligned16(a_off) && aligned16(m_diag) && aligned16(m_off);
+  }
 };
 
 /// Row r of A and M as the kernels' tables hold it: the diagonals and the couplings to row r − 1

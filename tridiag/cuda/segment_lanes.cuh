@@ -50,10 +50,9 @@ PSCR_HD constexpr int lanes_slot(int w, int q) {
 /// units within two segments (batch ≥ 31, or 16).
 template <class T>
 bool segment_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int K) {
-  auto aligned = [](const T* a) { return reinterpret_cast<std::uintptr_t>(a) % 16 == 0; };
-  return sizeof(T) == 8 && s.row == 1 && aligned(d) && s.system % 2 == 0 &&
-         (kWarpLanes * K) % kLanesTileRows == 0 && aligned(m.a_diag) && aligned(m.m_diag) &&
-         aligned(m.a_off) && aligned(m.m_off) && (batch >= kWarpLanes - 1 || batch == 16);
+  return sizeof(T) == 8 && s.row == 1 && aligned16(d) && s.system % 2 == 0 &&
+         (kWarpLanes * K) % kLanesTileRows == 0 && m.aligned() &&
+         (batch >= kWarpLanes - 1 || batch == 16);
 }
 
 /// Systems side by side in a stream of columns_lanes_reduce_kernel: 32, or 16 for batches of 16
@@ -63,17 +62,15 @@ __host__ __device__ constexpr int columns_lanes_width(index_t batch) {
 }
 
 /// Whether columns_lanes_reduce_kernel applies to segments of `rows` rows: the shifted form's
-/// tables and the rows of d 16-byte aligned wherever a piece starts (d and the tables aligned,
-/// systems side by side, an even row stride), the coarse arrays (`coarse`: the first, the others
-/// an even number of scalars after it) for store_coarse_pairs, segments of at least two tiles, and
-/// a batch of at least 16 (a stream's 16 systems: one 128-byte line per row).
+/// tables aligned, the rows of d in 16-byte pieces of two systems (paired_systems), the coarse
+/// arrays aligned for store_coarse_pairs (`coarse`: the first, the others an even number of
+/// scalars after it), segments of at least two tiles, and a batch of at least 16 (a stream's 16
+/// systems: one 128-byte line per row).
 template <class T>
 bool columns_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int rows,
                          const T* coarse) {
-  auto aligned = [](const T* a) { return reinterpret_cast<std::uintptr_t>(a) % 16 == 0; };
-  return sizeof(T) == 8 && s.system == 1 && s.row % 2 == 0 && aligned(d) && aligned(coarse) &&
-         aligned(m.a_diag) && aligned(m.m_diag) && aligned(m.a_off) && aligned(m.m_off) &&
-         batch >= kWarpLanes / 2 && rows >= 2 * kLanesTileRows && rows % kLanesTileRows == 0;
+  return paired_systems(d, s) && aligned16(coarse) && m.aligned() && batch >= kWarpLanes / 2 &&
+         rows >= 2 * kLanesTileRows && rows % kLanesTileRows == 0;
 }
 
 /// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence,

@@ -675,7 +675,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   };
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     if constexpr (detail::columns_stages<Pass, T, Form>()) {
-      if (detail::columns_stage_apply(d, strides(dl))) return launch(k, std::true_type{});
+      if (detail::paired_systems(d, strides(dl))) return launch(k, std::true_type{});
     }
     launch(k, std::false_type{});
   });
