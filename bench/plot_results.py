@@ -408,22 +408,27 @@ def timed(r):
     return r["median_ms"] > 0
 
 
-def candidate(r):
+def candidate(r, dominant=False):
     """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
-    accurate, and for complex scalars at most MAX_COMPLEX_LANE_ROWS rows per thread (automatic is
-    the selection among the others)."""
-    if (not timed(r) or r["max_residual"] > ACCURATE or r["method"] in ("copy", "automatic")
+    accurate, and for complex scalars at most MAX_COMPLEX_LANE_ROWS rows per thread unless
+    `dominant` (the table's entries for diagonally dominant systems; automatic and
+    automatic_dominant are the selection among the others)."""
+    if (not timed(r) or r["max_residual"] > ACCURATE
+            or r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False
     rows = lane_rows(r["method"], int(r["rows_per_thread"]), r["n"])
-    return r["scalar"] != "complex" or rows is None or rows <= MAX_COMPLEX_LANE_ROWS
+    return (dominant or r["scalar"] != "complex" or rows is None
+            or rows <= MAX_COMPLEX_LANE_ROWS)
 
 
-def best_shifted(rows, scalar, layout, n, batch):
+def best_shifted(rows, scalar, layout, n, batch, dominant=False):
     """The shifted-form candidate with the largest fraction of the copy bandwidth at this shape,
-    scalar and layout (what a selection table regenerated from the CSV picks), or None."""
+    scalar and layout (what a selection table regenerated from the CSV picks; `dominant`: its
+    entry for diagonally dominant systems), or None."""
     fixed = [r for r in rows if r["form"] == "shifted" and r["scalar"] == scalar
-             and r["layout"] == layout and r["n"] == n and r["batch"] == batch and candidate(r)]
+             and r["layout"] == layout and r["n"] == n and r["batch"] == batch
+             and candidate(r, dominant)]
     return max(fixed, key=lambda r: r["fraction_of_copy"]) if fixed else None
 
 

@@ -8,14 +8,14 @@
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
 //                      [--forms shifted|general] [--rows K,K,...]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
-// columns, tiled_pcr, automatic, pivoting, cusparse; default all), --layouts one layout,
-// --scalars one scalar type, --forms one form (default both of each), --rows the configurations
-// of those rows per thread (partition M, segment, block and columns K, tiled_pcr's PCR steps k,
-// which the rows_per_thread column holds for it: 2, 4, 8, 16; methods whose K follows from n
-// always run): for
-// A/B runs of one kernel (bench/ab.sh), which then take seconds instead of minutes. The copy is
-// always timed; cuSPARSE solves the general form only.
-// Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
+// columns, tiled_pcr, automatic, automatic_dominant, pivoting, cusparse; default all;
+// automatic_dominant: the complex systems, which are diagonally dominant, solved with
+// Options::dominant), --layouts one layout, --scalars one scalar type, --forms one form (default
+// both of each), --rows the configurations of those rows per thread (partition M, segment, block
+// and columns K, tiled_pcr's PCR steps k, which the rows_per_thread column holds for it: 2, 4, 8,
+// 16; methods whose K follows from n always run): for A/B runs of one kernel (bench/ab.sh), which
+// then take seconds instead of minutes. The copy is always timed; cuSPARSE solves the general form
+// only. Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
 // 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
 // a warm-up, bounded so that the whole default run takes about a minute or two: a method whose
@@ -47,6 +47,7 @@
 #include "common/error.hpp"
 #include "common/scalar.hpp"
 #include "tridiag/cuda/solve.hpp"
+#include "tridiag/reference/solve.hpp"
 
 #define PSCR_CUSPARSE_CHECK(call)                                                                \
   do {                                                                                           \
@@ -162,7 +163,7 @@ Scalar random_scalar(std::mt19937_64& gen, double lo, double hi) {
 /// its unit row) + 13 (the first unit row, Thomas on unit rows). Only for GFLOP/s.
 double nominal_flops(const std::string& method, int steps, bool shifted, bool complex) {
   double f = 8;
-  if (method.rfind("partition", 0) == 0 || method == "automatic") f = 24;
+  if (method.rfind("partition", 0) == 0 || method.rfind("automatic", 0) == 0) f = 24;
   if (method == "pivoting" || method == "warp" || method == "sweep") f = 16;
   if (method == "tiled_pcr") f = 13 + 14 * steps;
   if (shifted) f += 4;
@@ -340,6 +341,11 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   // tiled_pcr: 2^k independent systems per system for its Thomas stage.
   for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});
+  // Complex systems declared diagonally dominant (Options::dominant), as these are: the table's
+  // dominant entries, without the bound on the rows a lane eliminates.
+  if (kComplex && pscr::tridiag::reference::shifted_dominant(p.A, p.M, p.shifts.data(), batch))
+    configs.push_back(
+        {"automatic_dominant", false, {tc::Method::automatic, 0, tc::Staging::automatic, true}});
   configs.push_back({"pivoting", true, {}});
   configs.erase(std::remove_if(configs.begin(), configs.end(),
                                [&](const Config& c) {
@@ -571,9 +577,10 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--shapes")
       a.shapes = parse_shapes(argv[i + 1]);
     else if (arg == "--methods")
-      a.sel.methods = parse_list(arg, argv[i + 1],
-                                 {"thomas", "partition", "warp", "segment", "block", "sweep",
-                                  "columns", "tiled_pcr", "automatic", "pivoting", "cusparse"});
+      a.sel.methods =
+          parse_list(arg, argv[i + 1],
+                     {"thomas", "partition", "warp", "segment", "block", "sweep", "columns",
+                      "tiled_pcr", "automatic", "automatic_dominant", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
     else if (arg == "--scalars")

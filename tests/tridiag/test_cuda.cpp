@@ -79,6 +79,11 @@ std::vector<Config> non_pivoting_configs() {
   // rows around each 4096-row chunk). The independent systems take the table's method.
   add(method_configs("tiled_pcr", cuda::Method::tiled_pcr, {0, 1, 5, cuda::kTiledPcrMaxSteps}));
   configs.push_back({"automatic", false, {}});
+  // The table's entries for diagonally dominant systems (complex: more rows per lane). Every batch
+  // these configurations run on is dominant or, ShiftedComplexDamped's, has a positive definite
+  // imaginary part, which needs no pivoting either.
+  configs.push_back(
+      {"automatic dominant", false, {cuda::Method::automatic, 0, cuda::Staging::automatic, true}});
   return configs;
 }
 const Config kPivoting{"pivoting", true, {}};
@@ -436,6 +441,17 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     EXPECT_EQ(entry.method, cuda::Method::block);
     EXPECT_EQ(entry.rows_per_thread, 4);
   }
+  // Declared dominant, complex systems may take more rows per lane: the sweep method at 512 ×
+  // 2^15 contiguous (16 rows per lane), the dominant option kept, 8 rows per partition where the
+  // table's entry is not the partition method.
+  cuda::Options dominant;
+  dominant.dominant = true;
+  const cuda::Options swept = resolved(512, 32768, BatchLayout::contiguous(512), false, dominant);
+  EXPECT_TRUE(swept.dominant);
+  if (complex) EXPECT_EQ(swept.method, cuda::Method::sweep);
+  dominant.method = cuda::Method::partition;
+  EXPECT_EQ(resolved(8192, 2048, BatchLayout::contiguous(8192), false, dominant).rows_per_thread,
+            8);
   // One segment (64 rows, K = 8): the segment method.
   EXPECT_EQ(resolved(64, 262144, BatchLayout::contiguous(64), false, {cuda::Method::block}).method,
             cuda::Method::segment);

@@ -1,6 +1,7 @@
 // check_options (tridiag/cuda/options.cpp): the rows_per_thread each method of the GPU solvers
-// takes, and entry_options (tridiag/cuda/selection.cpp): how a selection table entry applies to
-// other sizes, checked on the host without a device.
+// takes, and entry_options / select_method (tridiag/cuda/selection.cpp): how a selection table
+// entry applies to other sizes and which entries complex systems take, checked on the host without
+// a device.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -69,32 +70,74 @@ TEST(CudaOptions, RefusalsNameTheRowsTaken) {
 }
 
 // A segment-method entry measured on one segment keeps longer systems in one segment where a K
-// of at most 16 (complex: kMaxComplexLaneRows) covers them, else takes the block method with its
-// K; any other entry, and systems its K covers, take the entry as it is.
+// of at most 16 (complex entries that are not dominant: kMaxComplexLaneRows) covers them, else
+// takes the block method with its K; any other entry, and systems its K covers, take the entry as
+// it is.
 TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
-  const cuda::SelectionEntry one{false, false, false, 127, 16384, Method::segment, 4, false};
+  // {interleaved, complex, dominant, general, n, batch, method, rows_per_thread, staged}
+  const cuda::SelectionEntry one{false, false, false, false, 127, 16384, Method::segment, 4, false};
   auto expect = [](const cuda::Options& o, Method method, int rows) {
     EXPECT_EQ(o.method, method);
     EXPECT_EQ(o.rows_per_thread, rows);
   };
-  expect(cuda::entry_options(one, 100, false), Method::segment, 4);
-  expect(cuda::entry_options(one, 128, false), Method::segment, 4);
-  expect(cuda::entry_options(one, 129, false), Method::segment, 8);
-  expect(cuda::entry_options(one, 180, false), Method::segment, 8);
-  expect(cuda::entry_options(one, 300, false), Method::segment, 16);
-  expect(cuda::entry_options(one, 513, false), Method::block, 4);
-  expect(cuda::entry_options(one, 129, true), Method::block, 4);  // complex: K ≤ 4
-  const cuda::SelectionEntry two{false, false, true, 64, 262144, Method::segment, 2, false};
-  expect(cuda::entry_options(two, 100, true), Method::segment, 4);
-  expect(cuda::entry_options(two, 200, true), Method::block, 2);
+  expect(cuda::entry_options(one, 100), Method::segment, 4);
+  expect(cuda::entry_options(one, 128), Method::segment, 4);
+  expect(cuda::entry_options(one, 129), Method::segment, 8);
+  expect(cuda::entry_options(one, 180), Method::segment, 8);
+  expect(cuda::entry_options(one, 300), Method::segment, 16);
+  expect(cuda::entry_options(one, 513), Method::block, 4);
+  const cuda::SelectionEntry one_complex{false,           true, false, false, 127, 16384,
+                                         Method::segment, 4,    false};
+  expect(cuda::entry_options(one_complex, 129), Method::block, 4);  // complex: K ≤ 4
+  const cuda::SelectionEntry one_dominant{false,           true, true, false, 127, 16384,
+                                          Method::segment, 4,    false};
+  expect(cuda::entry_options(one_dominant, 129), Method::segment, 8);  // dominant: any K
+  expect(cuda::entry_options(one_dominant, 513), Method::block, 4);
+  const cuda::SelectionEntry two{false, true, false, true, 64, 262144, Method::segment, 2, false};
+  expect(cuda::entry_options(two, 100), Method::segment, 4);
+  expect(cuda::entry_options(two, 200), Method::block, 2);
   // Measured on several segments: the entry's K, whatever n.
-  const cuda::SelectionEntry many{false, false, false, 8192, 2048, Method::segment, 8, false};
-  expect(cuda::entry_options(many, 20000, false), Method::segment, 8);
-  expect(cuda::entry_options(many, 100, false), Method::segment, 8);
-  const cuda::SelectionEntry block{false, true, false, 1024, 16384, Method::block, 4, false};
-  expect(cuda::entry_options(block, 4000, true), Method::block, 4);
-  const cuda::SelectionEntry thomas{true, false, false, 361, 65536, Method::thomas, 0, false};
-  expect(cuda::entry_options(thomas, 4000, false), Method::thomas, 0);
+  const cuda::SelectionEntry many{false, false,           false, false, 8192,
+                                  2048,  Method::segment, 8,     false};
+  expect(cuda::entry_options(many, 20000), Method::segment, 8);
+  expect(cuda::entry_options(many, 100), Method::segment, 8);
+  const cuda::SelectionEntry block{false, true, false, false, 1024, 16384, Method::block, 4, false};
+  expect(cuda::entry_options(block, 4000), Method::block, 4);
+  const cuda::SelectionEntry thomas{true,  false,          false, false, 361,
+                                    65536, Method::thomas, 0,     false};
+  expect(cuda::entry_options(thomas, 4000), Method::thomas, 0);
+}
+
+// The table (tridiag/cuda/selection_table.inc) as select_method reads it: complex systems that
+// are not declared dominant never get more than kMaxComplexLaneRows rows per lane or partition,
+// whatever the shape; declared dominant they take the dominant entries, and the choice says so.
+TEST(CudaOptions, ComplexChoicesKeepTheBoundUnlessDominant) {
+  bool wider = false;  // some dominant choice takes more rows per lane (the table's point)
+  for (bool interleaved : {false, true})
+    for (bool general : {false, true})
+      for (index_t n : {1, 33, 64, 100, 361, 512, 1000, 4097, 65537, 1 << 20})
+        for (index_t batch : {1, 16, 300, 2048, 1 << 18}) {
+          const cuda::Options bounded =
+              cuda::select_method(n, batch, interleaved, true, general, false);
+          EXPECT_FALSE(bounded.dominant);
+          if (bounded.method != Method::thomas && bounded.method != Method::tiled_pcr &&
+              bounded.method != Method::sweep && bounded.method != Method::warp)
+            EXPECT_LE(bounded.rows_per_thread, cuda::kMaxComplexLaneRows)
+                << "n " << n << ", batch " << batch << ", interleaved " << interleaved;
+          const cuda::Options dominant =
+              cuda::select_method(n, batch, interleaved, true, general, true);
+          EXPECT_TRUE(dominant.dominant);
+          wider = wider || dominant.method == Method::sweep ||
+                  dominant.rows_per_thread > cuda::kMaxComplexLaneRows;
+          // Real systems have one kind of entry: dominant or not, the same choice.
+          const cuda::Options real =
+              cuda::select_method(n, batch, interleaved, false, general, true);
+          const cuda::Options real_any =
+              cuda::select_method(n, batch, interleaved, false, general, false);
+          EXPECT_EQ(real.method, real_any.method);
+          EXPECT_EQ(real.rows_per_thread, real_any.rows_per_thread);
+        }
+  EXPECT_TRUE(wider);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The CPU reference tridiagonal solvers against a dense LU solve of the assembled systems: both
 // forms, both methods, contiguous and interleaved layouts with padding, in place, real and
-// complex, dominant and indefinite systems, a case where Thomas fails and pivoting does not.
+// complex, dominant and indefinite systems, a case where Thomas fails and pivoting does not; and
+// the diagonal dominance checks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -230,6 +231,45 @@ TYPED_TEST(ReferenceTest, ZeroPivotThrowsSolverError) {
                SolverError);
 }
 
+// shifted_dominant / general_dominant: true on the dominant batches (general form in padded
+// layouts, whose NaN padding and a_0, c_{n−1} they must not read), false as soon as one row of one
+// system is not dominant; weak dominance (|b| = |a| + |c|) counts, NaN and a zero diagonal do
+// not.
+TYPED_TEST(ReferenceTest, DominanceChecks) {
+  using Scalar = TypeParam;
+  std::uint64_t seed = 60;
+  for (index_t n : testing::cpu_sizes()) {
+    auto t = testing::make_shifted<Scalar>(n, batch_for(n), Kind::dominant, seed++);
+    const index_t batch = t.batch;
+    EXPECT_TRUE(reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch)) << "n " << n;
+    auto general = [&](bool interleaved) {
+      const BatchLayout l = testing::padded_layout(interleaved, n, batch, 2);
+      const auto a = testing::scatter(t.a, n, batch, l);
+      const auto b = testing::scatter(t.b, n, batch, l);
+      const auto c = testing::scatter(t.c, n, batch, l);
+      return reference::general_dominant(n, batch, a.data(), b.data(), c.data(), l);
+    };
+    EXPECT_TRUE(general(false)) << "n " << n;
+    EXPECT_TRUE(general(true)) << "n " << n;
+    // The last row of the last system loses its dominance by a little.
+    const index_t last = batch * n - 1;
+    const Scalar off = n > 1 ? t.a[last] : Scalar(0);
+    t.b[last] = Scalar(0.999 * std::abs(off));
+    EXPECT_FALSE(general(false)) << "n " << n;
+    EXPECT_FALSE(general(true)) << "n " << n;
+    // A shift that makes the diagonal of the last system vanish on its first row.
+    t.shifts.back() = -t.A.diag[0] / t.M.diag[0];
+    EXPECT_EQ(reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch), false) << "n " << n;
+  }
+  const index_t n = 6;
+  SymTridiag<Scalar> A{std::vector<Scalar>(n, Scalar(2)), std::vector<Scalar>(n - 1, Scalar(-1))};
+  SymTridiag<Scalar> M{std::vector<Scalar>(n, Scalar(1)), std::vector<Scalar>(n - 1, Scalar(0))};
+  const Scalar zero(0);
+  EXPECT_TRUE(reference::shifted_dominant(A, M, &zero, 1));  // |2| = |−1| + |−1|
+  A.off[2] = Scalar(std::nan(""));
+  EXPECT_FALSE(reference::shifted_dominant(A, M, &zero, 1));
+}
+
 TYPED_TEST(ReferenceTest, BadInputThrowsInputError) {
   using Scalar = TypeParam;
   const index_t n = 5;
@@ -250,6 +290,16 @@ TYPED_TEST(ReferenceTest, BadInputThrowsInputError) {
                InputError);  // empty batch
   EXPECT_THROW(reference::solve_general(n, 1, d.data(), d.data(), d.data(), d.data(),
                                         BatchLayout{n, 0}, x.data(), l, work.data(), n),
+               InputError);                                            // zero row stride
+  EXPECT_THROW(reference::shifted_dominant(A, M, &s, 1), InputError);  // M of the wrong size
+  EXPECT_THROW(reference::shifted_dominant(A, A, static_cast<const Scalar*>(nullptr), 1),
+               InputError);
+  EXPECT_THROW(reference::shifted_dominant(A, A, &s, 0), InputError);  // empty batch
+  EXPECT_THROW(
+      reference::general_dominant(n, 1, d.data(), static_cast<const Scalar*>(nullptr), d.data(), l),
+      InputError);
+  EXPECT_THROW(reference::general_dominant(0, 1, d.data(), d.data(), d.data(), l), InputError);
+  EXPECT_THROW(reference::general_dominant(n, 1, d.data(), d.data(), d.data(), BatchLayout{n, 0}),
                InputError);  // zero row stride
 }
 

@@ -1,4 +1,5 @@
-// Nearest measured shape in (log n, log batch) of the same layout, scalar type and form.
+// Nearest measured shape in (log n, log batch) of the same layout, scalar type, form and kind of
+// complex systems.
 #include "tridiag/cuda/selection.hpp"
 
 #include <cmath>
@@ -13,7 +14,7 @@ const SelectionEntry kTable[] = {
 
 }  // namespace
 
-Options entry_options(const SelectionEntry& e, index_t n, bool complex) {
+Options entry_options(const SelectionEntry& e, index_t n) {
   Options o{e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
             e.staged ? Staging::shared : Staging::global};
   const index_t lanes = 32;  // a segment's lanes (detail::kWarpLanes)
@@ -21,7 +22,7 @@ Options entry_options(const SelectionEntry& e, index_t n, bool complex) {
       lanes * e.rows_per_thread >= n)
     return o;
   for (int k = 2 * e.rows_per_thread;
-       LaneRows::contains(k) && (!complex || k <= kMaxComplexLaneRows); k *= 2) {
+       LaneRows::contains(k) && (!e.complex || e.dominant || k <= kMaxComplexLaneRows); k *= 2) {
     if (lanes * k >= n) {
       o.rows_per_thread = k;
       return o;
@@ -31,20 +32,24 @@ Options entry_options(const SelectionEntry& e, index_t n, bool complex) {
   return o;
 }
 
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general) {
+Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
+                      bool dominant) {
   double best = std::numeric_limits<double>::infinity();
   Options choice{Method::partition, 8, Staging::shared};
   for (const SelectionEntry& e : kTable) {
-    if (e.interleaved != interleaved || e.complex != complex || e.general != general) continue;
+    if (e.interleaved != interleaved || e.complex != complex || e.general != general ||
+        e.dominant != (complex && dominant))
+      continue;
     const double dn = std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(e.n));
     const double db =
         std::log2(static_cast<double>(batch)) - std::log2(static_cast<double>(e.batch));
     const double dist = dn * dn + db * db;
     if (dist < best) {
       best = dist;
-      choice = entry_options(e, n, complex);
+      choice = entry_options(e, n);
     }
   }
+  choice.dominant = dominant;
   return choice;
 }
 

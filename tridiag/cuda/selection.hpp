@@ -2,7 +2,8 @@
 /// @file The selection table of the GPU tridiagonal solvers: which method and parameters to use
 /// for a problem shape (n, batch, layout, scalar type, form). Each entry records the fastest
 /// configuration measured at one benchmark shape; a problem takes the entry of the same layout,
-/// scalar type and form nearest to it in (log n, log batch). The entries live in
+/// scalar type, form and kind of complex systems (any, or diagonally dominant: Options::dominant)
+/// nearest to it in (log n, log batch). The entries live in
 /// tridiag/cuda/selection_table.inc, written by bench/tridiag_select.py from the benchmark's
 /// CSV. Host C++.
 
@@ -15,7 +16,11 @@ namespace pscr::tridiag::cuda {
 struct SelectionEntry {
   bool interleaved;  ///< layout of d: interleaved (row_stride > system_stride) or contiguous
   bool complex;      ///< complex scalar
-  bool general;      ///< general form (a, b, c per system), else shifted (A + s_k M)
+  /// Complex entries: the fastest configuration for diagonally dominant systems
+  /// (Options::dominant), with no bound on the rows a lane eliminates; false: the fastest with at
+  /// most kMaxComplexLaneRows. Real entries: false (their configurations have no such bound).
+  bool dominant;
+  bool general;  ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
   index_t batch;
   Method method;        ///< thomas, partition, warp, segment, block, columns or sweep
@@ -25,24 +30,27 @@ struct SelectionEntry {
 
 /// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
 /// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS).
+/// Diagonally dominant systems (Options::dominant) are not bound by it.
 inline constexpr int kMaxComplexLaneRows = 4;
 
 /// @brief Entry e's configuration for systems of n rows. An entry of the segment method measured
 /// on one segment (32·K ≥ e.n) would cut longer systems into several, which takes the segment
 /// method's three launches and a second read of d, a configuration the entry never measured: such
 /// systems take the smallest K of LaneRows from the entry's on that covers them in one segment
-/// (complex: at most kMaxComplexLaneRows), else the block method with the entry's K (its
-/// segments in one block, d read once). Measured on an H100 (pscr_gpu_bench, 3D, tridiagonal
-/// systems of 180 rows, whose nearest entry is the segment method with K = 4 at 127 rows): with
-/// the segment method's two segments per system Poisson 180³ took 9.07 ms and Helmholtz 20.7 ms,
-/// against 6.27 ms (one segment, K = 8) and 16.9 ms (the block method, K = 4) with the table
-/// before the 127-row entry; with this rule (A/B, one H200) 8.59 → 5.82 ms and 20.1 → 16.5 ms.
-/// Every other entry is taken as it is.
-Options entry_options(const SelectionEntry& e, index_t n, bool complex);
+/// (complex entries that are not `dominant`: at most kMaxComplexLaneRows), else the block method
+/// with the entry's K (its segments in one block, d read once). Measured on an H100
+/// (pscr_gpu_bench, 3D, tridiagonal systems of 180 rows, whose nearest entry is the segment method
+/// with K = 4 at 127 rows): with the segment method's two segments per system Poisson 180³
+/// took 9.07 ms and Helmholtz 20.7 ms, against 6.27 ms (one segment, K = 8) and 16.9 ms (the block
+/// method, K = 4) with the table before the 127-row entry; with this rule (A/B, one H200) 8.59
+/// → 5.82 ms and 20.1 → 16.5 ms. Every other entry is taken as it is.
+Options entry_options(const SelectionEntry& e, index_t n);
 
 /// @brief The configuration for this shape: entry_options of the nearest entry of the same
-/// layout, scalar type and form in (log n, log batch); method, rows_per_thread and staging all set
-/// (never automatic).
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general);
+/// layout, scalar type and form in (log n, log batch), among the complex entries the `dominant`
+/// ones where `dominant` (Options::dominant); method, rows_per_thread and staging all set (never
+/// automatic), and `dominant` as given.
+Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
+                      bool dominant);
 
 }  // namespace pscr::tridiag::cuda

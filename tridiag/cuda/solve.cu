@@ -246,16 +246,16 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                 std::size_t budget) {
   check_options(opt);
   const int r = opt.rows_per_thread;
-  const Options table = select_method(n, batch, interleaved, complex, general);
+  const Options table = select_method(n, batch, interleaved, complex, general, opt.dominant);
   if (opt.method == Method::automatic) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
   }
   // Rows per thread where neither the call nor a table entry of the same kind of method gives
-  // them: 8, 4 complex (more rows eliminated per thread without pivoting lose accuracy on
-  // indefinite complex systems: bench/tridiag_select.py).
-  const int default_rows = complex ? kMaxComplexLaneRows : 8;
+  // them: 8, 4 complex unless dominant (more rows eliminated per thread without pivoting lose
+  // accuracy on indefinite complex systems: bench/tridiag_select.py).
+  const int default_rows = complex && !opt.dominant ? kMaxComplexLaneRows : 8;
   // K of the segment, block and columns methods (rows per lane or thread in all three): the
   // call's where it is one (a sweep's K of 6, 10, 12, ... is not), else the table's where its
   // entry is one of them, else default_rows. So a coarse solve asked for the segment method takes

@@ -137,10 +137,21 @@ struct Options {
   /// system). Otherwise (and 0 for every method) = from the selection table where its entry for
   /// the shape is the same kind of method, else 8 (complex: 4, since eliminating more rows per
   /// thread without pivoting loses accuracy on indefinite complex systems,
-  /// bench/tridiag_select.py; tiled_pcr: see Method). The options resolved_options returns are
-  /// valid options again, and resolve to themselves.
+  /// bench/tridiag_select.py, unless `dominant`; tiled_pcr: see Method). The options
+  /// resolved_options returns are valid options again, and resolve to themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
+  /// The caller's assurance that every system is diagonally dominant by rows, |b_r| ≥ |a_r| + |c_r|
+  /// on every row (`tridiag::reference::shifted_dominant` / `general_dominant` check it on the
+  /// host). Elimination without pivoting is then stable in any order: Schur complements and
+  /// principal submatrices of such a matrix are diagonally dominant again, and the growth factor of
+  /// Gaussian elimination is at most 2 (Wilkinson; Higham, Accuracy and Stability of Numerical
+  /// Algorithms, 2nd ed., §9.5). So complex systems may take configurations that eliminate more
+  /// than kMaxComplexLaneRows (selection.hpp) rows per lane: the selection table's dominant
+  /// entries, and 8 rows per thread where the call and the table give none. Real systems run the
+  /// same either way. A system that is not dominant may lose accuracy (as the rows_per_thread a
+  /// call sets may).
+  bool dominant = false;
 };
 
 /// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.

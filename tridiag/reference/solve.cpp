@@ -225,6 +225,25 @@ void for_each_system(index_t batch, index_t per_system, Scalar* workspace, index
   }
 }
 
+/// Whether every row of `rows` (n rows) has |diag| ≥ |sub| + |sup| and diag ≠ 0 (false on NaN).
+template <class Rows>
+bool rows_dominant(index_t n, const Rows& rows) {
+  for (index_t r = 0; r < n; ++r) {
+    const double diag = std::abs(rows.diag(r));
+    const double off =
+        (r > 0 ? std::abs(rows.sub(r)) : 0.0) + (r + 1 < n ? std::abs(rows.sup(r)) : 0.0);
+    if (!(diag >= off && diag > 0)) return false;
+  }
+  return true;
+}
+
+/// Throws InputError unless the general form's coefficient arrays are all given.
+template <class Scalar>
+void check_coefficients(const Scalar* a, const Scalar* b, const Scalar* c) {
+  if (a == nullptr || b == nullptr || c == nullptr)
+    PSCR_INPUT_ERROR("tridiag: a, b and c must not be null");
+}
+
 }  // namespace
 
 index_t workspace_size(index_t n, index_t batch) {
@@ -254,8 +273,7 @@ void solve_general(index_t n, index_t batch, const Scalar* a, const Scalar* b, c
                    const Scalar* d, BatchLayout d_layout, Scalar* x, BatchLayout x_layout,
                    Scalar* workspace, index_t workspace_count) {
   check_common(n, batch, d, d_layout, x, x_layout, workspace, workspace_count, n);
-  if (a == nullptr || b == nullptr || c == nullptr)
-    PSCR_INPUT_ERROR("tridiag: a, b and c must not be null");
+  check_coefficients(a, b, c);
   for_each_system(batch, n, workspace, workspace_count, "Thomas", [&](index_t k, Scalar* cp) {
     const GeneralRows<Scalar> rows{a, b, c, d_layout, k};
     return thomas(n, rows, d, d_layout, x, x_layout, k, cp);
@@ -283,13 +301,36 @@ void solve_general_pivoting(index_t n, index_t batch, const Scalar* a, const Sca
                             const Scalar* c, const Scalar* d, BatchLayout d_layout, Scalar* x,
                             BatchLayout x_layout, Scalar* workspace, index_t workspace_count) {
   check_common(n, batch, d, d_layout, x, x_layout, workspace, workspace_count, 3 * n);
-  if (a == nullptr || b == nullptr || c == nullptr)
-    PSCR_INPUT_ERROR("tridiag: a, b and c must not be null");
+  check_coefficients(a, b, c);
   for_each_system(batch, 3 * n, workspace, workspace_count, "pivoting LU",
                   [&](index_t k, Scalar* work) {
                     const GeneralRows<Scalar> rows{a, b, c, d_layout, k};
                     return pivoting(n, rows, d, d_layout, x, x_layout, k, work);
                   });
+}
+
+template <class Scalar>
+bool shifted_dominant(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
+                      const Scalar* shifts, index_t batch) {
+  check_shifted(A, M, shifts);
+  if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+  for (index_t k = 0; k < batch; ++k)
+    if (!rows_dominant(A.size(), ShiftedRows<Scalar>{A.diag.data(), A.off.data(), M.diag.data(),
+                                                     M.off.data(), shifts[k]}))
+      return false;
+  return true;
+}
+
+template <class Scalar>
+bool general_dominant(index_t n, index_t batch, const Scalar* a, const Scalar* b, const Scalar* c,
+                      BatchLayout layout) {
+  if (n < 1) PSCR_INPUT_ERROR("tridiag: system size must be >= 1, got " << n);
+  if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+  check_coefficients(a, b, c);
+  check_layout(layout, n, batch, "a, b, c");
+  for (index_t k = 0; k < batch; ++k)
+    if (!rows_dominant(n, GeneralRows<Scalar>{a, b, c, layout, k})) return false;
+  return true;
 }
 
 #define PSCR_INSTANTIATE(Scalar)                                                                   \
@@ -304,7 +345,11 @@ void solve_general_pivoting(index_t n, index_t batch, const Scalar* a, const Sca
       BatchLayout, Scalar*, BatchLayout, Scalar*, index_t);                                        \
   template void solve_general_pivoting<Scalar>(index_t, index_t, const Scalar*, const Scalar*,     \
                                                const Scalar*, const Scalar*, BatchLayout, Scalar*, \
-                                               BatchLayout, Scalar*, index_t);
+                                               BatchLayout, Scalar*, index_t);                     \
+  template bool shifted_dominant<Scalar>(const SymTridiag<Scalar>&, const SymTridiag<Scalar>&,     \
+                                         const Scalar*, index_t);                                  \
+  template bool general_dominant<Scalar>(index_t, index_t, const Scalar*, const Scalar*,           \
+                                         const Scalar*, BatchLayout);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE)
 #undef PSCR_INSTANTIATE
 
