@@ -528,14 +528,20 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   with_constant(LaneRows{}, K, "segment rows per lane", go);
 }
 
+/// Whether a reduce pass with one lane per (system, segment) unit has enough warps to run instead
+/// of the kernel whose lanes share a segment: at least an eighth of the `resident` warps it could
+/// keep (2 per SM on an H100). Each of its warps walks its segments' rows alone, so with few warps
+/// the pass waits on their latency. H100 A/B (K = 8) against segment_kernel's reduce pass: 17
+/// warps (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal,
+/// 512 and more 6–8% faster.
+bool lanes_pass_pays(index_t warps, index_t resident) {
+  return 8 * warps >= resident;
+}
+
 /// The segment method's reduce pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
-/// shifted form, real, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and its
-/// warps number at least an eighth of those it keeps resident (2 per SM on an H100): each warp
-/// walks its segments' rows alone, so with few warps the pass waits on their latency. H100 A/B
-/// (K = 8) against segment_kernel's reduce pass: 17 warps (1000 × 130) 50% slower, 64 (4096 ×
-/// 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and more 6–8% faster. Returns whether
-/// it launched.
+/// shifted form, real, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and pays
+/// (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
                                  index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
@@ -548,7 +554,8 @@ bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     auto* kernel = detail::segment_lanes_reduce_kernel<T>;
     constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
     const std::size_t smem = detail::segment_lanes_smem();
-    if (8 * warps < resident_blocks(kernel, threads, smem) * detail::kLanesWarps) return false;
+    if (!lanes_pass_pays(warps, resident_blocks(kernel, threads, smem) * detail::kLanesWarps))
+      return false;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
         cc, cd);
@@ -563,8 +570,7 @@ bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
 /// (detail::columns_lanes_reduce_kernel: each warp walks bands of `per` segments of 32 or 16
 /// adjacent systems, one launch) where it applies (the shifted form, real, systems side by side,
 /// rows 16-byte aligned: detail::columns_lanes_apply), with bands long enough that the warps fit
-/// at once, and warps numbering at least an eighth of those resident, as for
-/// launch_segment_lanes_reduce. Returns whether it launched.
+/// at once, where it pays (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
                                  index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
@@ -586,7 +592,7 @@ bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
           1, (groups * segments + streams_per_warp * resident - 1) / (streams_per_warp * resident));
       const index_t streams = groups * ((segments + per - 1) / per);
       const index_t warps = (streams + streams_per_warp - 1) / streams_per_warp;
-      if (8 * warps < resident) return false;
+      if (!lanes_pass_pays(warps, resident)) return false;
       const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
       kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
           form.m, form.shifts, batch, segments, rows, static_cast<int>(per), d, dl.row_stride, ca,

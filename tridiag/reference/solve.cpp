@@ -168,12 +168,16 @@ void check_layout(const BatchLayout& layout, index_t n, index_t batch, const cha
                                  << layout.system_stride << ", row_stride " << layout.row_stride);
 }
 
+void check_shape(index_t n, index_t batch) {
+  if (n < 1) PSCR_INPUT_ERROR("tridiag: system size must be >= 1, got " << n);
+  if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+}
+
 template <class Scalar>
 void check_common(index_t n, index_t batch, const Scalar* d, BatchLayout d_layout, const Scalar* x,
                   BatchLayout x_layout, const Scalar* workspace, index_t workspace_count,
                   index_t per_system) {
-  if (n < 1) PSCR_INPUT_ERROR("tridiag: system size must be >= 1, got " << n);
-  if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+  check_shape(n, batch);
   if (d == nullptr || x == nullptr) PSCR_INPUT_ERROR("tridiag: d and x must not be null");
   check_layout(d_layout, n, batch, "d");
   check_layout(x_layout, n, batch, "x");
@@ -324,8 +328,7 @@ bool shifted_dominant(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
 template <class Scalar>
 bool general_dominant(index_t n, index_t batch, const Scalar* a, const Scalar* b, const Scalar* c,
                       BatchLayout layout) {
-  if (n < 1) PSCR_INPUT_ERROR("tridiag: system size must be >= 1, got " << n);
-  if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+  check_shape(n, batch);
   check_coefficients(a, b, c);
   check_layout(layout, n, batch, "a, b, c");
   for (index_t k = 0; k < batch; ++k)
