@@ -71,8 +71,9 @@ std::vector<Config> non_pivoting_configs() {
   // n ≤ 8192, the shifted form's tables fitting up to 13 segments); the segment method otherwise.
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
   add(method_configs("block", cuda::Method::block, {2, 4, 8, 16}));
-  // sweep: K from n (0), and K = 16 where n is smaller (identity rows); the general form,
-  // interleaved layouts and n > 2048 run the block method.
+  // sweep: K from n (0), and K = 16 where n is smaller (identity rows); real n = 4097 and 8191
+  // the cluster kernel (K = 16 both times); the general form, interleaved layouts, complex
+  // n > 2048 and n > 16384 run the block method.
   add(method_configs("sweep", cuda::Method::sweep, {0, 16}));
   // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
@@ -357,13 +358,20 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
 // its arrays (rows past n stay zero from one system to the next): n = 700 (K = 22: real c′ in
 // registers, the lane loops stopping short of their bound of 32), 1000 (K = 32, the last lane
 // partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
-// tables of 2048 rows do not fit next to one warp and run the block method), padded strides.
+// tables of 2048 rows do not fit next to one warp and run the block method), padded strides. Real
+// 4097 and 8192 take the cluster kernel with K = 16 (clusters of 3 blocks of 3 warps, the last
+// warp's segment one row, and of 4 blocks of 4) and, asked for K = 8, of 3 blocks of 6 warps (the
+// last segment identity rows) and 4 blocks of 8, each cluster solving several systems with the
+// next one's d copied in under the current one.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
-  const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}}};
+  const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}},
+                                       {"sweep K=8", false, {cuda::Method::sweep, 8}}};
   std::uint64_t seed = 700;
-  for (index_t n : {index_t{700}, index_t{1000}, index_t{1023}, index_t{2048}})
-    check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
-                  configs);
+  for (index_t n :
+       {index_t{700}, index_t{1000}, index_t{1023}, index_t{2048}, index_t{4097}, index_t{8192}})
+    check_configs(
+        testing::make_shifted<TypeParam>(n, n > 2048 ? 700 : 3000, Kind::dominant, seed++),
+        Form::shifted, configs);
 }
 
 // The case of test_reference.cpp where Thomas fails (tiny diagonal, well-conditioned): the GPU
@@ -482,11 +490,28 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             cuda::Method::columns);
   EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::block : cuda::Method::sweep);
-  EXPECT_EQ(resolved(2049, 100, BatchLayout::contiguous(2049), false, {cuda::Method::sweep}).method,
-            complex ? cuda::Method::segment : cuda::Method::block);
+  // Real systems of 2049 to 16384 rows take the cluster kernel (K = 8 where asked for at most 8
+  // and 8 covers n, else 16), longer ones and complex ones the block method (or the segment method
+  // beyond its 16 segments).
+  for (index_t n : {index_t{2049}, index_t{8192}, index_t{16384}})
+    for (int asked : {0, 4, 8, 16}) {
+      const cuda::Options o =
+          resolved(n, 100, BatchLayout::contiguous(n), false, {cuda::Method::sweep, asked});
+      if (complex) {
+        EXPECT_TRUE(o.method == cuda::Method::block || o.method == cuda::Method::segment)
+            << n << ' ' << asked;
+      } else {
+        EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
+        EXPECT_EQ(o.rows_per_thread, asked >= 1 && asked <= 8 && n <= 8192 ? 8 : 16)
+            << n << ' ' << asked;
+      }
+    }
+  EXPECT_NE(
+      resolved(16385, 100, BatchLayout::contiguous(16385), false, {cuda::Method::sweep}).method,
+      cuda::Method::sweep);
   // What resolved_options reports is a valid request again and resolves to itself: the sweep's
   // K (12 at n = 361, 32 at n = 1000) included, which check_options once refused.
-  for (index_t n : {33, 361, 1000, 2049, 8192})
+  for (index_t n : {33, 361, 1000, 2049, 8192, 16384})
     for (bool general : {false, true})
       for (const cuda::Options& asked :
            {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},

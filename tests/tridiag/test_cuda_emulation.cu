@@ -30,6 +30,7 @@
 #include "tridiag/cuda/segment.cuh"
 #include "tridiag/cuda/segment_lanes.cuh"
 #include "tridiag/cuda/sweep.cuh"
+#include "tridiag/cuda/sweep_cluster.cuh"
 #include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
@@ -705,6 +706,83 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
     }
 }
 
+/// The lanes of the sweep method's cluster kernel for emulate_block: one warp per segment of
+/// 32·K rows, each with its segment's tables and d at sweep_slot as the kernel's warps hold them
+/// (d zero past n, the slots between lanes NaN: never read), lanes reducing with sweep_reduce (c′
+/// and v kept per lane, SweepLaneKept) and substituting with sweep_substitute.
+template <int K, class T>
+struct SweepClusterLanes {
+  static constexpr int kRows = cuda::detail::kWarpLanes * K;
+  struct Segment {
+    std::vector<T> ad, md, ao, mo, dx;
+  };
+  index_t n;
+  T s;
+  float inv_k = 1.0f / static_cast<float>(K);
+  std::vector<Segment> segments;
+  std::vector<cuda::detail::SweepLaneKept<T, K>> kept;  // per lane of the system
+
+  SweepClusterLanes(const cuda::detail::ShiftedMatrix<T>& m, T shift, const std::vector<T>& d)
+      : n(m.n), s(shift) {
+    namespace dt = cuda::detail;
+    const int count = dt::sweep_cluster_shape(n, K).segments();
+    const int A = dt::sweep_array(K);
+    const T nan(std::numeric_limits<double>::quiet_NaN());
+    for (int g = 0; g < count; ++g) {
+      Segment seg{std::vector<T>(A, nan), std::vector<T>(A, nan), std::vector<T>(A, nan),
+                  std::vector<T>(A, nan), std::vector<T>(A, nan)};
+      const index_t first = static_cast<index_t>(g) * kRows;
+      for (int r = 0; r <= kRows; ++r) {
+        const int t = dt::sweep_slot(r, inv_k);
+        const dt::ShiftedMatrixRow<T> e = dt::shifted_matrix_row(m, first + r);
+        seg.ad[t] = e.ad;
+        seg.md[t] = e.md;
+        seg.ao[t] = e.ao;
+        seg.mo[t] = e.mo;
+        if (r < kRows) seg.dx[t] = first + r < n ? d[first + r] : T(0);
+      }
+      segments.push_back(std::move(seg));
+    }
+    kept.resize(static_cast<std::size_t>(count) * dt::kWarpLanes);
+  }
+  void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
+    Segment& seg = segments[p / kRows];
+    const int base = static_cast<int>(p % kRows) / K * (K + 1);
+    cuda::detail::sweep_reduce(
+        cuda::detail::SweepRows<T>{seg.ad.data(), seg.md.data(), seg.ao.data(), seg.mo.data(), s},
+        seg.dx.data(), kept[p / K], base, K, P, Q);
+  }
+  void resolve(index_t p, T first, T last) {
+    Segment& seg = segments[p / kRows];
+    const int base = static_cast<int>(p % kRows) / K * (K + 1);
+    cuda::detail::sweep_substitute(seg.dx.data(), kept[p / K], base, K, first, last);
+  }
+  std::vector<T> x() const {
+    std::vector<T> x(n);
+    for (index_t r = 0; r < n; ++r)
+      x[r] = segments[r / kRows].dx[cuda::detail::sweep_slot(static_cast<int>(r % kRows), inv_k)];
+    return x;
+  }
+};
+
+/// The sweep method's cluster kernel (n = 2049 to 8192) on sizes around its segments and blocks:
+/// the block method's spikes and coarse solve (emulate_block) over the cluster's sweep lanes.
+/// The emulated segments are those that cover n; the kernel's cluster may add identity segments
+/// past them (4097: 18 for 17), which leave the coarse unknowns as they are.
+template <class Scalar, int K>
+void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed) {
+  for (index_t n : {index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097}, index_t{6000},
+                    index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
+    if (n > cuda::detail::sweep_cluster_max_rows(K)) continue;
+    auto emulate = [](const auto& m, const auto& s, const auto& d) {
+      using T = std::decay_t<decltype(s)>;
+      return emulate_block<K, T>(SweepClusterLanes<K, T>(m, s, d), m.n);
+    };
+    check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
+                    "sweep cluster K " + std::to_string(K), nullptr, emulate);
+  }
+}
+
 template <class Scalar, int M>
 void sweep(testing::Kind kind, std::uint64_t seed) {
   const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 255, 1000, 1023};
@@ -771,6 +849,12 @@ TYPED_TEST(EmulationTest, SweepDominant) {
 TYPED_TEST(EmulationTest, SweepComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   sweep_method_sizes<TypeParam>(testing::Kind::indefinite, 14000);
+}
+
+// The cluster kernel's algebra (real only on the GPU; the steps are the same for complex).
+TYPED_TEST(EmulationTest, SweepClusterDominant) {
+  sweep_cluster_sizes<TypeParam, 8>(testing::Kind::dominant, 15000);
+  sweep_cluster_sizes<TypeParam, 16>(testing::Kind::dominant, 15100);
 }
 
 /// Tiled PCR on the CPU, x of every system of the batch (contiguous): every block's

@@ -19,6 +19,7 @@
 #include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/sweep.cuh"
+#include "tridiag/cuda/sweep_cluster.cuh"
 #include "tridiag/cuda/thomas.cuh"
 #include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
@@ -219,6 +220,32 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   return best;
 }
 
+/// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
+/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, else 16.
+int sweep_cluster_rows(index_t n, int requested) {
+  return requested >= 1 && requested <= 8 && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
+}
+
+/// Shared memory of a block of the sweep method's cluster kernel for systems of n rows.
+std::size_t sweep_cluster_smem(index_t n, int K) {
+  const detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
+  return sizeof(double) *
+         static_cast<std::size_t>(detail::sweep_cluster_elements(K, shape.warps, shape.segments()));
+}
+
+/// Whether the sweep method's cluster kernel takes real systems of n > 2048 rows with K rows per
+/// lane: up to detail::sweep_cluster_max_rows(K), where its blocks' shared memory fits `budget`
+/// and the device launches clusters (compute capability 9.0 on).
+bool sweep_cluster_applies(index_t n, int K, bool complex, std::size_t budget) {
+  if (complex || n > detail::sweep_cluster_max_rows(K) || sweep_cluster_smem(n, K) > budget)
+    return false;
+  int device = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  int clusters = 0;
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
 /// PCR steps of the tiled PCR method where the call and the table leave them open. Four steps
 /// measured faster than eight at every shape of issue 5 with n ≥ 512 (H200, tridiag_bench,
 /// shifted form, contiguous: real 2^20 × 16 0.98 against 1.45 ms, 65536 × 256 0.95 against
@@ -267,11 +294,19 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
-    const int K = detail::sweep_rows(n, r);
-    if (general || interleaved || sweep_warps(K, complex ? 16 : 8, 0, budget) == 0)
-      opt.method = Method::block;
-    else
-      opt.rows_per_thread = K;
+    if (n > detail::kWarpLanes * kSweepMaxLaneRows) {
+      const int K = sweep_cluster_rows(n, r);
+      if (general || interleaved || !sweep_cluster_applies(n, K, complex, budget))
+        opt.method = Method::block;
+      else
+        opt.rows_per_thread = K;
+    } else {
+      const int K = detail::sweep_rows(n, r);
+      if (general || interleaved || sweep_warps(K, complex ? 16 : 8, 0, budget) == 0)
+        opt.method = Method::block;
+      else
+        opt.rows_per_thread = K;
+    }
   }
   if (opt.method == Method::block) {
     const index_t segments = detail::segment_count(n, lanes_k);
@@ -755,6 +790,40 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
+/// The sweep method on real systems of more than 2048 rows with K rows per lane (resolve checked
+/// that the cluster kernel applies): one cluster per system, as many clusters as are resident (or
+/// systems need).
+void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>& form, int K,
+                          index_t batch, const double* d, const BatchLayout& dl, double* x,
+                          const BatchLayout& xl) {
+  const detail::SweepClusterShape shape = detail::sweep_cluster_shape(form.m.n, K);
+  const std::size_t smem = sweep_cluster_smem(form.m.n, K);
+  auto* kernel =
+      K > 8 ? detail::sweep_cluster_kernel<double, 16> : detail::sweep_cluster_kernel<double, 8>;
+  allow_shared(kernel, smem);
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = static_cast<unsigned>(shape.blocks);
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
+  config.blockDim = dim3(static_cast<unsigned>(shape.warps * detail::kWarpLanes));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  int resident = 0;
+  PSCR_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
+  if (resident == 0)
+    throw LibraryError("tridiag::cuda: no cluster of " + std::to_string(shape.blocks) +
+                       " blocks of " + std::to_string(smem) +
+                       " bytes of shared memory fits the device (sweep method)");
+  config.gridDim = dim3(static_cast<unsigned>(std::min<index_t>(batch, resident) * shape.blocks));
+  PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, form.m, form.shifts, batch, d, strides(dl), x,
+                                     strides(xl)));
+}
+
 /// The sweep method: real K ≤ kSweepRegisterRows keeps c′ in registers where that keeps more
 /// warps resident per SM (from K = 18 on, where three shared arrays per warp leave fewer than
 /// 16), the rest in shared memory.
@@ -798,6 +867,12 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
+      if constexpr (std::is_same_v<T, double>) {
+        if (n > detail::kWarpLanes * kSweepMaxLaneRows) {
+          launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl);
+          return;
+        }
+      }
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
       return;
     }

@@ -51,8 +51,13 @@
 ///              reaches 64 without spilling registers (real K = 18–32 keeps c′ in registers
 ///              instead, for more warps per SM); the shifted form's A, M stay in shared memory for
 ///              the launch, up to 16 warps per block as the shared memory holds. d read
-///              once (coalesced asynchronous copies), x written once, no workspace. The general
-///              form, interleaved layouts and longer systems run the block method (its K).
+///              once (coalesced asynchronous copies), x written once, no workspace. Real systems
+///              of 2049 to 16384 rows: one cluster of blocks per system (tridiag/cuda/
+///              sweep_cluster.cuh), a warp per segment of 32·K rows (K = 16, or 8 where
+///              rows_per_thread is 1 to 8 and n ≤ 8192), each lane sweeping its K rows in shared
+///              memory, the segments' coarse rows exchanged through distributed shared memory; d
+///              read once. The general form, interleaved layouts and other systems run the block
+///              method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
 ///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
 ///              of one system and the systems fastest across the threads of a block, so that each
@@ -133,12 +138,13 @@ struct Options {
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
-  /// covers n; tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per
-  /// system). Otherwise (and 0 for every method) = from the selection table where its entry for
-  /// the shape is the same kind of method, else 8 (complex: 4, since eliminating more rows per
-  /// thread without pivoting loses accuracy on indefinite complex systems,
-  /// bench/tridiag_select.py, unless `dominant`; tiled_pcr: see Method). The options
-  /// resolved_options returns are valid options again, and resolve to themselves.
+  /// covers n (n > 2048: 8 where it is 1 to 8 and n ≤ 8192, else 16); tiled_pcr: its PCR steps k (1
+  /// to kTiledPcrMaxSteps: 2^k independent systems per system). Otherwise (and 0 for every method)
+  /// = from the selection table where its entry for the shape is the same kind of method, else 8
+  /// (complex: 4, since eliminating more rows per thread without pivoting loses accuracy on
+  /// indefinite complex systems, bench/tridiag_select.py, unless `dominant`; tiled_pcr: see
+  /// Method). The options resolved_options returns are valid options again, and resolve to
+  /// themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
   /// The caller's assurance that every system is diagonally dominant by rows, |b_r| ≥ |a_r| + |c_r|

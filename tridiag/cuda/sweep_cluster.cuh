@@ -1,0 +1,273 @@
+#pragma once
+/// @file The sweep method for real systems of 2049 to 16384 rows (shifted form): one cluster of
+/// blocks per system (sweep_cluster_kernel), so that a system's rows, its A and M tables and the
+/// next system's d stay in the shared memory of a few SMs from load to store and d is read once.
+/// The segment method's two passes read d twice for these systems (24 bytes per row against the
+/// floor's 16), and one SM's shared memory holds neither a whole system's tables (32 bytes per
+/// row, 256 KB at 8192 rows) nor its rows twice over (docs/tridiag-performance.md).
+///
+/// The cluster's W·C warps (C blocks of W warps, W·C ≤ 32) own one segment of 32·K rows each (K =
+/// 8 or 16), warp g of the cluster rows [32·K·g, 32·K·(g + 1)) of every system it takes, with that
+/// segment's rows of A and M in its shared memory for the whole launch (the sweep kernel's tables,
+/// one per warp). Per system:
+///  1. each warp has its segment's d in shared memory, copied there (cp.async) while it solved the
+///     system before; it starts the copy of its next system's rows into its other buffer;
+///  2. each lane sweeps its K rows (sweep_reduce: d′ over d, c′ and v in registers), and the warp
+///     solves the 64 reduced rows for its spikes (the block method's spike_rows: the segment's
+///     outside couplings as two more right-hand sides), which give the segment's two coarse rows
+///     (spike_coarse_rows);
+///  3. the warp writes its coarse rows into the shared memory of every block of the cluster
+///     (st.async, distributed shared memory), each block's mbarrier counting the bytes, and waits
+///     at its own block's mbarrier until all of them have arrived;
+///  4. every warp solves the coarse system of 2·W·C rows itself (lane j: segment j's rows, as the
+///     block method), takes its segment's outside unknowns X−, X+, and each lane's interface
+///     unknowns follow from its spikes;
+///  5. each lane substitutes (sweep_substitute), and the warp stores x from its buffer.
+/// The coarse rows are double-buffered by system parity, with one mbarrier per buffer: a warp
+/// writes a buffer again two systems later, once it has every segment's rows of the system in
+/// between, which each warp writes only after it has read the buffer. Clusters need compute
+/// capability 9.0. Include only from .cu files.
+
+#include <cooperative_groups.h>
+
+#include "tridiag/cuda/segment.cuh"
+#include "tridiag/cuda/sweep.cuh"
+
+namespace pscr::tridiag::cuda::detail {
+
+/// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
+/// 8 (resolve). Most warps per block, and the most each K takes (sweep_cluster_block_warps): K = 8
+/// 8 warps (blocks of 113 KB of shared memory, two per SM), K = 16 4 (107 KB, two per SM). H100
+/// (tridiag_bench, real, contiguous, ms): K = 16 in blocks of at most 4 / 8 warps 0.158 / 0.154 at
+/// 8192 × 2^11, 0.191 / 0.228 at 4097 × 2^12 (3 blocks of 3 warps against 2 of 5); K = 8 0.183,
+/// 0.199.
+constexpr int kSweepClusterMaxWarps = 8;
+PSCR_HD constexpr int sweep_cluster_block_warps(int K) {
+  return K > 8 ? 4 : kSweepClusterMaxWarps;
+}
+/// Most blocks per cluster (the portable cluster size) and most warps (segments) per cluster: the
+/// coarse system of 2 rows per segment is solved by one warp's lanes.
+constexpr int kSweepClusterMaxBlocks = 8;
+constexpr int kSweepClusterMaxSegments = kWarpLanes;
+
+/// c′ and v of a lane's interior rows in registers (K ≤ Rows): the cluster kernel's warps each
+/// hold one buffer of d per system in shared memory and nothing else per row.
+template <class T, int Rows>
+struct SweepLaneKept {
+  static constexpr int kRows = Rows;
+  T cs[Rows];  // left uninitialized: sweep_reduce writes every c′ and v the substitution reads
+  T vs[Rows];
+  PSCR_HD T& c(int i) { return cs[i]; }
+  PSCR_HD T& v(int i) { return vs[i]; }
+};
+
+/// Shape of a cluster launch for systems of n rows and K rows per lane: C blocks of W warps, W·C
+/// segments of 32·K rows covering n (the fewest blocks of at most sweep_cluster_block_warps(K)
+/// warps, then the fewest warps).
+struct SweepClusterShape {
+  int blocks = 0;  ///< C
+  int warps = 0;   ///< W
+  PSCR_HD int segments() const { return blocks * warps; }
+};
+PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K) {
+  const index_t rows = static_cast<index_t>(kWarpLanes) * K;
+  const int segments = static_cast<int>((n + rows - 1) / rows);
+  const int max_warps = sweep_cluster_block_warps(K);
+  const int blocks = (segments + max_warps - 1) / max_warps;
+  return {blocks, (segments + blocks - 1) / blocks};
+}
+
+/// Largest n of the cluster kernel with K rows per lane.
+PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
+  return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
+}
+
+/// Scalars of shared memory of one block of W warps in a cluster of `segments` warps: the two
+/// mbarriers (16 bytes), the coarse rows (Condensed, 8 scalars per segment) in two buffers, then
+/// per warp its four tables and its two buffers of d (sweep_array(K) scalars each).
+PSCR_HD int sweep_cluster_elements(int K, int warps, int segments) {
+  return 2 + 2 * 8 * segments + (kSweepTables + 2) * warps * sweep_array(K);
+}
+
+/// The cluster's exchange of coarse rows (sm_90 PTX): each block's mbarrier per buffer counts the
+/// bytes the warps of the cluster write into that buffer with st.async, so that a block waits for
+/// the rows it reads and nothing else. A cluster barrier per system, measured first, put a
+/// release fence and the wait for every block in each warp's path (Nsight Compute, real K = 8,
+/// 8192 × 2^11, H100: 17% of the stall samples); with the mbarriers the kernel ran 0.185 → 0.154
+/// ms at K = 16 (and the system's shift loaded a system ahead: 8% of the samples had waited on it).
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+/// The address in the shared memory of the cluster's block `rank` of what is at `local` here.
+__device__ __forceinline__ unsigned cluster_address(unsigned local, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+/// Arrives at the mbarrier and expects `bytes` more bytes before its phase completes.
+__device__ __forceinline__ void mbarrier_expect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+/// Waits until the mbarrier's phase of parity `phase` has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned phase) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(bar), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+/// Writes (a, b) to `remote` (a shared::cluster address) and counts its 16 bytes on the mbarrier
+/// at `remote_bar` (of the same block).
+__device__ __forceinline__ void store_async(unsigned remote, double a, double b,
+                                            unsigned remote_bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f64 [%0], {%1, %2}, [%3];" ::"r"(
+          remote),
+      "d"(a), "d"(b), "r"(remote_bar)
+      : "memory");
+}
+
+/// See the file comment. Clusters take systems c, c + clusters, ...; blocks of W = blockDim.x / 32
+/// warps, C = the cluster's blocks.
+template <class T, int K>
+__global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
+    sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, const T* d, Strides ds,
+                         T* x, Strides xs) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int C = static_cast<int>(cluster.num_blocks());
+  const int W = static_cast<int>(blockDim.x) / kWarpLanes;
+  const int segments = W * C;
+  const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const int g = static_cast<int>(cluster.block_rank()) * W + w;  // the warp's segment
+  const int A = sweep_array(K);
+  static_assert(std::is_same_v<T, double>, "the coarse rows are exchanged as 8-byte reals");
+  auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);   // one mbarrier per buffer
+  auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16);  // [2][segments]
+  T* tables = reinterpret_cast<T*>(coarse + 2 * segments);
+  T* ad = tables + w * A;
+  T* md = ad + W * A;
+  T* ao = md + W * A;
+  T* mo = ao + W * A;
+  T* buffers = tables + kSweepTables * W * A + w * 2 * A;  // the warp's two buffers of d
+
+  const float inv_k = 1.0f / static_cast<float>(K);
+  constexpr int kRows = kWarpLanes * K;
+  const index_t first = static_cast<index_t>(g) * kRows;  // the segment's first row
+  const int count = static_cast<int>(
+      m.n > first ? (m.n - first < kRows ? m.n - first : index_t{kRows}) : index_t{0});
+  for (int r = lane; r <= kRows; r += kWarpLanes) {
+    const int t = sweep_slot(r, inv_k);
+    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
+    ad[t] = e.ad;
+    md[t] = e.md;
+    ao[t] = e.ao;
+    mo[t] = e.mo;
+  }
+  // Rows past n: d = 0 in both buffers (identity rows), and x = 0 there after every solve.
+  for (int r = count + lane; r < kRows; r += kWarpLanes) {
+    const int t = sweep_slot(r, inv_k);
+    buffers[t] = T(0);
+    buffers[A + t] = T(0);
+  }
+  const index_t clusters = gridDim.x / C;
+  const index_t c0 = blockIdx.x / C;
+  auto fetch = [&](index_t k, T* buffer) {
+    for (int r = lane; r < count; r += kWarpLanes)
+      copy_async(buffer + sweep_slot(r, inv_k), d + ds.at(k, first + r));
+    copy_async_commit();
+  };
+  if (c0 < batch) fetch(c0, buffers);
+  if (threadIdx.x == 0) {
+    mbarrier_init(shared_address(bars), 1);
+    mbarrier_init(shared_address(bars + 1), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  cluster.sync();  // every block runs, its mbarriers set, before any writes another's memory
+  const unsigned coarse_bytes = static_cast<unsigned>(segments * sizeof(Condensed<T>));
+
+  int width = 1;  // lanes of the coarse solve
+  while (width < segments) width *= 2;
+  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
+  const int base = lane * (K + 1);
+  int parity = 0;
+  unsigned uses = 0;  // of each buffer's mbarrier before this system: its phase parity
+  T shift = c0 < batch ? shifts[c0] : T(0);
+  for (index_t k = c0; k < batch; k += clusters, parity ^= 1, uses += parity == 0) {
+    T* dx = buffers + parity * A;
+    const unsigned bar = shared_address(bars + parity);
+    if (threadIdx.x == 0) mbarrier_expect(bar, coarse_bytes);
+    const T next_shift = k + clusters < batch ? shifts[k + clusters] : T(0);
+    if (k + clusters < batch) {
+      fetch(k + clusters, buffers + (parity ^ 1) * A);
+      copy_async_wait_pending<1>();
+    } else {
+      copy_async_wait();
+    }
+    __syncwarp();
+    SweepLaneKept<T, K> kept;
+    T xf[3], xl[3];  // spikes of the lane's first and last unknowns
+    {
+      Row4<T> P, Q;
+      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
+      Row<T, 3> P3, Q3;
+      spike_rows(P, Q, lane == 0, lane == kWarpLanes - 1, P3, Q3);
+      warp_reduced_solve(P3, Q3, xf, xl);
+    }
+    Condensed<T>* buffer = coarse + parity * segments;
+    {
+      T f[3], l[3];
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        f[j] = shfl_from(xf[j], 0);
+        l[j] = shfl_from(xl[j], kWarpLanes - 1);
+      }
+      const Condensed<T> rows = spike_coarse_rows(f, l);
+      // Lane 4r + q writes piece q of the rows (a, b of F; c, d of F; of L) into block r.
+      const int rank = lane / 4, q = lane % 4;
+      if (rank < C) {
+        const bool first = q < 2, ab = (q & 1) == 0;
+        const T a = ab ? (first ? rows.F.a : rows.L.a) : (first ? rows.F.c : rows.L.c);
+        const T b = ab ? (first ? rows.F.b : rows.L.b) : (first ? rows.F.d[0] : rows.L.d[0]);
+        const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
+        store_async(cluster_address(local, rank), a, b, cluster_address(bar, rank));
+      }
+    }
+    mbarrier_wait(bar, uses & 1u);
+    T x_minus, x_plus;
+    {
+      // Lane j solves for segment j's first (cf) and last (cl) unknowns.
+      const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
+      T cf[1], cl[1];
+      warp_reduced_solve(seg.F, seg.L, cf, cl, width);
+      const T before = shfl_from(cl[0], g > 0 ? g - 1 : 0);
+      const T after = shfl_from(cf[0], g + 1 < segments ? g + 1 : 0);
+      x_minus = g > 0 ? before : T(0);
+      x_plus = g + 1 < segments ? after : T(0);
+    }
+    sweep_substitute(dx, kept, base, K, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
+                     xl[0] + xl[1] * x_minus + xl[2] * x_plus);
+    __syncwarp();
+    for (int r = lane; r < count; r += kWarpLanes)
+      x[xs.at(k, first + r)] = dx[sweep_slot(r, inv_k)];
+    __syncwarp();
+    shift = next_shift;
+  }
+  cluster.sync();  // no block leaves while another may still write its shared memory
+#else
+  __trap();  // launched only on compute capability 9.0 and later (launch_sweep_cluster)
+#endif
+}
+
+}  // namespace pscr::tridiag::cuda::detail
