@@ -600,6 +600,26 @@ PSCR_HD Condensed<T> spike_coarse_rows(const T (&f)[3], const T (&l)[3]) {
           {-q, T(1), -(l[2] - q * f[2]), {l[0] - q * f[0]}}};
 }
 
+/// A segment's spikes from its lanes' reduced rows P, Q (spike_rows, warp_reduced_solve with 3
+/// right-hand sides): every lane's first and last unknowns, x = y + v X− + w X+, in `xf`, `xl`,
+/// and on every lane the segment's first and last unknowns' (`f` from lane 0, `l` from lane 31),
+/// from which spike_coarse_rows forms its coarse rows.
+template <class T>
+__device__ void segment_spikes(const Row4<T>& P, const Row4<T>& Q, T (&xf)[3], T (&xl)[3],
+                               T (&f)[3], T (&l)[3]) {
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  {
+    Row<T, 3> P3, Q3;
+    spike_rows(P, Q, lane == 0, lane == kWarpLanes - 1, P3, Q3);
+    warp_reduced_solve(P3, Q3, xf, xl);
+  }
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    f[j] = shfl_from(xf[j], 0);
+    l[j] = shfl_from(xl[j], kWarpLanes - 1);
+  }
+}
+
 /// The block pass: one block of `segments` warps (2 ≤ segments ≤ kSegmentBlockMaxSegments) per
 /// system, warp w owning segment w of every system its block takes (so the shifted form's rows of
 /// A and M are loaded once per block). Per system:
@@ -668,23 +688,14 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     const auto rows = form.template rows<K>(lc, k, p, ds);
     const LaneVector<T> vec{v, p};
     T xf[3], xl[3];  // spikes of the lane's first and last unknowns
+    T f[3], l[3];    // the segment's first and last unknowns' spikes
     {
       Row4<T> P, Q;
       lane_reduce<K>(rows, vec, p, n, P, Q);
-      Row<T, 3> P3, Q3;
-      spike_rows(P, Q, lane == 0, lane == kWarpLanes - 1, P3, Q3);
-      warp_reduced_solve(P3, Q3, xf, xl);
+      segment_spikes(P, Q, xf, xl, f, l);
     }
     Condensed<T>* buffer = coarse + parity * segments;
-    {
-      T f[3], l[3];
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        f[j] = shfl_from(xf[j], 0);
-        l[j] = shfl_from(xl[j], kWarpLanes - 1);
-      }
-      if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
-    }
+    if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
     // The coarse system: lane j solves for segment j's first (cf) and last (cl) unknowns.
     auto solve_coarse = [&](T& cf, T& cl) {
       const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
