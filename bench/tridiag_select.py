@@ -52,10 +52,10 @@ def lane_rows(method, rows_per_thread, n):
 def sweep_rows(n, requested):
     """The sweep method's rows per lane (tridiag/cuda/sweep.cuh, sweep_rows): the smallest even
     K >= 4 with 32 K >= n, or the requested K (made even) if larger; beyond 2048 rows (real only:
-    the cluster kernel, tridiag/cuda/sweep_cluster.cuh) 8 where 1 to 8 is requested and n <= 8192,
-    else 16."""
+    the cluster kernel, tridiag/cuda/sweep_cluster.cuh) 8 or 16, which the kernel's own rule picks
+    from n and the request; 16 bounds both."""
     if n > 64 * WARP_LANES:
-        return 8 if 1 <= requested <= 8 and n <= 8192 else 16
+        return 16
     k = max(4, -(-n // WARP_LANES))
     k += k % 2
     return max(k, requested + requested % 2)

@@ -221,9 +221,21 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
 }
 
 /// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
-/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, else 16.
+/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, or where it leaves K open (0) and
+/// K = 8 pads fewer identity rows than 16; else 16. H100 (tridiag_bench, real, ms, K = 8 against
+/// 16): n = 2049 0.177 against 0.201 (2560 rows against 3072), 4097 0.196 against 0.177 (4608
+/// both), 8192 0.182 against 0.156.
 int sweep_cluster_rows(index_t n, int requested) {
-  return requested >= 1 && requested <= 8 && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
+  const bool eight_covers = n <= detail::sweep_cluster_max_rows(8);
+  if (requested >= 1 && requested <= 8) return eight_covers ? 8 : 16;
+  if (requested == 0 && eight_covers) {
+    const auto padded = [n](int K) {
+      return static_cast<index_t>(detail::sweep_cluster_shape(n, K).segments()) *
+             detail::kWarpLanes * K;
+    };
+    if (padded(8) < padded(16)) return 8;
+  }
+  return 16;
 }
 
 /// Shared memory of a block of the sweep method's cluster kernel for systems of n rows.

@@ -53,8 +53,8 @@
 ///              the launch, up to 16 warps per block as the shared memory holds. d read
 ///              once (coalesced asynchronous copies), x written once, no workspace. Real systems
 ///              of 2049 to 16384 rows: one cluster of blocks per system (tridiag/cuda/
-///              sweep_cluster.cuh), a warp per segment of 32·K rows (K = 16, or 8 where
-///              rows_per_thread is 1 to 8 and n ≤ 8192), each lane sweeping its K rows in shared
+///              sweep_cluster.cuh), a warp per segment of 32·K rows (K = 16, or 8: see
+///              Options::rows_per_thread), each lane sweeping its K rows in shared
 ///              memory, the segments' coarse rows exchanged through distributed shared memory; d
 ///              read once. The general form, interleaved layouts and other systems run the block
 ///              method (its K).
@@ -138,7 +138,8 @@ struct Options {
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
-  /// covers n (n > 2048: 8 where it is 1 to 8 and n ≤ 8192, else 16); tiled_pcr: its PCR steps k (1
+  /// covers n (n > 2048: 8 where it is 1 to 8 and n ≤ 8192, or 0 and 8 pads fewer rows than 16,
+  /// else 16); tiled_pcr: its PCR steps k (1
   /// to kTiledPcrMaxSteps: 2^k independent systems per system). Otherwise (and 0 for every method)
   /// = from the selection table where its entry for the shape is the same kind of method, else 8
   /// (complex: 4, since eliminating more rows per thread without pivoting loses accuracy on

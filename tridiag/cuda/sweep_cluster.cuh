@@ -36,11 +36,11 @@
 namespace pscr::tridiag::cuda::detail {
 
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
-/// 8 (resolve). Most warps per block, and the most each K takes (sweep_cluster_block_warps): K = 8
-/// 8 warps (blocks of 113 KB of shared memory, two per SM), K = 16 4 (107 KB, two per SM). H100
-/// (tridiag_bench, real, contiguous, ms): K = 16 in blocks of at most 4 / 8 warps 0.158 / 0.154 at
-/// 8192 × 2^11, 0.191 / 0.228 at 4097 × 2^12 (3 blocks of 3 warps against 2 of 5); K = 8 0.183,
-/// 0.199.
+/// 8 or 8 pads fewer rows (resolve). Most warps per block, and the most each K takes
+/// (sweep_cluster_block_warps): K = 8 8 warps (blocks of 113 KB of shared memory, two per SM), K =
+/// 16 4 (107 KB, two per SM). H100 (tridiag_bench, real, contiguous, ms): K = 16 in blocks of at
+/// most 4 / 8 warps 0.158 / 0.154 at 8192 × 2^11, 0.191 / 0.228 at 4097 × 2^12 (3 blocks of 3 warps
+/// against 2 of 5); K = 8 0.183, 0.199.
 constexpr int kSweepClusterMaxWarps = 8;
 PSCR_HD constexpr int sweep_cluster_block_warps(int K) {
   return K > 8 ? 4 : kSweepClusterMaxWarps;
@@ -162,13 +162,16 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   T* mo = ao + W * A;
   T* buffers = tables + kSweepTables * W * A + w * 2 * A;  // the warp's two buffers of d
 
-  const float inv_k = 1.0f / static_cast<float>(K);
   constexpr int kRows = kWarpLanes * K;
+  static_assert((K & (K - 1)) == 0, "slots by shift");
   const index_t first = static_cast<index_t>(g) * kRows;  // the segment's first row
   const int count = static_cast<int>(
       m.n > first ? (m.n - first < kRows ? m.n - first : index_t{kRows}) : index_t{0});
+  // Unrolled, so that the loads of several rows are in flight at once: the tables' load at the
+  // launch's start had 5% of the stall samples (Nsight Compute, 8192 × 2^11, H100).
+#pragma unroll 4
   for (int r = lane; r <= kRows; r += kWarpLanes) {
-    const int t = sweep_slot(r, inv_k);
+    const int t = r + r / K;  // sweep_slot (K a power of two)
     const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
     ad[t] = e.ad;
     md[t] = e.md;
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   }
   // Rows past n: d = 0 in both buffers (identity rows), and x = 0 there after every solve.
   for (int r = count + lane; r < kRows; r += kWarpLanes) {
-    const int t = sweep_slot(r, inv_k);
+    const int t = r + r / K;
     buffers[t] = T(0);
     buffers[A + t] = T(0);
   }
@@ -187,7 +190,6 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   // of two, so a shift), row r of the system `ds.row` scalars further each time. The float-based
   // sweep_slot and a 64-bit index product per row cost about ten instructions in the copy and
   // store loops (Nsight Compute, 8192 × 2^11, H100: 10–15% of the stall samples there).
-  static_assert((K & (K - 1)) == 0, "slots by shift");
   auto fetch = [&](index_t k, T* buffer) {
     const T* src = d + ds.at(k, first + lane);
     for (int r = lane; r < count; r += kWarpLanes, src += kWarpLanes * ds.row)
