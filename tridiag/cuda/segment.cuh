@@ -620,6 +620,31 @@ __device__ void segment_spikes(const Row4<T>& P, const Row4<T>& Q, T (&xf)[3], T
   }
 }
 
+/// The coarse system of `segments` segments (their coarse rows at `rows`) solved by the calling
+/// warp: lane j takes segment j's rows as its reduced rows P = F_j, Q = L_j (warp_reduced_solve
+/// over `width` lanes, the smallest power of two ≥ segments, identity rows past the last segment)
+/// and gets segment j's first (cf) and last (cl) unknowns.
+template <class T>
+__device__ void solve_coarse_rows(const Condensed<T>* rows, int segments, int width, T& cf, T& cl) {
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
+  const Condensed<T> seg = lane < segments ? rows[lane] : Condensed<T>{identity, identity};
+  T f[1], l[1];
+  warp_reduced_solve(seg.F, seg.L, f, l, width);
+  cf = f[0];
+  cl = l[0];
+}
+
+/// Segment g's outside unknowns from every lane's cf, cl of solve_coarse_rows: X−, the previous
+/// segment's last unknown, and X+, the next segment's first (zero at the system's ends).
+template <class T>
+__device__ void segment_outside_unknowns(T cf, T cl, int g, int segments, T& x_minus, T& x_plus) {
+  const T before = shfl_from(cl, g > 0 ? g - 1 : 0);
+  const T after = shfl_from(cf, g + 1 < segments ? g + 1 : 0);
+  x_minus = g > 0 ? before : T(0);
+  x_plus = g + 1 < segments ? after : T(0);
+}
+
 /// The block pass: one block of `segments` warps (2 ≤ segments ≤ kSegmentBlockMaxSegments) per
 /// system, warp w owning segment w of every system its block takes (so the shifted form's rows of
 /// A and M are loaded once per block). Per system:
@@ -671,7 +696,6 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
   }
   int width = 1;  // lanes of the coarse solve
   while (width < segments) width *= 2;
-  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
   int parity = 0;
   for (index_t k = blockIdx.x; k < batch; k += gridDim.x, parity ^= 1) {
     T v[K];
@@ -696,21 +720,13 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     }
     Condensed<T>* buffer = coarse + parity * segments;
     if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
-    // The coarse system: lane j solves for segment j's first (cf) and last (cl) unknowns.
-    auto solve_coarse = [&](T& cf, T& cl) {
-      const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
-      T f[1], l[1];
-      warp_reduced_solve(seg.F, seg.L, f, l, width);
-      cf = f[0];
-      cl = l[0];
-    };
     T x_minus, x_plus;
     if constexpr (kSolo) {
       T* known = unknowns + parity * 2 * segments;
       if (w == 0) {  // warp-uniform
         barrier_sync(kCoarseRowsBarrier, threads);
         T cf, cl;
-        solve_coarse(cf, cl);
+        solve_coarse_rows(buffer, segments, width, cf, cl);
         if (lane < segments) {
           known[2 * lane] = cf;
           known[2 * lane + 1] = cl;
@@ -727,11 +743,8 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     } else {
       __syncthreads();
       T cf, cl;
-      solve_coarse(cf, cl);
-      const T before = shfl_from(cl, w > 0 ? w - 1 : 0);
-      const T after = shfl_from(cf, w + 1 < segments ? w + 1 : 0);
-      x_minus = w > 0 ? before : T(0);
-      x_plus = w + 1 < segments ? after : T(0);
+      solve_coarse_rows(buffer, segments, width, cf, cl);
+      segment_outside_unknowns(cf, cl, w, segments, x_minus, x_plus);
     }
     lane_resolve<K>(rows, vec, p, n, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
                     xl[0] + xl[1] * x_minus + xl[2] * x_plus);

@@ -220,6 +220,12 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   return best;
 }
 
+/// Whether the sweep method takes systems of n rows with its cluster kernel (n > 2048: more than
+/// one warp's lanes of kSweepMaxLaneRows rows), else with one warp per system.
+bool sweep_uses_clusters(index_t n) {
+  return n > detail::kWarpLanes * kSweepMaxLaneRows;
+}
+
 /// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
 /// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, or where it leaves K open (0) and
 /// K = 8 pads fewer identity rows than 16; else 16. H100 (tridiag_bench, real, ms, K = 8 against
@@ -306,19 +312,14 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
-    if (n > detail::kWarpLanes * kSweepMaxLaneRows) {
-      const int K = sweep_cluster_rows(n, r);
-      if (general || interleaved || !sweep_cluster_applies(n, K, complex, budget))
-        opt.method = Method::block;
-      else
-        opt.rows_per_thread = K;
-    } else {
-      const int K = detail::sweep_rows(n, r);
-      if (general || interleaved || sweep_warps(K, complex ? 16 : 8, 0, budget) == 0)
-        opt.method = Method::block;
-      else
-        opt.rows_per_thread = K;
-    }
+    const bool clusters = sweep_uses_clusters(n);
+    const int K = clusters ? sweep_cluster_rows(n, r) : detail::sweep_rows(n, r);
+    const bool fits = clusters ? sweep_cluster_applies(n, K, complex, budget)
+                               : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
+    if (general || interleaved || !fits)
+      opt.method = Method::block;
+    else
+      opt.rows_per_thread = K;
   }
   if (opt.method == Method::block) {
     const index_t segments = detail::segment_count(n, lanes_k);
@@ -880,7 +881,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
       if constexpr (std::is_same_v<T, double>) {
-        if (n > detail::kWarpLanes * kSweepMaxLaneRows) {
+        if (sweep_uses_clusters(n)) {
           launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl);
           return;
         }

@@ -45,10 +45,12 @@ constexpr int kSweepClusterMaxWarps = 8;
 PSCR_HD constexpr int sweep_cluster_block_warps(int K) {
   return K > 8 ? 4 : kSweepClusterMaxWarps;
 }
-/// Most blocks per cluster (the portable cluster size) and most warps (segments) per cluster: the
-/// coarse system of 2 rows per segment is solved by one warp's lanes.
-constexpr int kSweepClusterMaxBlocks = 8;
+/// Most warps (segments) per cluster: the coarse system of 2 rows per segment is solved by one
+/// warp's lanes. Clusters of at most sweep_cluster_block_warps(16) warps per block then stay
+/// within the portable cluster size of 8 blocks.
 constexpr int kSweepClusterMaxSegments = kWarpLanes;
+static_assert(kSweepClusterMaxSegments / sweep_cluster_block_warps(16) <= 8,
+              "clusters of more than 8 blocks");
 
 /// c′ and v of a lane's interior rows in registers (K ≤ Rows): the cluster kernel's warps each
 /// hold one buffer of d per system in shared memory and nothing else per row.
@@ -207,7 +209,6 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
 
   int width = 1;  // lanes of the coarse solve
   while (width < segments) width *= 2;
-  const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
   const int base = lane * (K + 1);
   int parity = 0;
   unsigned uses = 0;  // of each buffer's mbarrier before this system: its phase parity
@@ -236,9 +237,9 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
       // Lane 4r + q writes piece q of the rows (a, b of F; c, d of F; of L) into block r.
       const int rank = lane / 4, q = lane % 4;
       if (rank < C) {
-        const bool first = q < 2, ab = (q & 1) == 0;
-        const T a = ab ? (first ? rows.F.a : rows.L.a) : (first ? rows.F.c : rows.L.c);
-        const T b = ab ? (first ? rows.F.b : rows.L.b) : (first ? rows.F.d[0] : rows.L.d[0]);
+        const bool of_f = q < 2, ab = (q & 1) == 0;
+        const T a = ab ? (of_f ? rows.F.a : rows.L.a) : (of_f ? rows.F.c : rows.L.c);
+        const T b = ab ? (of_f ? rows.F.b : rows.L.b) : (of_f ? rows.F.d[0] : rows.L.d[0]);
         const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
         store_async(cluster_address(local, rank), a, b, cluster_address(bar, rank));
       }
@@ -246,14 +247,9 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     mbarrier_wait(bar, uses & 1u);
     T x_minus, x_plus;
     {
-      // Lane j solves for segment j's first (cf) and last (cl) unknowns.
-      const Condensed<T> seg = lane < segments ? buffer[lane] : Condensed<T>{identity, identity};
-      T cf[1], cl[1];
-      warp_reduced_solve(seg.F, seg.L, cf, cl, width);
-      const T before = shfl_from(cl[0], g > 0 ? g - 1 : 0);
-      const T after = shfl_from(cf[0], g + 1 < segments ? g + 1 : 0);
-      x_minus = g > 0 ? before : T(0);
-      x_plus = g + 1 < segments ? after : T(0);
+      T cf, cl;
+      solve_coarse_rows(buffer, segments, width, cf, cl);
+      segment_outside_unknowns(cf, cl, g, segments, x_minus, x_plus);
     }
     sweep_substitute(dx, kept, base, K, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
                      xl[0] + xl[1] * x_minus + xl[2] * x_plus);
