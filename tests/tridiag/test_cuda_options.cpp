@@ -108,6 +108,22 @@ TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
   expect(cuda::entry_options(thomas, 4000), Method::thomas, 0);
 }
 
+// PSCR's 2D systems (batch ≈ n, far in batch from every entry of 2^24 rows) take the entry of
+// their own n, not a neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep
+// method would run one warp of K = 64 per system (selection.cpp, kNWeight).
+TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
+  for (bool complex : {false, true})
+    for (bool general : {false, true})
+      for (index_t n : {512, 1024, 2048, 8192})
+        for (index_t batch : {3 * n / 4, n}) {
+          const cuda::Options own =
+              cuda::select_method(n, (index_t{1} << 24) / n, false, complex, general, false);
+          const cuda::Options pscr = cuda::select_method(n, batch, false, complex, general, false);
+          EXPECT_EQ(pscr.method, own.method) << "n " << n << ", batch " << batch;
+          EXPECT_EQ(pscr.rows_per_thread, own.rows_per_thread) << "n " << n << ", batch " << batch;
+        }
+}
+
 // The table (tridiag/cuda/selection_table.inc) as select_method reads it: complex systems that
 // are not declared dominant never get more than kMaxComplexLaneRows rows per lane or partition,
 // whatever the shape; declared dominant they take the dominant entries, and the choice says so.

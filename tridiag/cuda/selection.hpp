@@ -3,7 +3,8 @@
 /// for a problem shape (n, batch, layout, scalar type, form). Each entry records the fastest
 /// configuration measured at one benchmark shape; a problem takes the entry of the same layout,
 /// scalar type, form and kind of complex systems (any, or diagonally dominant: Options::dominant)
-/// nearest to it in (log n, log batch). The entries live in
+/// nearest to it in (log n, log batch), an octave of n counting for three of batch
+/// (selection.cpp, kNWeight). The entries live in
 /// tridiag/cuda/selection_table.inc, written by bench/tridiag_select.py from the benchmark's
 /// CSV. Host C++.
 
@@ -47,9 +48,9 @@ inline constexpr int kMaxComplexLaneRows = 4;
 Options entry_options(const SelectionEntry& e, index_t n);
 
 /// @brief The configuration for this shape: entry_options of the nearest entry of the same
-/// layout, scalar type and form in (log n, log batch), among the complex entries the `dominant`
-/// ones where `dominant` (Options::dominant); method, rows_per_thread and staging all set (never
-/// automatic), and `dominant` as given.
+/// layout, scalar type and form in (log n, log batch), n weighted, among the complex entries the
+/// `dominant` ones where `dominant` (Options::dominant); method, rows_per_thread and staging all
+/// set (never automatic), and `dominant` as given.
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
                       bool dominant);
 
