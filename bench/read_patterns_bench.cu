@@ -97,21 +97,17 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 template <class Launch>
 double median_ms(int reps, Launch launch) {
-  cudaEvent_t start, stop;
-  PSCR_CUDA_CHECK(cudaEventCreate(&start));
-  PSCR_CUDA_CHECK(cudaEventCreate(&stop));
+  pscr::cuda::Event start, stop;
   launch();  // warm-up (and the module's load)
   PSCR_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> ms(reps);
   for (float& t : ms) {
-    PSCR_CUDA_CHECK(cudaEventRecord(start));
+    start.record(nullptr);
     launch();
-    PSCR_CUDA_CHECK(cudaEventRecord(stop));
-    PSCR_CUDA_CHECK(cudaEventSynchronize(stop));
-    PSCR_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    stop.record(nullptr);
+    stop.synchronize();
+    t = stop.elapsed_ms_since(start);
   }
-  PSCR_CUDA_CHECK(cudaEventDestroy(start));
-  PSCR_CUDA_CHECK(cudaEventDestroy(stop));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }

@@ -765,7 +765,7 @@ struct SweepClusterLanes {
   }
 };
 
-/// The sweep method's cluster kernel (n = 2049 to 8192) on sizes around its segments and blocks:
+/// The sweep method's cluster kernel (n = 2049 to 16384) on sizes around its segments and blocks:
 /// the block method's spikes and coarse solve (emulate_block) over the cluster's sweep lanes.
 /// The emulated segments are those that cover n; the kernel's cluster may add identity segments
 /// past them (4097: 18 for 17), which leave the coarse unknowns as they are.
