@@ -359,10 +359,11 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
 // registers, the lane loops stopping short of their bound of 32), 1000 (K = 32, the last lane
 // partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
 // tables of 2048 rows do not fit next to one warp and run the block method), padded strides. Real
-// 4097 and 8192 take the cluster kernel with K = 16 (clusters of 3 blocks of 3 warps, the last
-// warp's segment one row, and of 4 blocks of 4) and, asked for K = 8, of 3 blocks of 6 warps (the
-// last segment identity rows) and 4 blocks of 8, each cluster solving several systems with the
-// next one's d copied in under the current one.
+// 4097 and 8192 take the cluster kernel with K = 16 (clusters of 3 blocks of 3 segment warps, the
+// last warp's segment one row, and of 8 blocks of 2, each block running its segments for several
+// systems at once: slots, one kernel instance) and, asked for K = 8, of 3 blocks of 6 warps (the
+// last segment identity rows) and 4 blocks of 8 (one slot, the other instance), each cluster
+// solving several systems with the next one's d copied in under the current one.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}},
                                        {"sweep K=8", false, {cuda::Method::sweep, 8}}};

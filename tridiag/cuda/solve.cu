@@ -6,7 +6,10 @@
 // sweep.cuh, tiled_pcr.cuh.
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "common/cuda/check.hpp"
@@ -244,24 +247,93 @@ int sweep_cluster_rows(index_t n, int requested) {
   return 16;
 }
 
-/// Shared memory of a block of the sweep method's cluster kernel for systems of n rows.
-std::size_t sweep_cluster_smem(index_t n, int K) {
-  const detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
-  return sizeof(double) *
-         static_cast<std::size_t>(detail::sweep_cluster_elements(K, shape.warps, shape.segments()));
+/// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (K = 8: one, its blocks
+/// of more than 4 segment warps leave no room for two).
+auto* sweep_cluster_kernel(int K, int slots) {
+  if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false>;
+  return slots > 1 ? detail::sweep_cluster_kernel<double, 16, true>
+                   : detail::sweep_cluster_kernel<double, 16, false>;
+}
+
+/// The cluster kernel's launch configuration for K rows per lane with `shape` and `smem` bytes per
+/// block, `clusters` clusters (`attribute` holds the cluster's size; the configuration points at
+/// it).
+cudaLaunchConfig_t sweep_cluster_config(const detail::SweepClusterShape& shape, std::size_t smem,
+                                        index_t clusters, cudaStream_t stream,
+                                        cudaLaunchAttribute& attribute) {
+  attribute = cudaLaunchAttribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(shape.blocks);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(clusters * shape.blocks));
+  config.blockDim = dim3(static_cast<unsigned>(shape.block_warps() * detail::kWarpLanes));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+/// Launch plan of the sweep method's cluster kernel for systems of n rows: its shape
+/// (detail::sweep_cluster_shape) with the slots that keep the most warps of the device resident
+/// (the fewest slots of equals) within `budget` bytes of shared memory per block, those bytes (0:
+/// no slot fits) and the clusters resident at once. H200 A/B (tridiag_bench, real, contiguous, K
+/// = 16, against one slot in blocks of up to 4 segment warps): 8192 × 2^11 0.148 → 0.133 ms, 4097
+/// × 2^12 0.175 → 0.147, 6500 × 2600 0.195 → 0.151, 16384 × 2^10 (one slot either way) 0.163.
+struct SweepClusterPlan {
+  detail::SweepClusterShape shape;
+  std::size_t smem = 0;
+  index_t resident = 0;
+};
+SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget) {
+  SweepClusterPlan best;
+  detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
+  for (shape.slots = 1; shape.block_warps() <= detail::kSweepClusterMaxWarps; ++shape.slots) {
+    const std::size_t smem =
+        sizeof(double) * static_cast<std::size_t>(detail::sweep_cluster_elements(K, shape));
+    if (smem > budget) break;
+    auto* kernel = sweep_cluster_kernel(K, shape.slots);
+    allow_shared(kernel, smem);
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = sweep_cluster_config(shape, smem, 1, nullptr, attribute);
+    int resident = 0;
+    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
+    if (resident * shape.block_warps() > best.resident * best.shape.block_warps())
+      best = {shape, smem, resident};
+  }
+  return best;
+}
+
+/// compute_sweep_cluster_plan, once per device, n, K and budget: its occupancy queries took about
+/// 5 µs each, several per solve, on the host before the kernel starts (H200, tridiag_bench).
+SweepClusterPlan sweep_cluster_plan(index_t n, int K, std::size_t budget) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, index_t, int, std::size_t>, SweepClusterPlan> plans;
+  int device = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, n, K, budget);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = plans.find(key);
+    if (it != plans.end()) return it->second;
+  }
+  const SweepClusterPlan plan = compute_sweep_cluster_plan(n, K, budget);
+  const std::lock_guard<std::mutex> lock(mutex);
+  return plans.emplace(key, plan).first->second;
 }
 
 /// Whether the sweep method's cluster kernel takes real systems of n > 2048 rows with K rows per
 /// lane: up to detail::sweep_cluster_max_rows(K), where its blocks' shared memory fits `budget`
 /// and the device launches clusters (compute capability 9.0 on).
 bool sweep_cluster_applies(index_t n, int K, bool complex, std::size_t budget) {
-  if (complex || n > detail::sweep_cluster_max_rows(K) || sweep_cluster_smem(n, K) > budget)
-    return false;
+  if (complex || n > detail::sweep_cluster_max_rows(K)) return false;
   int device = 0;
   PSCR_CUDA_CHECK(cudaGetDevice(&device));
   int clusters = 0;
   PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0;
+  return clusters != 0 && sweep_cluster_plan(n, K, budget).smem != 0;
 }
 
 /// PCR steps of the tiled PCR method where the call and the table leave them open. Four steps
@@ -804,37 +876,24 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
 }
 
 /// The sweep method on real systems of more than 2048 rows with K rows per lane (resolve checked
-/// that the cluster kernel applies): one cluster per system, as many clusters as are resident (or
-/// systems need).
+/// that the cluster kernel applies, within `budget`): clusters of sweep_cluster_plan's shape, each
+/// solving `slots` systems at once, as many clusters as are resident (or systems need).
 void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>& form, int K,
                           index_t batch, const double* d, const BatchLayout& dl, double* x,
-                          const BatchLayout& xl) {
-  const detail::SweepClusterShape shape = detail::sweep_cluster_shape(form.m.n, K);
-  const std::size_t smem = sweep_cluster_smem(form.m.n, K);
-  auto* kernel =
-      K > 8 ? detail::sweep_cluster_kernel<double, 16> : detail::sweep_cluster_kernel<double, 8>;
-  allow_shared(kernel, smem);
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = static_cast<unsigned>(shape.blocks);
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
-  config.blockDim = dim3(static_cast<unsigned>(shape.warps * detail::kWarpLanes));
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  int resident = 0;
-  PSCR_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-  if (resident == 0)
-    throw LibraryError("tridiag::cuda: no cluster of " + std::to_string(shape.blocks) +
-                       " blocks of " + std::to_string(smem) +
-                       " bytes of shared memory fits the device (sweep method)");
-  config.gridDim = dim3(static_cast<unsigned>(std::min<index_t>(batch, resident) * shape.blocks));
-  PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, form.m, form.shifts, batch, d, strides(dl), x,
-                                     strides(xl)));
+                          const BatchLayout& xl, std::size_t budget) {
+  const SweepClusterPlan plan = sweep_cluster_plan(form.m.n, K, budget);
+  if (plan.smem == 0)
+    throw LibraryError("tridiag::cuda: no cluster of the sweep method for systems of " +
+                       std::to_string(form.m.n) + " rows fits the device");
+  const detail::SweepClusterShape& shape = plan.shape;
+  auto* kernel = sweep_cluster_kernel(K, shape.slots);
+  allow_shared(kernel, plan.smem);
+  const index_t clusters = std::min((batch + shape.slots - 1) / shape.slots, plan.resident);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config =
+      sweep_cluster_config(shape, plan.smem, clusters, stream, attribute);
+  PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, form.m, form.shifts, batch, shape.slots, d,
+                                     strides(dl), x, strides(xl)));
 }
 
 /// The sweep method: real K ≤ kSweepRegisterRows keeps c′ in registers where that keeps more
@@ -882,7 +941,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     if (opt.method == Method::sweep) {
       if constexpr (std::is_same_v<T, double>) {
         if (sweep_uses_clusters(n)) {
-          launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl);
+          launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
           return;
         }
       }

@@ -6,10 +6,12 @@
 /// floor's 16), and one SM's shared memory holds neither a whole system's tables (32 bytes per
 /// row, 256 KB at 8192 rows) nor its rows twice over (docs/tridiag-performance.md).
 ///
-/// The cluster's W·C warps (C blocks of W warps, W·C ≤ 32) own one segment of 32·K rows each (K =
-/// 8 or 16), warp g of the cluster rows [32·K·g, 32·K·(g + 1)) of every system it takes, with that
-/// segment's rows of A and M in its shared memory for the whole launch (the sweep kernel's tables,
-/// one per warp). Per system:
+/// A cluster of C blocks solves S systems at once (S slots, SweepClusterShape): each slot has W·C
+/// warps (W per block, W·C ≤ 32) owning one segment of 32·K rows each (K = 8 or 16), warp g of the
+/// slot rows [32·K·g, 32·K·(g + 1)) of every system it takes. A segment's rows of A and M stay in
+/// its block's shared memory for the whole launch (the sweep kernel's tables), shared by its S
+/// warps: the tables, not the rows of d, fill the shared memory, so slots raise the warps an SM
+/// holds. Per system, in each slot:
 ///  1. each warp has its segment's d in shared memory, copied there (cp.async) while it solved the
 ///     system before; it starts the copy of its next system's rows into its other buffer;
 ///  2. each lane sweeps its K rows (sweep_reduce: d′ over d, c′ and v in registers), and the warp
@@ -23,8 +25,8 @@
 ///     block method), takes its segment's outside unknowns X−, X+, and each lane's interface
 ///     unknowns follow from its spikes;
 ///  5. each lane substitutes (sweep_substitute), and the warp stores x from its buffer.
-/// The coarse rows are double-buffered by system parity, with one mbarrier per buffer: a warp
-/// writes a buffer again two systems later, once it has every segment's rows of the system in
+/// The coarse rows are double-buffered by system parity, with one mbarrier per buffer and slot: a
+/// warp writes a buffer again two systems later, once it has every segment's rows of the system in
 /// between, which each warp writes only after it has read the buffer. Clusters need compute
 /// capability 9.0. Include only from .cu files.
 
@@ -36,21 +38,12 @@
 namespace pscr::tridiag::cuda::detail {
 
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
-/// 8 or 8 pads fewer rows (resolve). Most warps per block, and the most each K takes
-/// (sweep_cluster_block_warps): K = 8 8 warps (blocks of 113 KB of shared memory, two per SM), K =
-/// 16 4 (107 KB, two per SM). H100 (tridiag_bench, real, contiguous, ms): K = 16 in blocks of at
-/// most 4 / 8 warps 0.158 / 0.154 at 8192 × 2^11, 0.191 / 0.228 at 4097 × 2^12 (3 blocks of 3 warps
-/// against 2 of 5); K = 8 0.183, 0.199.
+/// 8 or 8 pads fewer rows (resolve). Most warps per block.
 constexpr int kSweepClusterMaxWarps = 8;
-PSCR_HD constexpr int sweep_cluster_block_warps(int K) {
-  return K > 8 ? 4 : kSweepClusterMaxWarps;
-}
 /// Most warps (segments) per cluster: the coarse system of 2 rows per segment is solved by one
-/// warp's lanes. Clusters of at most sweep_cluster_block_warps(16) warps per block then stay
-/// within the portable cluster size of 8 blocks.
+/// warp's lanes. Clusters stay within the portable cluster size of 8 blocks.
 constexpr int kSweepClusterMaxSegments = kWarpLanes;
-static_assert(kSweepClusterMaxSegments / sweep_cluster_block_warps(16) <= 8,
-              "clusters of more than 8 blocks");
+constexpr int kSweepClusterMaxBlocks = 8;
 
 /// c′ and v of a lane's interior rows in registers (K ≤ Rows): the cluster kernel's warps each
 /// hold one buffer of d per system in shared memory and nothing else per row.
@@ -63,32 +56,53 @@ struct SweepLaneKept {
   PSCR_HD T& v(int i) { return vs[i]; }
 };
 
-/// Shape of a cluster launch for systems of n rows and K rows per lane: C blocks of W warps, W·C
-/// segments of 32·K rows covering n (the fewest blocks of at most sweep_cluster_block_warps(K)
-/// warps, then the fewest warps).
+/// Shape of a cluster launch for systems of n rows and K rows per lane: C blocks of W segment
+/// warps, W·C segments of 32·K rows covering n, and S slots: each block runs W·S warps, the S
+/// warps of a segment solving S systems at once with the segment's tables shared (the launch
+/// picks S: sweep_cluster_plan, solve.cu).
+///  - K = 8: the fewest blocks of at most 8 warps, then the fewest warps (a segment's tables and
+///    two buffers of d take 14 KB: 8 warps, 113 KB per block, two blocks per SM);
+///  - K = 16: W = 2, 3 or 4 with at most 8 blocks, the fewest identity segments, then the smallest
+///    W. A segment's tables take 17 KB and a warp's two buffers of d 9 KB, so blocks of one system
+///    (S = 1) hold at most 8 warps per SM; with W = 2 and S = 3 (8192 rows: 8 blocks of 6 warps,
+///    93 KB) the registers (163 per thread) allow 12.
 struct SweepClusterShape {
   int blocks = 0;  ///< C
   int warps = 0;   ///< W
+  int slots = 1;   ///< S
   PSCR_HD int segments() const { return blocks * warps; }
+  PSCR_HD int block_warps() const { return warps * slots; }
 };
 PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K) {
   const index_t rows = static_cast<index_t>(kWarpLanes) * K;
   const int segments = static_cast<int>((n + rows - 1) / rows);
-  const int max_warps = sweep_cluster_block_warps(K);
-  const int blocks = (segments + max_warps - 1) / max_warps;
-  return {blocks, (segments + blocks - 1) / blocks};
+  if (K <= 8) {
+    const int blocks = (segments + kSweepClusterMaxWarps - 1) / kSweepClusterMaxWarps;
+    return {blocks, (segments + blocks - 1) / blocks};
+  }
+  SweepClusterShape best;
+  for (int w = 2; w <= 4; ++w) {
+    const int blocks = (segments + w - 1) / w;
+    if (blocks > kSweepClusterMaxBlocks) continue;
+    const SweepClusterShape s{blocks, w};
+    if (best.blocks == 0 || s.segments() < best.segments()) best = s;
+  }
+  return best;
 }
+static_assert(kSweepClusterMaxSegments / 4 <= kSweepClusterMaxBlocks,
+              "clusters of more than 8 blocks");
 
 /// Largest n of the cluster kernel with K rows per lane.
 PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
   return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
 }
 
-/// Scalars of shared memory of one block of W warps in a cluster of `segments` warps: the two
-/// mbarriers (16 bytes), the coarse rows (Condensed, 8 scalars per segment) in two buffers, then
-/// per warp its four tables and its two buffers of d (sweep_array(K) scalars each).
-PSCR_HD int sweep_cluster_elements(int K, int warps, int segments) {
-  return 2 + 2 * 8 * segments + (kSweepTables + 2) * warps * sweep_array(K);
+/// Scalars of shared memory of one block of `shape`: one mbarrier per buffer and slot (8 bytes
+/// each), the coarse rows (Condensed, 8 scalars per segment) in two buffers per slot, then per
+/// segment warp its four tables, then per warp its two buffers of d (sweep_array(K) scalars each).
+PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape) {
+  return 2 * shape.slots + 2 * 8 * shape.slots * shape.segments() +
+         (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
 /// The cluster's exchange of coarse rows (sm_90 PTX): each block's mbarrier per buffer counts the
@@ -137,28 +151,35 @@ __device__ __forceinline__ void store_async(unsigned remote, double a, double b,
       : "memory");
 }
 
-/// See the file comment. Clusters take systems c, c + clusters, ...; blocks of W = blockDim.x / 32
-/// warps, C = the cluster's blocks.
-template <class T, int K>
+/// See the file comment. Blocks of W·S warps (S = `slots`, W = blockDim.x / 32 / S segment warps),
+/// C = the cluster's blocks; warp q·W + i of block b owns segment b·W + i in slot q. Cluster c's
+/// slot q takes systems c·S + q, + clusters·S, ... `Slotted` false: S = 1 at compile time (the
+/// code of one slot is then that of the kernel before slots; compiled for any S, ptxas gave it 163
+/// registers instead of 150 at K = 16, and one slot ran 4–8% slower: H200, tridiag_bench).
+template <class T, int K, bool Slotted>
 __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
-    sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, const T* d, Strides ds,
-                         T* x, Strides xs) {
+    sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
+                         const T* d, Strides ds, T* x, Strides xs) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int slots = Slotted ? slot_count : 1;
   const int C = static_cast<int>(cluster.num_blocks());
-  const int W = static_cast<int>(blockDim.x) / kWarpLanes;
+  const int W = static_cast<int>(blockDim.x) / kWarpLanes / slots;
   const int segments = W * C;
   const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int slot = Slotted ? w / W : 0;
+  const int own = w - slot * W;  // the warp's segment in the block
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
-  const int g = static_cast<int>(cluster.block_rank()) * W + w;  // the warp's segment
+  const int g = static_cast<int>(cluster.block_rank()) * W + own;  // the warp's segment
   const int A = sweep_array(K);
   static_assert(std::is_same_v<T, double>, "the coarse rows are exchanged as 8-byte reals");
-  auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);   // one mbarrier per buffer
-  auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16);  // [2][segments]
-  T* tables = reinterpret_cast<T*>(coarse + 2 * segments);
-  T* ad = tables + w * A;
+  // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments].
+  auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);
+  auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16 * slots);
+  T* tables = reinterpret_cast<T*>(coarse + 2 * slots * segments);
+  T* ad = tables + own * A;
   T* md = ad + W * A;
   T* ao = md + W * A;
   T* mo = ao + W * A;
@@ -169,16 +190,20 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   const index_t first = static_cast<index_t>(g) * kRows;  // the segment's first row
   const int count = static_cast<int>(
       m.n > first ? (m.n - first < kRows ? m.n - first : index_t{kRows}) : index_t{0});
-  // Unrolled, so that the loads of several rows are in flight at once: the tables' load at the
-  // launch's start had 5% of the stall samples (Nsight Compute, 8192 × 2^11, H100).
+  // The segment's tables, loaded by its warp of slot 0 (the cluster barrier below orders them
+  // before any use). Unrolled, so that the loads of several rows are in flight at once: the
+  // tables' load at the launch's start had 5% of the stall samples (Nsight Compute, 8192 × 2^11,
+  // H100).
+  if (slot == 0) {
 #pragma unroll 4
-  for (int r = lane; r <= kRows; r += kWarpLanes) {
-    const int t = r + r / K;  // sweep_slot (K a power of two)
-    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
-    ad[t] = e.ad;
-    md[t] = e.md;
-    ao[t] = e.ao;
-    mo[t] = e.mo;
+    for (int r = lane; r <= kRows; r += kWarpLanes) {
+      const int t = r + r / K;  // sweep_slot (K a power of two)
+      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
+      ad[t] = e.ad;
+      md[t] = e.md;
+      ao[t] = e.ao;
+      mo[t] = e.mo;
+    }
   }
   // Rows past n: d = 0 in both buffers (identity rows), and x = 0 there after every solve.
   for (int r = count + lane; r < kRows; r += kWarpLanes) {
@@ -186,8 +211,8 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     buffers[t] = T(0);
     buffers[A + t] = T(0);
   }
-  const index_t clusters = gridDim.x / C;
-  const index_t c0 = blockIdx.x / C;
+  const index_t step = gridDim.x / C * slots;  // systems the clusters take at once
+  const index_t k0 = blockIdx.x / C * slots + slot;
   // The lane's rows r = lane + 32i of its warp's segment: slot r + r / K (sweep_slot; K a power
   // of two, so a shift), row r of the system `ds.row` scalars further each time. The float-based
   // sweep_slot and a 64-bit index product per row cost about ten instructions in the copy and
@@ -198,10 +223,9 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
       copy_async(buffer + r + r / K, src);
     copy_async_commit();
   };
-  if (c0 < batch) fetch(c0, buffers);
-  if (threadIdx.x == 0) {
-    mbarrier_init(shared_address(bars), 1);
-    mbarrier_init(shared_address(bars + 1), 1);
+  if (k0 < batch) fetch(k0, buffers);
+  if (threadIdx.x < 2 * slots) {
+    mbarrier_init(shared_address(bars + threadIdx.x), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   cluster.sync();  // every block runs, its mbarriers set, before any writes another's memory
@@ -212,14 +236,15 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   const int base = lane * (K + 1);
   int parity = 0;
   unsigned uses = 0;  // of each buffer's mbarrier before this system: its phase parity
-  T shift = c0 < batch ? shifts[c0] : T(0);
-  for (index_t k = c0; k < batch; k += clusters, parity ^= 1, uses += parity == 0) {
+  T shift = k0 < batch ? shifts[k0] : T(0);
+  for (index_t k = k0; k < batch; k += step, parity ^= 1, uses += parity == 0) {
     T* dx = buffers + parity * A;
-    const unsigned bar = shared_address(bars + parity);
-    if (threadIdx.x == 0) mbarrier_expect(bar, coarse_bytes);
-    const T next_shift = k + clusters < batch ? shifts[k + clusters] : T(0);
-    if (k + clusters < batch) {
-      fetch(k + clusters, buffers + (parity ^ 1) * A);
+    const int b = parity * slots + slot;  // the slot's buffer of coarse rows, and its mbarrier
+    const unsigned bar = shared_address(bars + b);
+    if (own == 0 && lane == 0) mbarrier_expect(bar, coarse_bytes);
+    const T next_shift = k + step < batch ? shifts[k + step] : T(0);
+    if (k + step < batch) {
+      fetch(k + step, buffers + (parity ^ 1) * A);
       copy_async_wait_pending<1>();
     } else {
       copy_async_wait();
@@ -227,7 +252,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     __syncwarp();
     SweepLaneKept<T, K> kept;
     T xf[3], xl[3];  // spikes of the lane's first and last unknowns
-    Condensed<T>* buffer = coarse + parity * segments;
+    Condensed<T>* buffer = coarse + b * segments;
     {
       Row4<T> P, Q;
       sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
