@@ -277,11 +277,14 @@ cudaLaunchConfig_t sweep_cluster_config(const detail::SweepClusterShape& shape, 
 }
 
 /// Launch plan of the sweep method's cluster kernel for systems of n rows: its shape
-/// (detail::sweep_cluster_shape) with the slots that keep the most warps of the device resident
-/// (the fewest slots of equals) within `budget` bytes of shared memory per block, those bytes (0:
-/// no slot fits) and the clusters resident at once. H200 A/B (tridiag_bench, real, contiguous, K
-/// = 16, against one slot in blocks of up to 4 segment warps): 8192 × 2^11 0.148 → 0.133 ms, 4097
-/// × 2^12 0.175 → 0.147, 6500 × 2600 0.195 → 0.151, 16384 × 2^10 (one slot either way) 0.163.
+/// (detail::sweep_cluster_shape) with the slots that keep the most warps resident per SM within
+/// `budget` bytes of shared memory per block, those bytes (0: no slot fits) and the clusters
+/// resident at once. Of equals, the most slots that still leave two blocks per SM: H100
+/// A/B (tridiag_bench, real, contiguous, K = 16, 2 segment warps per block, 12 warps per SM either
+/// way), 2 slots in 3 blocks per SM against 3 in 2: 8192 × 2^11 0.146 / 0.131 ms, 4096 × 2^12
+/// 0.135 / 0.121, 6500 × 2600 0.161 / 0.153. A block alone on its SM (16384 rows: 4 segment warps,
+/// 2 slots) is not measured. Against one slot in blocks of up to 4 segment warps (H200):
+/// 8192 × 2^11 0.148 → 0.133 ms, 4097 × 2^12 0.175 → 0.147, 6500 × 2600 0.195 → 0.151.
 struct SweepClusterPlan {
   detail::SweepClusterShape shape;
   std::size_t smem = 0;
@@ -289,6 +292,7 @@ struct SweepClusterPlan {
 };
 SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget) {
   SweepClusterPlan best;
+  int best_warps = 0;
   detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
   for (shape.slots = 1; shape.block_warps() <= detail::kSweepClusterMaxWarps; ++shape.slots) {
     const std::size_t smem =
@@ -298,10 +302,15 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget
     allow_shared(kernel, smem);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config = sweep_cluster_config(shape, smem, 1, nullptr, attribute);
-    int resident = 0;
+    int resident = 0, per_sm = 0;
     PSCR_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-    if (resident * shape.block_warps() > best.resident * best.shape.block_warps())
+    PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernel, shape.block_warps() * detail::kWarpLanes, smem));
+    const int warps = resident > 0 ? per_sm * shape.block_warps() : 0;  // per SM
+    if (warps > best_warps || (warps == best_warps && warps > 0 && per_sm >= 2)) {
       best = {shape, smem, resident};
+      best_warps = warps;
+    }
   }
   return best;
 }
