@@ -976,6 +976,46 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
   }
 }
 
+// The cluster kernel's shapes for every n it takes (2049 to its largest, K = 8 and 16): its
+// segments cover n with fewer identity segments than blocks, clusters stay within the portable 8
+// blocks and blocks within kSweepClusterMaxWarps warps at one slot, K = 16 takes 2 to 4 segment
+// warps per block (so slots fit: at most 4 of 2), and the shared-memory layout of every slot count
+// keeps the coarse rows, tables and buffers 16-byte aligned inside sweep_cluster_elements.
+TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
+  namespace dt = cuda::detail;
+  for (int K : {8, 16}) {
+    const index_t rows = static_cast<index_t>(dt::kWarpLanes) * K;
+    for (index_t n = 2049; n <= dt::sweep_cluster_max_rows(K); ++n) {
+      const dt::SweepClusterShape shape = dt::sweep_cluster_shape(n, K);
+      const int needed = static_cast<int>((n + rows - 1) / rows);
+      ASSERT_GE(shape.segments(), needed) << "K " << K << ", n " << n;
+      ASSERT_LT(shape.segments() - needed, shape.blocks) << "K " << K << ", n " << n;
+      ASSERT_LE(shape.blocks, dt::kSweepClusterMaxBlocks) << "K " << K << ", n " << n;
+      ASSERT_LE(shape.segments(), dt::kSweepClusterMaxSegments) << "K " << K << ", n " << n;
+      ASSERT_EQ(shape.slots, 1);
+      ASSERT_LE(shape.block_warps(), dt::kSweepClusterMaxWarps) << "K " << K << ", n " << n;
+      if (K == 16) {
+        ASSERT_GE(shape.warps, 2) << "n " << n;
+        ASSERT_LE(shape.warps, 4) << "n " << n;
+      }
+    }
+  }
+  // The kernel's layout: 2S mbarriers (one scalar each), 2S·segments coarse rows of 8 scalars,
+  // 4W tables and 2WS buffers of sweep_array(K) scalars.
+  for (int K : {8, 16})
+    for (int W = 1; W <= dt::kSweepClusterMaxWarps; ++W)
+      for (int S = 1; W * S <= dt::kSweepClusterMaxWarps; ++S) {
+        const dt::SweepClusterShape shape{3, W, S};
+        const int coarse = 2 * S, tables = coarse + 2 * S * shape.segments() * 8;
+        const int buffers = tables + dt::kSweepTables * W * dt::sweep_array(K);
+        EXPECT_EQ(coarse % 2, 0);
+        EXPECT_EQ(tables % 2, 0);
+        EXPECT_EQ(buffers % 2, 0);
+        EXPECT_EQ(dt::sweep_array(K) % 2, 0);
+        EXPECT_EQ(buffers + 2 * W * S * dt::sweep_array(K), dt::sweep_cluster_elements(K, shape));
+      }
+}
+
 // The walk of the segment kernels (tridiag's and pscr's segment stage) over the (system, segment)
 // units: never more warps than resident, every unit taken by exactly one group, and a warp
 // changing segment as rarely as the walk allows: never in the cyclic order where the warps' groups
