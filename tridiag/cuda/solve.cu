@@ -255,9 +255,8 @@ auto* sweep_cluster_kernel(int K, int slots) {
                    : detail::sweep_cluster_kernel<double, 16, false>;
 }
 
-/// The cluster kernel's launch configuration for K rows per lane with `shape` and `smem` bytes per
-/// block, `clusters` clusters (`attribute` holds the cluster's size; the configuration points at
-/// it).
+/// The cluster kernel's launch configuration for `shape`, `smem` bytes per block and `clusters`
+/// clusters (`attribute` holds the cluster's size; the configuration points at it).
 cudaLaunchConfig_t sweep_cluster_config(const detail::SweepClusterShape& shape, std::size_t smem,
                                         index_t clusters, cudaStream_t stream,
                                         cudaLaunchAttribute& attribute) {

@@ -52,12 +52,13 @@
 ///              instead, for more warps per SM); the shifted form's A, M stay in shared memory for
 ///              the launch, up to 16 warps per block as the shared memory holds. d read
 ///              once (coalesced asynchronous copies), x written once, no workspace. Real systems
-///              of 2049 to 16384 rows: one cluster of blocks per system (tridiag/cuda/
-///              sweep_cluster.cuh), a warp per segment of 32·K rows (K = 16, or 8: see
-///              Options::rows_per_thread), each lane sweeping its K rows in shared
-///              memory, the segments' coarse rows exchanged through distributed shared memory; d
-///              read once. The general form, interleaved layouts and other systems run the block
-///              method (its K).
+///              of 2049 to 16384 rows: clusters of blocks (tridiag/cuda/sweep_cluster.cuh), a
+///              warp per segment of 32·K rows and system (K = 16, or 8: see
+///              Options::rows_per_thread), a cluster solving as many systems at once as its
+///              blocks' shared memory and registers allow (slots, sharing each segment's A, M
+///              tables), each lane sweeping its K rows in shared memory, the segments' coarse
+///              rows exchanged through distributed shared memory; d read once. The general form,
+///              interleaved layouts and other systems run the block method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
 ///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
 ///              of one system and the systems fastest across the threads of a block, so that each

@@ -40,8 +40,8 @@ namespace pscr::tridiag::cuda::detail {
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
 /// 8 or 8 pads fewer rows (resolve). Most warps per block.
 constexpr int kSweepClusterMaxWarps = 8;
-/// Most warps (segments) per cluster: the coarse system of 2 rows per segment is solved by one
-/// warp's lanes. Clusters stay within the portable cluster size of 8 blocks.
+/// Most segments per cluster (the coarse system of 2 rows per segment is solved by one warp's
+/// lanes) and most blocks per cluster (the portable cluster size).
 constexpr int kSweepClusterMaxSegments = kWarpLanes;
 constexpr int kSweepClusterMaxBlocks = 8;
 
