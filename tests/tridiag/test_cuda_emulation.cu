@@ -979,8 +979,9 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
 // The cluster kernel's shapes for every n it takes (2049 to its largest, K = 8 and 16): its
 // segments cover n with fewer identity segments than blocks, clusters stay within the portable 8
 // blocks and blocks within kSweepClusterMaxWarps warps at one slot, K = 16 takes 2 to 4 segment
-// warps per block (so slots fit: at most 4 of 2), and the shared-memory layout of every slot count
-// keeps the coarse rows, tables and buffers 16-byte aligned inside sweep_cluster_elements.
+// warps per block (so slots fit: at most 4 of 2), K = 8 one slot (its kernel's only instance), and
+// the shared-memory layout of every slot count keeps the coarse rows, tables and buffers 16-byte
+// aligned inside sweep_cluster_elements.
 TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   namespace dt = cuda::detail;
   for (int K : {8, 16}) {
@@ -998,6 +999,12 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
         ASSERT_GE(shape.warps, 2) << "n " << n;
         ASSERT_LE(shape.warps, 4) << "n " << n;
       }
+      // The slots a launch may take: within the block's warps, and one for K = 8, whose kernel
+      // instance is compiled for one slot only.
+      const int slots = dt::sweep_cluster_max_slots(K, shape);
+      ASSERT_GE(slots, 1) << "K " << K << ", n " << n;
+      ASSERT_LE(shape.warps * slots, dt::kSweepClusterMaxWarps) << "K " << K << ", n " << n;
+      if (K == 8) ASSERT_EQ(slots, 1) << "n " << n;
     }
   }
   // The kernel's layout: 2S mbarriers (one scalar each), 2S·segments coarse rows of 8 scalars,

@@ -293,7 +293,7 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget
   SweepClusterPlan best;
   int best_warps = 0;
   detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
-  for (shape.slots = 1; shape.block_warps() <= detail::kSweepClusterMaxWarps; ++shape.slots) {
+  for (shape.slots = 1; shape.slots <= detail::sweep_cluster_max_slots(K, shape); ++shape.slots) {
     const std::size_t smem =
         sizeof(double) * static_cast<std::size_t>(detail::sweep_cluster_elements(K, shape));
     if (smem > budget) break;

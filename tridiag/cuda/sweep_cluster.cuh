@@ -92,6 +92,14 @@ PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K) {
 static_assert(kSweepClusterMaxSegments / 4 <= kSweepClusterMaxBlocks,
               "clusters of more than 8 blocks");
 
+/// Most slots a launch of `shape` with K rows per lane may take: K = 16 as many as keep a block
+/// within kSweepClusterMaxWarps warps; K = 8 one, its only instance being compiled for one slot
+/// (it would take 2W warps of two slots for 2W segments of one: n ≤ 1024 rows, W ≤ 4, ran out of
+/// bounds, H100).
+PSCR_HD int sweep_cluster_max_slots(int K, const SweepClusterShape& shape) {
+  return K <= 8 ? 1 : kSweepClusterMaxWarps / shape.warps;
+}
+
 /// Largest n of the cluster kernel with K rows per lane.
 PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
   return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
