@@ -51,9 +51,10 @@ def lane_rows(method, rows_per_thread, n):
 
 def sweep_rows(n, requested):
     """The sweep method's rows per lane (tridiag/cuda/sweep.cuh, sweep_rows): the smallest even
-    K >= 4 with 32 K >= n, or the requested K (made even) if larger; beyond 2048 rows (real only:
-    the cluster kernel, tridiag/cuda/sweep_cluster.cuh) 8 or 16, which the kernel's own rule picks
-    from n and the request; 16 bounds both."""
+    K >= 4 with 32 K >= n, or the requested K (made even) if larger, up to 2048 rows; beyond, 16
+    bounds the cluster kernel's 8 or 16 (tridiag/cuda/sweep_cluster.cuh, real only, which takes
+    real systems from 769 rows on: the bound is on complex rows only, so their K is the one that
+    counts)."""
     if n > 64 * WARP_LANES:
         return 16
     k = max(4, -(-n // WARP_LANES))

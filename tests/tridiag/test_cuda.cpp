@@ -71,9 +71,9 @@ std::vector<Config> non_pivoting_configs() {
   // n ≤ 8192, the shifted form's tables fitting up to 13 segments); the segment method otherwise.
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
   add(method_configs("block", cuda::Method::block, {2, 4, 8, 16}));
-  // sweep: K from n (0), and K = 16 where n is smaller (identity rows); real n = 4097 and 8191
-  // the cluster kernel (K = 16 both times); the general form, interleaved layouts, complex
-  // n > 2048 and n > 16384 run the block method.
+  // sweep: K from n (0), and K = 16 where n is smaller (identity rows); real n = 1000, 1023, 4097
+  // and 8191 the cluster kernel (K = 16 every time); the general form, interleaved layouts,
+  // complex n > 2048 and n > 16384 run the block method.
   add(method_configs("sweep", cuda::Method::sweep, {0, 16}));
   // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
@@ -356,20 +356,25 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in
 // its arrays (rows past n stay zero from one system to the next): n = 700 (K = 22: real c′ in
-// registers, the lane loops stopping short of their bound of 32), 1000 (K = 32, the last lane
-// partly identity rows), 1023 (odd stride in place), 2048 (K = 64, the largest, real only: complex
-// tables of 2048 rows do not fit next to one warp and run the block method), padded strides. Real
-// 4097 and 8192 take the cluster kernel with K = 16 (clusters of 3 blocks of 3 segment warps, the
-// last warp's segment one row, and of 8 blocks of 2, each block running its segments for several
-// systems at once: slots, one kernel instance) and, asked for K = 8, of 3 blocks of 6 warps (the
-// last segment identity rows) and 4 blocks of 8 (one slot, the other instance), each cluster
-// solving several systems with the next one's d copied in under the current one.
+// registers, the lane loops stopping short of their bound of 32), complex 1000 (K = 32, the last
+// lane partly identity rows), complex 1023 (odd stride in place) and 2048 (K = 64, the largest;
+// complex tables of 2048 rows do not fit next to one warp and run the block method), padded
+// strides. Real systems of more than 768 rows take the cluster kernel: 1000 and 1023 with K = 16
+// (one block of 2 segment warps and slots) and, asked for K = 8, one block of 4 warps (one slot:
+// the K = 8 instance has no other), 1025 with K = 8 (one block of 5 warps, the last segment one
+// row), 1281 with K = 16 (one block of 3 segment warps) and, asked for K = 8, one block of 6
+// warps, 2048 with K = 16 (2 blocks of 2) and 8 (one block of 8), 4097 with K = 16 (clusters of 3
+// blocks of 3 segment warps, the last warp's segment one row) and 8192 (8 blocks of 2, each block
+// running its segments for several systems at once: slots, one kernel instance) and, asked for
+// K = 8, of 3 blocks of 6 warps (the last segment identity rows) and 4 blocks of 8 (one slot, the
+// other instance), each cluster solving several systems with the next one's d copied in under
+// the current one.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}},
                                        {"sweep K=8", false, {cuda::Method::sweep, 8}}};
   std::uint64_t seed = 700;
-  for (index_t n :
-       {index_t{700}, index_t{1000}, index_t{1023}, index_t{2048}, index_t{4097}, index_t{8192}})
+  for (index_t n : {index_t{700}, index_t{1000}, index_t{1023}, index_t{1025}, index_t{1281},
+                    index_t{2048}, index_t{4097}, index_t{8192}})
     check_configs(
         testing::make_shifted<TypeParam>(n, n > 2048 ? 700 : 3000, Kind::dominant, seed++),
         Form::shifted, configs);
@@ -428,10 +433,10 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
   // Measured shapes whose entries are the block method: shifted 1024 × 2^14 complex (K = 4; real:
-  // the sweep method, its K covering n), general 361 × 2^16 (K = 4).
+  // the sweep method, its cluster kernel with K = 16), general 361 × 2^16 (K = 4).
   const cuda::Options table = resolved(1024, 16384, c1024, false, {});
   EXPECT_EQ(table.method, complex ? cuda::Method::block : cuda::Method::sweep);
-  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 32);
+  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 16);
   const cuda::Options coarse =
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
   EXPECT_EQ(coarse.method, cuda::Method::segment);
@@ -474,14 +479,14 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   const cuda::Options segment = resolved(1024, 16384, c1024, false, {cuda::Method::columns, 2});
   EXPECT_EQ(segment.method, cuda::Method::segment);
   EXPECT_EQ(segment.rows_per_thread, 2);
-  // The sweep method: K covers n (even, at least 4); the general form runs the block method,
-  // interleaved layouts (through the block method) the columns method, and systems whose arrays
-  // do not fit (real beyond 2048 rows, complex 2048) the block method, which becomes the segment
-  // method where its K (4 complex) makes more than 16 segments (complex 2049).
+  // The sweep method: one warp's K covers n (even, at least 4); the general form runs the block
+  // method, interleaved layouts (through the block method) the columns method, and systems whose
+  // arrays do not fit (complex 2048) the block method, which becomes the segment method where its
+  // K (4 complex) makes more than 16 segments (complex 2049).
   const cuda::Options sweep =
-      resolved(1000, 100, BatchLayout::contiguous(1000), false, {cuda::Method::sweep});
+      resolved(700, 100, BatchLayout::contiguous(700), false, {cuda::Method::sweep});
   EXPECT_EQ(sweep.method, cuda::Method::sweep);
-  EXPECT_EQ(sweep.rows_per_thread, 32);
+  EXPECT_EQ(sweep.rows_per_thread, 22);
   EXPECT_EQ(
       resolved(33, 100, BatchLayout::contiguous(33), false, {cuda::Method::sweep}).rows_per_thread,
       4);
@@ -491,20 +496,27 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             cuda::Method::columns);
   EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::block : cuda::Method::sweep);
-  // Real systems of 2049 to 16384 rows take the cluster kernel (K = 8 where asked for at most 8
-  // and 8 covers n, or left open and 8 pads fewer rows, else 16), longer ones and complex ones the
-  // block method (or the segment method beyond its 16 segments).
-  for (index_t n : {index_t{2049}, index_t{8192}, index_t{16384}})
+  // Real systems of 769 to 16384 rows take the cluster kernel (K = 8 where asked for at most 8
+  // and 8 covers n, or left open and 8 pads fewer rows, else 16); complex ones one warp up to 2048
+  // rows (769: K = 26, 1025: 34), longer ones the block method (or the segment method beyond its 16
+  // segments).
+  for (index_t n :
+       {index_t{769}, index_t{1025}, index_t{2048}, index_t{2049}, index_t{8192}, index_t{16384}})
     for (int asked : {0, 4, 8, 16}) {
       const cuda::Options o =
           resolved(n, 100, BatchLayout::contiguous(n), false, {cuda::Method::sweep, asked});
-      if (complex) {
+      if (complex && n <= 1025) {
+        EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
+        EXPECT_EQ(o.rows_per_thread, n == 769 ? 26 : 34) << n << ' ' << asked;
+      } else if (complex) {
         EXPECT_TRUE(o.method == cuda::Method::block || o.method == cuda::Method::segment)
             << n << ' ' << asked;
       } else {
         EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
-        // K left open: 8 where it pads fewer rows (2049: 2560 against 3072).
-        const bool eight = (asked >= 1 && asked <= 8 && n <= 8192) || (asked == 0 && n == 2049);
+        // K left open: 8 where it pads fewer rows (1025: 1280 against 1536; 2049: 2560 against
+        // 3072; 769 and 2048: 1024 and 2048 either way).
+        const bool eight =
+            (asked >= 1 && asked <= 8 && n <= 8192) || (asked == 0 && (n == 1025 || n == 2049));
         EXPECT_EQ(o.rows_per_thread, eight ? 8 : 16) << n << ' ' << asked;
       }
     }
@@ -513,7 +525,7 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       cuda::Method::sweep);
   // What resolved_options reports is a valid request again and resolves to itself: the sweep's
   // K (12 at n = 361, 32 at n = 1000) included, which check_options once refused.
-  for (index_t n : {33, 361, 1000, 2049, 8192, 16384})
+  for (index_t n : {33, 361, 700, 769, 1000, 1025, 2048, 2049, 8192, 16384})
     for (bool general : {false, true})
       for (const cuda::Options& asked :
            {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},

@@ -765,13 +765,14 @@ struct SweepClusterLanes {
   }
 };
 
-/// The sweep method's cluster kernel (n = 2049 to 16384) on sizes around its segments and blocks:
+/// The sweep method's cluster kernel (n = 769 to 16384) on sizes around its segments and blocks:
 /// the block method's spikes and coarse solve (emulate_block) over the cluster's sweep lanes.
 /// The emulated segments are those that cover n; the kernel's cluster may add identity segments
 /// past them (4097: 18 for 17), which leave the coarse unknowns as they are.
 template <class Scalar, int K>
 void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed) {
-  for (index_t n : {index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097}, index_t{6000},
+  for (index_t n : {index_t{769}, index_t{1000}, index_t{1025}, index_t{1281}, index_t{2048},
+                    index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097}, index_t{6000},
                     index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
     if (n > cuda::detail::sweep_cluster_max_rows(K)) continue;
     auto emulate = [](const auto& m, const auto& s, const auto& d) {
@@ -976,7 +977,7 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
   }
 }
 
-// The cluster kernel's shapes for every n it takes (2049 to its largest, K = 8 and 16): its
+// The cluster kernel's shapes for every n it takes (769 to its largest, K = 8 and 16): its
 // segments cover n with fewer identity segments than blocks, clusters stay within the portable 8
 // blocks and blocks within kSweepClusterMaxWarps warps at one slot, K = 16 takes 2 to 4 segment
 // warps per block (so slots fit: at most 4 of 2), K = 8 one slot (its kernel's only instance), and
@@ -986,7 +987,7 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   namespace dt = cuda::detail;
   for (int K : {8, 16}) {
     const index_t rows = static_cast<index_t>(dt::kWarpLanes) * K;
-    for (index_t n = 2049; n <= dt::sweep_cluster_max_rows(K); ++n) {
+    for (index_t n = dt::kSweepClusterMinRows; n <= dt::sweep_cluster_max_rows(K); ++n) {
       const dt::SweepClusterShape shape = dt::sweep_cluster_shape(n, K);
       const int needed = static_cast<int>((n + rows - 1) / rows);
       ASSERT_GE(shape.segments(), needed) << "K " << K << ", n " << n;

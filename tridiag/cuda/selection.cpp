@@ -15,8 +15,8 @@ const SelectionEntry kTable[] = {
 }  // namespace
 
 /// How many octaves of batch one octave of n counts for. A method's kernel changes with n (one
-/// warp's 32·K rows, one block's segments, a cluster from 2049 rows) and the batch only fills the
-/// GPU, so a shape takes the configuration measured at its own n before that of a neighbour
+/// warp's 32·K rows, one block's segments, a cluster from 769 real rows) and the batch only fills
+/// the GPU, so a shape takes the configuration measured at its own n before that of a neighbour
 /// whose batch is closer. The table's shapes hold 2^24 rows each (n·batch), so PSCR's 2D systems
 /// (batch ≈ n) lie far from all of them in batch: with n and batch weighed alike, those of 2048
 /// rows took the 4096 × 2^12 entry, the sweep method, which at 2048 rows is one warp of K = 64

@@ -223,10 +223,19 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   return best;
 }
 
-/// Whether the sweep method takes systems of n rows with its cluster kernel (n > 2048: more than
-/// one warp's lanes of kSweepMaxLaneRows rows), else with one warp per system.
-bool sweep_uses_clusters(index_t n) {
-  return n > detail::kWarpLanes * kSweepMaxLaneRows;
+/// Rows per lane up to which the real sweep kernel may keep c′ in registers.
+constexpr int kSweepRegisterRows = 32;
+
+/// Whether the sweep method takes systems of n rows with its cluster kernel, else with one warp
+/// per system: real systems of at least detail::kSweepClusterMinRows = 769 rows. H100 A/B
+/// (tridiag_bench, real, about 2^24 rows, one warp against the cluster kernel, ms): 513 rows 0.148
+/// / 0.181 (K = 8, one block of 3 warps), 600 0.139 / 0.161, 768 0.135 / 0.136, 900 0.139 / 0.118
+/// (K = 16, one block of 2 segment warps and slots), 1000 0.139 / 0.115, 1024 0.135 / 0.121, and
+/// from 1025 rows on, where a warp's lanes keep c′ in shared memory (at most 7 warps per SM),
+/// 1100 0.182 / 0.158, 1536 0.228 / 0.127, 2048 0.270 / 0.114 (the block method 0.166). Complex
+/// systems (no cluster kernel) take one warp up to 2048 rows.
+bool sweep_uses_clusters(index_t n, bool complex) {
+  return !complex && n >= detail::kSweepClusterMinRows;
 }
 
 /// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
@@ -332,7 +341,7 @@ SweepClusterPlan sweep_cluster_plan(index_t n, int K, std::size_t budget) {
   return plans.emplace(key, plan).first->second;
 }
 
-/// Whether the sweep method's cluster kernel takes real systems of n > 2048 rows with K rows per
+/// Whether the sweep method's cluster kernel takes real systems of n > 1024 rows with K rows per
 /// lane: up to detail::sweep_cluster_max_rows(K), where its blocks' shared memory fits `budget`
 /// and the device launches clusters (compute capability 9.0 on).
 bool sweep_cluster_applies(index_t n, int K, bool complex, std::size_t budget) {
@@ -392,7 +401,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
-    const bool clusters = sweep_uses_clusters(n);
+    const bool clusters = sweep_uses_clusters(n, complex);
     const int K = clusters ? sweep_cluster_rows(n, r) : detail::sweep_rows(n, r);
     const bool fits = clusters ? sweep_cluster_applies(n, K, complex, budget)
                                : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
@@ -862,9 +871,6 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
   });
 }
 
-/// Rows per lane up to which the real sweep kernel may keep c′ in registers.
-constexpr int kSweepRegisterRows = 32;
-
 /// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
 /// (RegisterRows = 0) or registers, in `blocks` of warps, as many blocks as are resident (or
 /// systems need).
@@ -883,7 +889,7 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The sweep method on real systems of more than 2048 rows with K rows per lane (resolve checked
+/// The sweep method on real systems of more than 1024 rows with K rows per lane (resolve checked
 /// that the cluster kernel applies, within `budget`): clusters of sweep_cluster_plan's shape, each
 /// solving `slots` systems at once, as many clusters as are resident (or systems need).
 void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>& form, int K,
@@ -948,7 +954,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
       if constexpr (std::is_same_v<T, double>) {
-        if (sweep_uses_clusters(n)) {
+        if (sweep_uses_clusters(n, false)) {
           launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
           return;
         }

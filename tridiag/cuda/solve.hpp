@@ -45,18 +45,18 @@
 ///              one segment, of more than 16, or whose A, M tables do not fit the block's shared
 ///              memory run the segment method (same K); interleaved layouts the columns method.
 ///   sweep:     shifted form, rows contiguous (tridiag/cuda/sweep.cuh): one warp per system of
-///              n ≤ 2048 rows, lane l owning K consecutive rows (K = rows_per_thread raised to the
-///              smallest even K ≥ 4 with 32·K ≥ n), as in the warp method, but what a lane keeps
-///              per row (d′, c′ and the spike column) lives in the warp's shared memory, so K
-///              reaches 64 without spilling registers (real K = 18–32 keeps c′ in registers
-///              instead, for more warps per SM); the shifted form's A, M stay in shared memory for
-///              the launch, up to 16 warps per block as the shared memory holds. d read
-///              once (coalesced asynchronous copies), x written once, no workspace. Real systems
-///              of 2049 to 16384 rows: clusters of blocks (tridiag/cuda/sweep_cluster.cuh), a
-///              warp per segment of 32·K rows and system (K = 16, or 8: see
-///              Options::rows_per_thread), a cluster solving as many systems at once as its
-///              blocks' shared memory and registers allow (slots, sharing each segment's A, M
-///              tables), each lane sweeping its K rows in shared memory, the segments' coarse
+///              n ≤ 768 rows (complex: 2048), lane l owning K consecutive rows (K =
+///              rows_per_thread raised to the smallest even K ≥ 4 with 32·K ≥ n), as in the warp
+///              method, but what a lane keeps per row (d′, c′ and the spike column) lives in the
+///              warp's shared memory, so K reaches 64 without spilling registers (real K = 18–32
+///              keeps c′ in registers instead, for more warps per SM); the shifted form's A, M stay
+///              in shared memory for the launch, up to 16 warps per block as the shared memory
+///              holds. d read once (coalesced asynchronous copies), x written once, no workspace.
+///              Real systems of 769 to 16384 rows: clusters of blocks
+///              (tridiag/cuda/sweep_cluster.cuh), a warp per segment of 32·K rows and system (K =
+///              16, or 8: see Options::rows_per_thread), a cluster solving as many systems at once
+///              as its blocks' shared memory and registers allow (slots, sharing each segment's A,
+///              M tables), each lane sweeping its K rows in shared memory, the segments' coarse
 ///              rows exchanged through distributed shared memory; d read once. The general form,
 ///              interleaved layouts and other systems run the block method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
@@ -139,8 +139,8 @@ struct Options {
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
-  /// covers n (n > 2048: 8 where it is 1 to 8 and n ≤ 8192, or 0 and 8 pads fewer rows than 16,
-  /// else 16); tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per
+  /// covers n (real n > 768: 8 where it is 1 to 8 and n ≤ 8192, or 0 and 8 pads fewer rows than
+  /// 16, else 16); tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per
   /// system). Otherwise (and 0 for every method) = from the selection table where its entry for the
   /// shape is the same kind of method, else 8 (complex: 4, since eliminating more rows per thread
   /// without pivoting loses accuracy on indefinite complex systems, bench/tridiag_select.py, unless

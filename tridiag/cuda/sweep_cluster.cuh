@@ -1,5 +1,5 @@
 #pragma once
-/// @file The sweep method for real systems of 2049 to 16384 rows (shifted form): one cluster of
+/// @file The sweep method for real systems of 1025 to 16384 rows (shifted form): one cluster of
 /// blocks per system (sweep_cluster_kernel), so that a system's rows, its A and M tables and the
 /// next system's d stay in the shared memory of a few SMs from load to store and d is read once.
 /// The segment method's two passes read d twice for these systems (24 bytes per row against the
@@ -37,6 +37,10 @@
 
 namespace pscr::tridiag::cuda::detail {
 
+/// Fewest rows of a system the sweep method gives the cluster kernel (solve.cu,
+/// sweep_uses_clusters): past 768, where K = 16 pads no more rows than 8 and takes blocks of two
+/// segment warps with slots; one warp per system (sweep.cuh) takes the shorter ones.
+constexpr index_t kSweepClusterMinRows = 769;
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
 /// 8 or 8 pads fewer rows (resolve). Most warps per block.
 constexpr int kSweepClusterMaxWarps = 8;
