@@ -341,7 +341,7 @@ SweepClusterPlan sweep_cluster_plan(index_t n, int K, std::size_t budget) {
   return plans.emplace(key, plan).first->second;
 }
 
-/// Whether the sweep method's cluster kernel takes real systems of n > 1024 rows with K rows per
+/// Whether the sweep method's cluster kernel takes real systems of n > 768 rows with K rows per
 /// lane: up to detail::sweep_cluster_max_rows(K), where its blocks' shared memory fits `budget`
 /// and the device launches clusters (compute capability 9.0 on).
 bool sweep_cluster_applies(index_t n, int K, bool complex, std::size_t budget) {
@@ -889,7 +889,7 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The sweep method on real systems of more than 1024 rows with K rows per lane (resolve checked
+/// The sweep method on real systems of more than 768 rows with K rows per lane (resolve checked
 /// that the cluster kernel applies, within `budget`): clusters of sweep_cluster_plan's shape, each
 /// solving `slots` systems at once, as many clusters as are resident (or systems need).
 void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>& form, int K,

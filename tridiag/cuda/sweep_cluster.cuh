@@ -1,5 +1,5 @@
 #pragma once
-/// @file The sweep method for real systems of 1025 to 16384 rows (shifted form): one cluster of
+/// @file The sweep method for real systems of 769 to 16384 rows (shifted form): one cluster of
 /// blocks per system (sweep_cluster_kernel), so that a system's rows, its A and M tables and the
 /// next system's d stay in the shared memory of a few SMs from load to store and d is read once.
 /// The segment method's two passes read d twice for these systems (24 bytes per row against the
