@@ -524,7 +524,8 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       resolved(16385, 100, BatchLayout::contiguous(16385), false, {cuda::Method::sweep}).method,
       cuda::Method::sweep);
   // What resolved_options reports is a valid request again and resolves to itself: the sweep's
-  // K (12 at n = 361, 32 at n = 1000) included, which check_options once refused.
+  // K (12 at n = 361, 22 at n = 700, complex 32 at n = 1000) included, which check_options once
+  // refused.
   for (index_t n : {33, 361, 700, 769, 1000, 1025, 2048, 2049, 8192, 16384})
     for (bool general : {false, true})
       for (const cuda::Options& asked :

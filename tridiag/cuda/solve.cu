@@ -256,8 +256,8 @@ int sweep_cluster_rows(index_t n, int requested) {
   return 16;
 }
 
-/// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (K = 8: one, its blocks
-/// of more than 4 segment warps leave no room for two).
+/// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (at most
+/// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot).
 auto* sweep_cluster_kernel(int K, int slots) {
   if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false>;
   return slots > 1 ? detail::sweep_cluster_kernel<double, 16, true>
