@@ -497,9 +497,9 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::block : cuda::Method::sweep);
   // Real systems of 769 to 16384 rows take the cluster kernel (K = 8 where asked for at most 8
-  // and 8 covers n, or left open and 8 pads fewer rows, else 16); complex ones one warp up to 2048
-  // rows (769: K = 26, 1025: 34), longer ones the block method (or the segment method beyond its 16
-  // segments).
+  // and 8 covers n, else 16, also where 8 would pad fewer rows: 1025, 2049); complex ones one warp
+  // up to 2048 rows (769: K = 26, 1025: 34), longer ones the block method (or the segment method
+  // beyond its 16 segments).
   for (index_t n :
        {index_t{769}, index_t{1025}, index_t{2048}, index_t{2049}, index_t{8192}, index_t{16384}})
     for (int asked : {0, 4, 8, 16}) {
@@ -513,10 +513,7 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             << n << ' ' << asked;
       } else {
         EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
-        // K left open: 8 where it pads fewer rows (1025: 1280 against 1536; 2049: 2560 against
-        // 3072; 769 and 2048: 1024 and 2048 either way).
-        const bool eight =
-            (asked >= 1 && asked <= 8 && n <= 8192) || (asked == 0 && (n == 1025 || n == 2049));
+        const bool eight = asked >= 1 && asked <= 8 && n <= 8192;
         EXPECT_EQ(o.rows_per_thread, eight ? 8 : 16) << n << ' ' << asked;
       }
     }

@@ -239,21 +239,15 @@ bool sweep_uses_clusters(index_t n, bool complex) {
 }
 
 /// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
-/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, or where it leaves K open (0) and
-/// K = 8 pads fewer identity rows than 16; else 16. H100 (tridiag_bench, real, ms, K = 8 against
-/// 16): n = 2049 0.177 against 0.201 (2560 rows against 3072), 4097 0.196 against 0.177 (4608
-/// both), 8192 0.182 against 0.156.
+/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, else 16, also where K = 8 pads
+/// fewer identity rows: K = 16 runs blocks of 2 to 4 segment warps with slots, K = 8 one block of
+/// 5 to 8 warps. H100 (tridiag_bench, real, about 2^24 rows, two runs, ms, K = 16 against 8):
+/// n = 1025 0.150 against 0.164 (1536 rows against 1280), 1100 0.145 / 0.156, 1200 0.136 / 0.149,
+/// 1280 0.135 / 0.143, 2049 0.173 / 0.176 (3072 against 2560), 4097 0.177 / 0.196, 8192 0.156 /
+/// 0.182 (these two before slots).
 int sweep_cluster_rows(index_t n, int requested) {
-  const bool eight_covers = n <= detail::sweep_cluster_max_rows(8);
-  if (requested >= 1 && requested <= 8) return eight_covers ? 8 : 16;
-  if (requested == 0 && eight_covers) {
-    const auto padded = [n](int K) {
-      return static_cast<index_t>(detail::sweep_cluster_shape(n, K).segments()) *
-             detail::kWarpLanes * K;
-    };
-    if (padded(8) < padded(16)) return 8;
-  }
-  return 16;
+  const bool eight_asked = requested >= 1 && requested <= 8;
+  return eight_asked && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
 }
 
 /// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (at most

@@ -42,7 +42,7 @@ namespace pscr::tridiag::cuda::detail {
 /// segment warps with slots; one warp per system (sweep.cuh) takes the shorter ones.
 constexpr index_t kSweepClusterMinRows = 769;
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
-/// 8 or 8 pads fewer rows (resolve). Most warps per block.
+/// 8 (resolve). Most warps per block.
 constexpr int kSweepClusterMaxWarps = 8;
 /// Most segments per cluster (the coarse system of 2 rows per segment is solved by one warp's
 /// lanes) and most blocks per cluster (the portable cluster size).
