@@ -5,14 +5,16 @@
 // Usage: read_patterns_bench OUTPUT.csv [--reps R]
 // Patterns (reads only; the values are multiplied and summed so that no load is dropped):
 //  - copy: cudaMemcpy device to device of the same bytes (GB/s on its read + write bytes);
-//  - stream: a grid-stride loop, each thread 8 independent 16-byte loads per step (16 blocks of
-//    128 threads per SM);
+//  - stream: a grid-stride loop, each thread 8 independent 16-byte loads per step (4 or 16 blocks
+//    of 128 threads per SM);
 //  - units: the reduce pass's pattern. The array is 256 systems of 65536 rows cut into units of
 //    256 rows (the segments of K = 8); a warp takes 32 units, lane l unit l, and reads them tile
 //    by tile (TILE rows of each unit per tile, 16-byte loads, four or two units' lines per load
 //    instruction), the next tile's loads issued before the current one's values are used. Units
 //    in segment-major order (unit = segment · batch + system: lines 512 KB apart, as the reduce
-//    pass), or system-major (consecutive units adjacent in memory), at 8, 16 and 32 warps per SM.
+//    pass), segment-major skewed (system k's segment s + k mod 256 where the pass has segment s:
+//    a warp's lines 512 KB + 2 KB apart, no power of two), or system-major (consecutive units
+//    adjacent in memory), at 8, 16 and 32 warps per SM.
 // CSV columns: device, pattern, order, tile_rows, warps_per_sm, median_ms, gbs (bytes read, or
 // read + written for the copy, per second). Median of R runs (default 21) after a warm-up.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
@@ -38,7 +40,7 @@ constexpr int kBatch = static_cast<int>(kElements / kSystemRows);
 constexpr int kUnitRows = 256;
 constexpr int kBlockThreads = 128;
 
-enum class Order { segment_major, system_major };
+enum class Order { segment_major, segment_skewed, system_major };
 
 /// The units pattern (file comment): per lane kLoads 16-byte loads per tile, one tile ahead.
 template <Order order, int TileRows>
@@ -57,9 +59,13 @@ __global__ void __launch_bounds__(kBlockThreads)
     for (int i = 0; i < kLoads; ++i) {
       const int piece = i * 32 + lane;
       const long long unit = 32LL * job + piece / kPieces;
-      const long long first = order == Order::segment_major
-                                  ? (unit % kBatch) * kSystemRows + (unit / kBatch) * kUnitRows
-                                  : unit * kUnitRows;
+      const long long system = unit % kBatch, segment = unit / kBatch;
+      constexpr long long kSegments = kSystemRows / kUnitRows;
+      const long long first =
+          order == Order::segment_major ? system * kSystemRows + segment * kUnitRows
+          : order == Order::segment_skewed
+              ? system * kSystemRows + (segment + system) % kSegments * kUnitRows
+              : unit * kUnitRows;
       src[i] = reinterpret_cast<const double2*>(d + first) + piece % kPieces;
     }
     double2 current[kLoads], next[kLoads];
@@ -170,14 +176,15 @@ int main(int argc, char** argv) {
                   }),
         2 * mb);
     const int sms = prop.multiProcessorCount;
-    row("stream", "-", 0, 16,
-        median_ms(reps,
-                  [&] {
-                    read_stream<<<sms * 16, kBlockThreads>>>(
-                        reinterpret_cast<const double2*>(d.data()), sink.data(), kElements / 2);
-                    PSCR_CUDA_CHECK_LAUNCH();
-                  }),
-        mb);
+    for (int blocks : {4, 16})
+      row("stream", "-", 0, blocks * kBlockThreads / 32,
+          median_ms(reps,
+                    [&] {
+                      read_stream<<<sms * blocks, kBlockThreads>>>(
+                          reinterpret_cast<const double2*>(d.data()), sink.data(), kElements / 2);
+                      PSCR_CUDA_CHECK_LAUNCH();
+                    }),
+          mb);
     const int jobs = static_cast<int>(kElements / kUnitRows / 32);
     for (int blocks : {2, 4, 8}) {
       const int warps = blocks * kBlockThreads / 32;
@@ -191,6 +198,7 @@ int main(int argc, char** argv) {
             mb);
       };
       units(read_units<Order::segment_major, 16>, "segment_major", 16);
+      units(read_units<Order::segment_skewed, 16>, "segment_skewed", 16);
       units(read_units<Order::system_major, 16>, "system_major", 16);
       units(read_units<Order::segment_major, 32>, "segment_major", 32);
       units(read_units<Order::system_major, 32>, "system_major", 32);
