@@ -361,8 +361,9 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
 // complex tables of 2048 rows do not fit next to one warp and run the block method), padded
 // strides. Real systems of more than 768 rows take the cluster kernel: 1000 and 1023 with K = 16
 // (one block of 2 segment warps and slots) and, asked for K = 8, one block of 4 warps (one slot:
-// the K = 8 instance has no other), 1025 with K = 8 (one block of 5 warps, the last segment one
-// row), 1281 with K = 16 (one block of 3 segment warps) and, asked for K = 8, one block of 6
+// the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment warps, the last
+// segment one row) and, asked for K = 8, one block of 5 warps (the last segment one row), 1281
+// with K = 16 (one block of 3 segment warps) and, asked for K = 8, one block of 6
 // warps, 2048 with K = 16 (2 blocks of 2) and 8 (one block of 8), 4097 with K = 16 (clusters of 3
 // blocks of 3 segment warps, the last warp's segment one row) and 8192 (8 blocks of 2, each block
 // running its segments for several systems at once: slots, one kernel instance) and, asked for

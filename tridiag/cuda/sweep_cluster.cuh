@@ -38,8 +38,8 @@
 namespace pscr::tridiag::cuda::detail {
 
 /// Fewest rows of a system the sweep method gives the cluster kernel (solve.cu,
-/// sweep_uses_clusters): past 768, where K = 16 pads no more rows than 8 and takes blocks of two
-/// segment warps with slots; one warp per system (sweep.cuh) takes the shorter ones.
+/// sweep_uses_clusters, where the measurements are): past 768 rows its blocks of two K = 16
+/// segment warps with slots beat one warp per system (sweep.cuh), which takes the shorter ones.
 constexpr index_t kSweepClusterMinRows = 769;
 /// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
 /// 8 (resolve). Most warps per block.
