@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/cuda/check.hpp"
@@ -72,8 +73,8 @@ std::vector<Config> non_pivoting_configs() {
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
   add(method_configs("block", cuda::Method::block, {2, 4, 8, 16}));
   // sweep: K from n (0), and K = 16 where n is smaller (identity rows); real n = 1000, 1023, 4097
-  // and 8191 the cluster kernel (K = 16 every time); the general form, interleaved layouts,
-  // complex n > 2048 and n > 16384 run the block method.
+  // and 8191 the cluster kernel (K = 16 every time: K = 8 would pad none or 6% fewer rows); the
+  // general form, interleaved layouts, complex n > 2048 and n > 16384 run the block method.
   add(method_configs("sweep", cuda::Method::sweep, {0, 16}));
   // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
@@ -359,20 +360,19 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesReducePass) {
 // registers, the lane loops stopping short of their bound of 32), complex 1000 (K = 32, the last
 // lane partly identity rows), complex 1023 (odd stride in place) and 2048 (K = 64, the largest;
 // complex tables of 2048 rows do not fit next to one warp and run the block method), padded
-// strides. Real systems of more than 768 rows take the cluster kernel: 1000 and 1023 with K = 16
-// (one block of 2 segment warps and slots) and, asked for K = 8, one block of 4 warps (one slot:
-// the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment warps, the last
-// segment one row) and, asked for K = 8, one block of 5 warps (the last segment one row), 1281
-// with K = 16 (one block of 3 segment warps) and, asked for K = 8, one block of 6
-// warps, 2048 with K = 16 (2 blocks of 2) and 8 (one block of 8), 4097 with K = 16 (clusters of 3
-// blocks of 3 segment warps, the last warp's segment one row) and 8192 (8 blocks of 2, each block
-// running its segments for several systems at once: slots, one kernel instance) and, asked for
-// K = 8, of 3 blocks of 6 warps (the last segment identity rows) and 4 blocks of 8 (one slot, the
-// other instance), each cluster solving several systems with the next one's d copied in under
-// the current one.
+// strides. Real systems of more than 768 rows take the cluster kernel, asked for K = 16 and 8:
+// 1000 and 1023 with K = 16 (one block of 2 segment warps and slots) and 8 (one block of 4 warps,
+// one slot: the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment warps, the
+// last segment one row) and 8 (one block of 5 warps, the last segment one row), 1281 with K = 16
+// (one block of 3 segment warps) and 8 (one block of 6 warps), 2048 with K = 16 (2 blocks of 2)
+// and 8 (one block of 8), 4097 with K = 16 (clusters of 3 blocks of 3 segment warps, the last
+// warp's segment one row) and 8192 (8 blocks of 2, each block running its segments for several
+// systems at once: slots, one kernel instance) and with K = 8 of 3 blocks of 6 warps (the last
+// segment identity rows) and 4 blocks of 8 (one slot, the other instance), each cluster solving
+// several systems with the next one's d copied in under the current one.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
-  const std::vector<Config> configs = {{"sweep", false, {cuda::Method::sweep, 0}},
-                                       {"sweep K=8", false, {cuda::Method::sweep, 8}}};
+  const std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
+                                       {"sweep K=16", false, {cuda::Method::sweep, 16}}};
   std::uint64_t seed = 700;
   for (index_t n : {index_t{700}, index_t{1000}, index_t{1023}, index_t{1025}, index_t{1281},
                     index_t{2048}, index_t{4097}, index_t{8192}})
@@ -497,27 +497,43 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             cuda::Method::columns);
   EXPECT_EQ(resolved(2048, 100, BatchLayout::contiguous(2048), false, {cuda::Method::sweep}).method,
             complex ? cuda::Method::block : cuda::Method::sweep);
-  // Real systems of 769 to 16384 rows take the cluster kernel (K = 8 where asked for at most 8
-  // and 8 covers n, else 16, also where 8 would pad fewer rows: 1025, 2049); complex ones one warp
-  // up to 2048 rows (769: K = 26, 1025: 34), longer ones the block method (or the segment method
-  // beyond its 16 segments).
-  for (index_t n :
-       {index_t{769}, index_t{1025}, index_t{2048}, index_t{2049}, index_t{8192}, index_t{16384}})
-    for (int asked : {0, 4, 8, 16}) {
-      const cuda::Options o =
-          resolved(n, 100, BatchLayout::contiguous(n), false, {cuda::Method::sweep, asked});
-      if (complex && n <= 1025) {
-        EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
-        EXPECT_EQ(o.rows_per_thread, n == 769 ? 26 : 34) << n << ' ' << asked;
-      } else if (complex) {
-        EXPECT_TRUE(o.method == cuda::Method::block || o.method == cuda::Method::segment)
-            << n << ' ' << asked;
-      } else {
-        EXPECT_EQ(o.method, cuda::Method::sweep) << n << ' ' << asked;
-        const bool eight = asked >= 1 && asked <= 8 && n <= 8192;
-        EXPECT_EQ(o.rows_per_thread, eight ? 8 : 16) << n << ' ' << asked;
+  // Real systems of 769 to 16384 rows take the cluster kernel (K = 8 where 8 covers n and is asked
+  // for, or is left open and pads the systems to a tenth or more fewer rows than 16 in a batch of
+  // fewer than 2^23 rows: 769, 1025, 2049, not 4097; else 16); complex ones one warp up to 2048
+  // rows (769: K = 26, 1025: 34), longer ones the block method (or the segment method beyond its 16
+  // segments).
+  auto padded = [](index_t n, index_t rows) { return (n + rows - 1) / rows * rows; };
+  for (index_t n : {index_t{769}, index_t{1025}, index_t{2048}, index_t{2049}, index_t{4097},
+                    index_t{8192}, index_t{16384}})
+    for (index_t batch : {index_t{100}, (index_t{1} << 23) / n, (index_t{1} << 23) / n + 1})
+      for (int asked : {0, 4, 8, 16}) {
+        const cuda::Options o =
+            resolved(n, batch, BatchLayout::contiguous(n), false, {cuda::Method::sweep, asked});
+        SCOPED_TRACE(::testing::Message() << "n " << n << ", batch " << batch << ", K " << asked);
+        if (complex && n <= 1025) {
+          EXPECT_EQ(o.method, cuda::Method::sweep);
+          EXPECT_EQ(o.rows_per_thread, n == 769 ? 26 : 34);
+        } else if (complex) {
+          EXPECT_TRUE(o.method == cuda::Method::block || o.method == cuda::Method::segment);
+        } else {
+          EXPECT_EQ(o.method, cuda::Method::sweep);
+          const bool eight = asked == 0
+                                 ? n * batch < (index_t{1} << 23) &&
+                                       10 * (padded(n, 512) - padded(n, 256)) >= padded(n, 512)
+                                 : asked <= 8;
+          EXPECT_EQ(o.rows_per_thread, eight && n <= 8192 ? 8 : 16);
+        }
       }
-    }
+  // The shapes measured for that rule (solve.cu, sweep_cluster_rows): K = 8 at 1100² and 2300²,
+  // 16 at 2048², 1536², 4097 × 700 and 1100 × 15252.
+  if (!complex)
+    for (const auto& [n, batch, K] :
+         {std::tuple{1100, 1100, 8}, std::tuple{2300, 2300, 8}, std::tuple{2048, 2048, 16},
+          std::tuple{1536, 1536, 16}, std::tuple{4097, 700, 16}, std::tuple{1100, 15252, 16}})
+      EXPECT_EQ(resolved(n, batch, BatchLayout::contiguous(n), false, {cuda::Method::sweep})
+                    .rows_per_thread,
+                K)
+          << n << " x " << batch;
   EXPECT_NE(
       resolved(16385, 100, BatchLayout::contiguous(16385), false, {cuda::Method::sweep}).method,
       cuda::Method::sweep);

@@ -238,16 +238,42 @@ bool sweep_uses_clusters(index_t n, bool complex) {
   return !complex && n >= detail::kSweepClusterMinRows;
 }
 
-/// Rows per lane of the sweep method's cluster kernel for systems of n rows and a call's
-/// rows_per_thread: 8 where it asks for 1 to 8 and 8 covers n, else 16, also where K = 8 pads
-/// fewer identity rows: K = 16 runs blocks of 2 to 4 segment warps with slots, K = 8 one block of
-/// 5 to 8 warps. H100 (tridiag_bench, real, about 2^24 rows, two runs, ms, K = 16 against 8):
-/// n = 1025 0.150 against 0.164 (1536 rows against 1280), 1100 0.145 / 0.156, 1200 0.136 / 0.149,
-/// 1280 0.135 / 0.143, 2049 0.173 / 0.176 (3072 against 2560), 4097 0.177 / 0.196, 8192 0.156 /
-/// 0.182 (these two before slots).
-int sweep_cluster_rows(index_t n, int requested) {
-  const bool eight_asked = requested >= 1 && requested <= 8;
-  return eight_asked && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
+/// Rows of a batch (n · batch) from which the sweep method's cluster kernel takes K = 16 wherever
+/// a call leaves K open (sweep_cluster_rows).
+constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
+
+/// Rows per lane of the sweep method's cluster kernel for a batch of systems of n rows and a
+/// call's rows_per_thread: 8 where it asks for 1 to 8, 16 where it asks for more; where it leaves
+/// K open, 8 where the batch has fewer than kSweepClusterWideRows rows and K = 8 pads the systems
+/// to at least a tenth fewer rows than 16 (segments of 256 against 512 rows), else 16. K = 8 only
+/// where it covers n (n ≤ 8192). K = 16 runs blocks of 2 to 4 segment warps with slots, K = 8 one
+/// block of 5 to 8 warps. Measured, tridiag_bench, real, shifted, contiguous, ms, K = 16 against
+/// 8 (docs/tridiag-performance.md, section of 2026-11-27 on PSCR's batches):
+///  - about 2^24 rows, K = 16 faster wherever measured: H100, two runs, n = 1025 0.150 / 0.164
+///    (1536 rows against 1280), 1100 0.145 / 0.156, 1200 0.136 / 0.149, 1280 0.135 / 0.143, 2049
+///    0.173 / 0.176 (3072 against 2560), 4097 0.177 / 0.196, 8192 0.156 / 0.182 (these two
+///    before slots); H200, three runs, 1025 × 16384 0.150 / 0.166, 1280 × 13107 0.127 / 0.141,
+///    2049 × 8192 0.172 / 0.176, 2560 × 6553 0.142 / 0.146;
+///  - smaller batches (PSCR's: about n systems), H200, three runs: where K = 8 pads a tenth or
+///    more fewer rows, K = 8 faster: 1025² 0.0222 / 0.0217, 1100² 0.0251 / 0.0230, 1280² 0.0250 /
+///    0.0245, 2049² 0.0590 / 0.0556, 2300² 0.0631 / 0.0600, 1025 × 4096 0.0541 / 0.0519, 1100 ×
+///    3000 0.0455 / 0.0424, 1200 × 600 0.0209 / 0.0195; where it pads 6% fewer, K = 16 (4097 × 700
+///    0.0445 / 0.0495, one run); where both pad alike, K = 16 faster at 1536² 0.0298 / 0.0323,
+///    1800² 0.0410 / 0.0435, 2048 × 1024 to 4096 (2048² 0.0447 / 0.0491), 3000² 0.0797 /
+///    0.0951, 4096 × 1024 0.0463 / 0.0507, 8192 × 512 0.0487 / 0.0557, and K = 8 at the fewest
+///    systems and at 1024² (2048 × 512 0.0219 / 0.0204, 1024 × 512 0.0182 / 0.0160, 1024² 0.0219
+///    / 0.0200 in one run, 2560² 0.0676 / 0.0666), not taken: PSCR's 2D Poisson 2048² (separate
+///    stages, H200 A/B) ran 6% slower with K = 8 for every batch below 2^23 rows, 1024² 4% faster.
+int sweep_cluster_rows(index_t n, index_t batch, int requested) {
+  auto padded = [n](int K) {
+    const index_t rows = static_cast<index_t>(detail::kWarpLanes) * K;
+    return (n + rows - 1) / rows * rows;
+  };
+  // K = 8 pads to fewer rows by 256 or not at all: by a tenth or more up to 2560 rows.
+  const bool eight = requested == 0 ? n * batch < kSweepClusterWideRows &&
+                                          10 * (padded(16) - padded(8)) >= padded(16)
+                                    : requested <= 8;
+  return eight && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
 }
 
 /// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (at most
@@ -396,7 +422,7 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
     const bool clusters = sweep_uses_clusters(n, complex);
-    const int K = clusters ? sweep_cluster_rows(n, r) : detail::sweep_rows(n, r);
+    const int K = clusters ? sweep_cluster_rows(n, batch, r) : detail::sweep_rows(n, r);
     const bool fits = clusters ? sweep_cluster_applies(n, K, complex, budget)
                                : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
     if (general || interleaved || !fits)
