@@ -144,19 +144,39 @@ template <class T, int R>
 struct LaneUnknowns {
   std::vector<std::array<T, R>> first, last;
 };
+/// The warp's eliminations of the reduced rows: lane l's cr_even, then the PCR steps
+/// (pcr_combine) of distance 1, 2, ..., 16; returns each lane's decoupled unit row.
+/// `on_cr(P, qp, has_prev, Q)` and `on_pcr(r, lo, has_lo, hi, has_hi)` see the operands of each
+/// step before it (warp_growth; emulate_warp_solve passes no-ops).
+template <class T, int R, class OnCr, class OnPcr>
+std::vector<cuda::detail::Row<T, R>> emulate_warp_eliminations(
+    const std::vector<cuda::detail::Row<T, R>>& P, const std::vector<cuda::detail::Row<T, R>>& Q,
+    OnCr&& on_cr, OnPcr&& on_pcr) {
+  const int L = static_cast<int>(P.size());
+  std::vector<cuda::detail::Row<T, R>> r(L);
+  for (int l = 0; l < L; ++l) {
+    const cuda::detail::Row<T, R>& qp = Q[l > 0 ? l - 1 : 0];
+    on_cr(P[l], qp, l > 0, Q[l]);
+    r[l] = cuda::detail::cr_even(P[l], qp, l > 0, Q[l]);
+  }
+  for (int s = 1; s < L; s <<= 1) {
+    std::vector<cuda::detail::Row<T, R>> next(L);
+    for (int l = 0; l < L; ++l) {
+      const bool lo = l >= s, hi = l + s < L;
+      on_pcr(r[l], r[lo ? l - s : l], lo, r[hi ? l + s : l], hi);
+      next[l] = cuda::detail::pcr_combine(r[l], r[lo ? l - s : l], lo, r[hi ? l + s : l], hi);
+    }
+    r.swap(next);
+  }
+  return r;
+}
+
 template <class T, int R>
 LaneUnknowns<T, R> emulate_warp_solve(const std::vector<cuda::detail::Row<T, R>>& P,
                                       const std::vector<cuda::detail::Row<T, R>>& Q) {
   const int L = static_cast<int>(P.size());
-  std::vector<cuda::detail::Row<T, R>> r(L);
-  for (int l = 0; l < L; ++l) r[l] = cuda::detail::cr_even(P[l], Q[l > 0 ? l - 1 : 0], l > 0, Q[l]);
-  for (int s = 1; s < L; s <<= 1) {
-    std::vector<cuda::detail::Row<T, R>> next(L);
-    for (int l = 0; l < L; ++l)
-      next[l] = cuda::detail::pcr_combine(r[l], r[l >= s ? l - s : l], l >= s,
-                                          r[l + s < L ? l + s : l], l + s < L);
-    r.swap(next);
-  }
+  const auto none = [](const auto&...) {};
+  const std::vector<cuda::detail::Row<T, R>> r = emulate_warp_eliminations(P, Q, none, none);
   LaneUnknowns<T, R> x{std::vector<std::array<T, R>>(L), std::vector<std::array<T, R>>(L)};
   for (int l = 0; l < L; ++l)
     for (int j = 0; j < R; ++j) x.first[l][j] = r[l].d[j] / r[l].b;
@@ -1271,9 +1291,9 @@ double magnitude1(const cuda::detail::Complex& z) {
 /// The growth of elimination without pivoting along the steps a warp of the sweep, segment and
 /// block methods takes, largest |fill| / (row magnitude) (magnitude1): each lane's interior rows
 /// as lane_eliminate eliminates them (fill a_i c′_{i−1} against |a_i| + |b_i| + |c_i|), then the
-/// reduced rows P, Q of the warp's lanes as emulate_warp_solve solves them (cr_even's fills k2·Q.a
-/// and k1·qp.c against P's row; each pcr_combine step's lo.c·r.a and hi.a·r.c against
-/// |r.a| + 1 + |r.c| of its unit row).
+/// reduced rows P, Q of the warp's lanes as the warp eliminates them (emulate_warp_eliminations:
+/// cr_even's fills k2·Q.a and k1·qp.c against P's row; each pcr_combine step's lo.c·r.a and
+/// hi.a·r.c against |r.a| + 1 + |r.c| of its unit row).
 template <int K>
 double warp_growth(const cuda::detail::ShiftedMatrix<cuda::detail::Complex>& m,
                    cuda::detail::Complex s, const std::vector<cuda::detail::Complex>& d,
@@ -1283,39 +1303,33 @@ double warp_growth(const cuda::detail::ShiftedMatrix<cuda::detail::Complex>& m,
   constexpr int L = dt::kWarpLanes;
   const index_t n = m.n;
   double g = 0;
-  auto coupling = [&](index_t r) { return m.a_off[r] + s * m.m_off[r]; };  // rows r and r + 1
+  const dt::ShiftedRows<T> rows{m, s};
   for (int l = 0; l < L; ++l) {
     T cp(0);
     for (int i = 1; i < K - 1 && p0 + l * K + i < n; ++i) {
       const index_t r = p0 + l * K + i;
-      const T a = coupling(r - 1), b = m.a_diag[r] + s * m.m_diag[r];
-      const T c = r + 1 < n ? coupling(r) : T(0);
+      const T a = rows.sub(r), b = rows.diag(r), c = rows.sup(r);
       const T fill = i == 1 ? T(0) : a * cp;
       cp = c * dt::recip(b - fill);
       g = std::max(g, magnitude1(fill) / (magnitude1(a) + magnitude1(b) + magnitude1(c)));
     }
   }
   RegisterLanes<K, T> lanes{m, s, d, std::vector<T>(n)};
-  std::vector<dt::Row4<T>> P(L), Q(L), r(L);
+  std::vector<dt::Row4<T>> P(L), Q(L);
   for (int l = 0; l < L; ++l) lanes.reduce(p0 + l * K, P[l], Q[l]);
-  for (int l = 0; l < L; ++l) {
-    const dt::Row4<T>& qp = Q[l > 0 ? l - 1 : 0];
-    double fill = magnitude1(P[l].c * dt::recip(Q[l].b) * Q[l].a);
-    if (l > 0) fill += magnitude1(P[l].a * dt::recip(qp.b) * qp.c);
-    g = std::max(g, fill / (magnitude1(P[l].a) + magnitude1(P[l].b) + magnitude1(P[l].c)));
-    r[l] = dt::cr_even(P[l], qp, l > 0, Q[l]);
-  }
-  for (int step = 1; step < L; step <<= 1) {
-    std::vector<dt::Row4<T>> next(L);
-    for (int l = 0; l < L; ++l) {
-      const bool lo = l >= step, hi = l + step < L;
-      const double fill = (lo ? magnitude1(r[l - step].c * r[l].a) : 0.0) +
-                          (hi ? magnitude1(r[l + step].a * r[l].c) : 0.0);
-      g = std::max(g, fill / (magnitude1(r[l].a) + 1 + magnitude1(r[l].c)));
-      next[l] = dt::pcr_combine(r[l], r[lo ? l - step : l], lo, r[hi ? l + step : l], hi);
-    }
-    r.swap(next);
-  }
+  emulate_warp_eliminations(
+      P, Q,
+      [&](const dt::Row4<T>& p, const dt::Row4<T>& qp, bool has_prev, const dt::Row4<T>& q) {
+        double fill = magnitude1(p.c * dt::recip(q.b) * q.a);
+        if (has_prev) fill += magnitude1(p.a * dt::recip(qp.b) * qp.c);
+        g = std::max(g, fill / (magnitude1(p.a) + magnitude1(p.b) + magnitude1(p.c)));
+      },
+      [&](const dt::Row4<T>& r, const dt::Row4<T>& lo, bool has_lo, const dt::Row4<T>& hi,
+          bool has_hi) {
+        const double fill =
+            (has_lo ? magnitude1(lo.c * r.a) : 0.0) + (has_hi ? magnitude1(hi.a * r.c) : 0.0);
+        g = std::max(g, fill / (magnitude1(r.a) + 1 + magnitude1(r.c)));
+      });
   return g;
 }
 

@@ -245,10 +245,11 @@ constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 /// Rows per lane of the sweep method's cluster kernel for a batch of systems of n rows and a
 /// call's rows_per_thread: 8 where it asks for 1 to 8, 16 where it asks for more; where it leaves
 /// K open, 8 where the batch has fewer than kSweepClusterWideRows rows and K = 8 pads the systems
-/// to at least a tenth fewer rows than 16 (segments of 256 against 512 rows), else 16. K = 8 only
-/// where it covers n (n ≤ 8192). K = 16 runs blocks of 2 to 4 segment warps with slots, K = 8 one
-/// block of 5 to 8 warps. Measured, tridiag_bench, real, shifted, contiguous, ms, K = 16 against
-/// 8 (docs/tridiag-performance.md, section of 2026-11-27 on PSCR's batches):
+/// to at least a tenth fewer rows than 16, counted in segments of 256 against 512 rows (not in
+/// sweep_cluster_shape's, which may add identity segments: docs/tridiag-performance.md), else
+/// 16. K = 8 only where it covers n (n ≤ 8192). K = 16 runs blocks of 2 to 4 segment warps with
+/// slots, K = 8 one block of 5 to 8 warps. Measured, tridiag_bench, real, shifted, contiguous,
+/// ms, K = 16 against 8 (docs/tridiag-performance.md, section of 2026-11-27 on PSCR's batches):
 ///  - about 2^24 rows, K = 16 faster wherever measured: H100, two runs, n = 1025 0.150 / 0.164
 ///    (1536 rows against 1280), 1100 0.145 / 0.156, 1200 0.136 / 0.149, 1280 0.135 / 0.143, 2049
 ///    0.173 / 0.176 (3072 against 2560), 4097 0.177 / 0.196, 8192 0.156 / 0.182 (these two

@@ -139,8 +139,8 @@ struct Options {
   /// partition: rows per partition (4, 8 or 16); warp: rows per lane (2, 4, 8 or 16, raised to
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
-  /// covers n (real n > 768: 8 where it is 1 to 8, or 0 where 8 pads fewer rows than 16 and the
-  /// batch has fewer than 2^23 rows, and n ≤ 8192; else 16); tiled_pcr: its PCR
+  /// covers n (real n > 768: 8 where it is 1 to 8, or 0 where 8 pads at least a tenth fewer rows
+  /// than 16 and the batch has fewer than 2^23 rows, and n ≤ 8192; else 16); tiled_pcr: its PCR
   /// steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per system). Otherwise (and 0 for
   /// every method) = from the selection table where its entry for the shape is the same kind of
   /// method, else 8 (complex: 4, since eliminating more rows per thread without pivoting loses
