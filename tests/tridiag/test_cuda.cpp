@@ -328,15 +328,16 @@ TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
 }
 
 // The segment method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh),
-// which real shifted systems take where their rows are contiguous and 16-byte aligned, a warp's 32
-// units lie within two segments (batch ≥ 31, or 16) and the warps number at least an eighth of
-// those resident (about 264 on an H100 or H200): n = 6000 with a batch of 801 (warps straddling
-// two segments, the last warp partly past the units; at K = 16, 300 warps) and n = 140001 with a
-// batch of 16 (the last segment partly past n); of the contiguous cases, the even system strides
-// (6000 in place, 140004 padded) take it, the odd ones (6003, 140001) the other reduce pass.
+// which shifted systems take where their rows are contiguous and 16-byte aligned, a warp's 32 units
+// lie within two segments (batch ≥ 31, or 16) and the warps number at least an eighth of those
+// resident (about 264 real, 200 complex on an H100 or H200): n = 6000 with a batch of 801 (warps
+// straddling two segments, the last warp partly past the units; at K = 16, 300 warps) and n =
+// 140001 with a batch of 16 (the last segment partly past n). Real systems take it where the
+// system stride is even (of the contiguous cases 6000 in place and 140004 padded; 6003 and
+// 140001 take the other reduce pass), complex ones (16-byte rows, tiles of 8) at every stride.
 TYPED_TEST(CudaTridiagTest, SegmentLanesReducePass) {
   check_shifted_shapes<TypeParam>({{6000, 801}, {140001, 16}},
-                                  method_configs("segment", cuda::Method::segment, {2, 8, 16}),
+                                  method_configs("segment", cuda::Method::segment, {2, 4, 8, 16}),
                                   750);
 }
 

@@ -1,33 +1,41 @@
 #pragma once
 /// @file The segment method's reduce pass with one lane per (system, segment) unit, for the
-/// shifted form, real, rows contiguous: each lane eliminates the interior of its segment of
-/// 32·K rows downward by itself (lane_reduce's recurrence and three scalars over the whole
-/// segment) and writes the segment's two coarse rows, the same rows as warp_condense leaves
+/// shifted form, real or complex, rows contiguous: each lane eliminates the interior of its
+/// segment of 32·K rows downward by itself (lane_reduce's recurrence and three scalars over the
+/// whole segment) and writes the segment's two coarse rows, the same rows as warp_condense leaves
 /// (docs/tridiag-performance.md). No shuffles, no condensing tree: about 20 instructions per row
-/// against about 80 for lanes of K rows and the tree, so the pass can wait on DRAM alone.
+/// (real) against about 80 for lanes of K rows and the tree, so the pass can wait on DRAM alone.
 ///
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
-/// units' rows of d and its segments' rows of A and M into shared memory tile by tile (16 rows:
-/// one 128-byte line per unit and array) with coalesced 16-byte cp.async, the next tile under the
-/// current one, and each lane reads its rows back in pairs (its tables as broadcasts).
-/// columns_lanes_reduce_kernel does the same for the columns method's systems side by side: a
-/// warp's lanes take adjacent systems, whose rows it copies line by line. Include only from .cu
-/// files.
+/// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one
+/// 128-byte line per unit and array: 16 real or 8 complex rows) with coalesced 16-byte cp.async,
+/// the next tile under the current one, and each lane reads its rows back in 16-byte pieces (its
+/// tables as broadcasts). columns_lanes_reduce_kernel does the same for the columns method's real
+/// systems side by side: a warp's lanes take adjacent systems, whose rows it copies line by line.
+/// Include only from .cu files.
 
 #include "tridiag/cuda/segment.cuh"
 
 namespace pscr::tridiag::cuda::detail {
 
-/// Rows of a unit per tile: 16 (128 bytes, eight 16-byte pieces).
-constexpr int kLanesTileRows = 16;
+/// 16-byte pieces of a unit's line per tile (128 bytes).
+constexpr int kLanesTilePieces = 8;
+/// Rows of a unit per tile, one 128-byte line: 16 real rows (two per piece) or 8 complex ones.
+template <class T>
+constexpr int lanes_tile_rows() {
+  static_assert(sizeof(T) == 8 || sizeof(T) == 16, "real or complex double");
+  return kLanesTilePieces * 16 / static_cast<int>(sizeof(T));
+}
+/// Rows of a tile of real systems (the columns method's lanes pass: real only).
+constexpr int kLanesTileRows = lanes_tile_rows<double>();
 /// Warps per block.
 constexpr int kLanesWarps = 4;
 /// 16-byte pieces of a stage's right-hand sides: 32 units × 8.
-constexpr int kLanesDPieces = kWarpLanes * kLanesTileRows / 2;
+constexpr int kLanesDPieces = kWarpLanes * kLanesTilePieces;
 /// 16-byte pieces of a stage's tables: two segments × four arrays (A's and M's diagonals and
 /// couplings) × 8.
-constexpr int kLanesTablePieces = 2 * 4 * kLanesTileRows / 2;
+constexpr int kLanesTablePieces = 2 * 4 * kLanesTilePieces;
 /// 16-byte pieces of a stage; a warp has two stages (the next tile copied in while the current
 /// one is solved).
 constexpr int kLanesStagePieces = kLanesDPieces + kLanesTablePieces;
@@ -37,21 +45,22 @@ constexpr std::size_t segment_lanes_smem() {
   return 16 * static_cast<std::size_t>(kLanesStagePieces) * 2 * kLanesWarps;
 }
 
-/// Slot of piece q (rows 2q, 2q + 1 of the tile) of the warp's unit w in a stage: unit-major, the
+/// Slot of piece q (rows 2q, 2q + 1 of a real tile, row q of a complex one) of the warp's unit w
+/// in a stage: unit-major, the
 /// piece index XORed with w mod 8, so that the 8 lanes of a phase of 16-byte reads (piece q of
 /// units w..w+7) meet 8 distinct 16-byte bank groups, as do the 8 lanes copying one unit's line.
 PSCR_HD constexpr int lanes_slot(int w, int q) {
-  return w * (kLanesTileRows / 2) + (q ^ (w & 7));
+  return w * kLanesTilePieces + (q ^ (w & 7));
 }
 
 /// Whether the pass applies: the shifted form's tables and the rows of d (strides `s`)
-/// contiguous and 16-byte aligned wherever a tile starts (d and the tables aligned, an even
-/// system stride, segments of 32·K rows a multiple of 16), and every warp's 32 consecutive
-/// units within two segments (batch ≥ 31, or 16).
+/// contiguous and 16-byte aligned wherever a tile starts (d and the tables aligned, for real
+/// systems an even system stride, segments of 32·K rows a multiple of the tile's rows), and every
+/// warp's 32 consecutive units within two segments (batch ≥ 31, or 16).
 template <class T>
 bool segment_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int K) {
-  return sizeof(T) == 8 && s.row == 1 && aligned16(d) && s.system % 2 == 0 &&
-         (kWarpLanes * K) % kLanesTileRows == 0 && m.aligned() &&
+  return s.row == 1 && aligned16(d) && (sizeof(T) == 16 || s.system % 2 == 0) &&
+         (kWarpLanes * K) % lanes_tile_rows<T>() == 0 && m.aligned() &&
          (batch >= kWarpLanes - 1 || batch == 16);
 }
 
@@ -92,34 +101,55 @@ struct SegmentElimination {
   }
 };
 
-/// One tile of a lane's segment: rows r0 .. r0 + 15, their right-hand sides from `pairs` (pairs(q):
-/// rows 2q, 2q + 1 of the tile, from the stage), A's and M's rows at `tab` (its segment's table
-/// slots: ad, md, ao, mo, 8 pieces each; ao, mo zero past n − 2). `sub` carries the coupling to the
-/// row before (in: row r0's, out: the next tile's first row's). first_tile: row r0 is the
-/// segment's first row; last_tile: row r0 + 15 its last (flags uniform over the warp, branches at
-/// those two rows only, so one copy of the tile's code serves every tile). Guard: rows may reach n
-/// (identity rows there: diagonal 1).
-template <bool Guard, class T, class Pairs>
+/// Row h of a 16-byte piece: a real piece holds rows 2q, 2q + 1 (h = 0, 1), a complex one row q.
+template <class T>
+__device__ __forceinline__ T piece_row(const double2& p, int h) {
+  if constexpr (sizeof(T) == 8)
+    return h == 0 ? p.x : p.y;
+  else
+    return T(p.x, p.y);
+}
+
+/// *p through the read-only data cache (LDG.CONSTANT), for real or complex scalars.
+template <class T>
+__device__ __forceinline__ T load_read_only(const T* p) {
+  if constexpr (sizeof(T) == 8) {
+    return __ldg(p);
+  } else {
+    const double2 v = __ldg(reinterpret_cast<const double2*>(p));
+    return T(v.x, v.y);
+  }
+}
+
+/// One tile of a lane's segment: rows r0 .. r0 + lanes_tile_rows<T>() − 1, their right-hand sides
+/// from `pieces` (pieces(q): the tile's 16-byte piece q, from the stage: piece_row), A's and M's
+/// rows at `tab` (its segment's table slots: ad, md, ao, mo, 8 pieces each; ao, mo zero past
+/// n − 2). `sub` carries the coupling to the row before (in: row r0's, out: the next tile's first
+/// row's). first_tile: row r0 is the segment's first row; last_tile: the tile's last row is the
+/// segment's last (flags uniform over the warp, branches at those two rows only, so one copy of
+/// the tile's code serves every tile). Guard: rows may reach n (identity rows there: diagonal 1).
+template <bool Guard, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_tile, T s, index_t r0,
-                                                   index_t n, Pairs pairs, const double2* tab,
+                                                   index_t n, Pieces pieces, const double2* tab,
                                                    T& sub, SegmentElimination<T>& e, Row4<T>& first,
                                                    Row4<T>& last) {
+  constexpr int kRowsPerPiece = 16 / sizeof(T);
 #pragma unroll
-  for (int q = 0; q < kLanesTileRows / 2; ++q) {
-    const double2 dd = pairs(q);
+  for (int q = 0; q < kLanesTilePieces; ++q) {
+    const double2 dd = pieces(q);
     const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int i = 2 * q + h;
-      const T d = h == 0 ? dd.x : dd.y;
-      T adi = h == 0 ? ad.x : ad.y;
+    for (int h = 0; h < kRowsPerPiece; ++h) {
+      const int i = kRowsPerPiece * q + h;
+      const T d = piece_row<T>(dd, h);
+      T adi = piece_row<T>(ad, h);
       if constexpr (Guard) adi = r0 + i < n ? adi : T(1);
-      const T a = sub, b = adi + s * (h == 0 ? md.x : md.y);
-      const T c = (h == 0 ? ao.x : ao.y) + s * (h == 0 ? mo.x : mo.y);
+      const T a = sub, b = adi + s * piece_row<T>(md, h);
+      const T c = piece_row<T>(ao, h) + s * piece_row<T>(mo, h);
       sub = c;
       if (i == 0 && first_tile)
         first = {a, b, c, {d}};
-      else if (i == kLanesTileRows - 1 && last_tile)
+      else if (i == lanes_tile_rows<T>() - 1 && last_tile)
         last = {a, b, c, {d}};
       else
         e.step(a, b, c, d);
@@ -128,21 +158,21 @@ __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_ti
 }
 
 /// segment_lanes_tile with or without the guard (uniform over the warp).
-template <class T, class Pairs>
+template <class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last_tile, bool guard,
-                                                      T s, index_t r0, index_t n, Pairs pairs,
+                                                      T s, index_t r0, index_t n, Pieces pieces,
                                                       const double2* tab, T& sub,
                                                       SegmentElimination<T>& e, Row4<T>& first,
                                                       Row4<T>& last) {
   if (guard)
-    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pairs, tab, sub, e, first, last);
+    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, first, last);
   else
-    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pairs, tab, sub, e, first, last);
+    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, first, last);
 }
 
-/// A lane's right-hand sides in segment_lanes_reduce_kernel's stage: rows 2q, 2q + 1 of its unit
-/// in one piece (lanes_slot).
-struct UnitPairs {
+/// A lane's right-hand sides in segment_lanes_reduce_kernel's stage: piece q of its unit
+/// (lanes_slot).
+struct UnitPieces {
   const double2* stage;
   int lane;
   __device__ double2 operator()(int q) const { return stage[lanes_slot(lane, q)]; }
@@ -151,13 +181,15 @@ struct UnitPairs {
 /// The reduce pass: warp w takes units [32w, 32w + 32) of batch·segments (segment-major), lane l
 /// unit 32w + l, and writes its segment's coarse rows F, L as rows 2·segment, + 1 of system k's
 /// coarse system (at k·2·segments, as segment_kernel's reduce pass). Lanes past the last unit
-/// repeat it without storing. `rows` = 32·K, a multiple of kLanesTileRows; segment_lanes_apply.
+/// repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
+/// segment_lanes_apply.
 template <class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
                                 T* ca, T* cb, T* cc, T* cd) {
-  static_assert(sizeof(T) == 8, "16-byte pieces of two real rows");
+  constexpr int kTileRows = lanes_tile_rows<T>();
+  constexpr int kRowsPerPiece = 16 / sizeof(T);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
@@ -166,7 +198,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   if (base >= units) return;  // uniform over the warp
   double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
   const index_t n = m.n;
-  const int tiles = rows / kLanesTileRows;
+  const int tiles = rows / kTileRows;
   const index_t last_unit = std::min(base + kWarpLanes - 1, units - 1);
   const index_t seg_a = base / batch, seg_b = last_unit / batch;  // the warp's two segments
 
@@ -185,12 +217,13 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const index_t seg = h == 0 ? seg_a : seg_b;
-    const index_t first_row = seg * rows + 2 * q;
+    const index_t first_row = seg * rows + kRowsPerPiece * q;
     src[h] = reinterpret_cast<const double2*>(d + (base + lane / 8 - seg * batch) * system_stride +
                                               first_row);
     left[h] = rows_left(n, first_row);
   }
-  const index_t unit_step = 4 * system_stride / 2;  // pieces from unit w to unit w + 4
+  // pieces from unit w to unit w + 4
+  const index_t unit_step = 4 * system_stride / kRowsPerPiece;
   const int array = lane / 8;
   const T* table = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
   const index_t table_n = array < 2 ? n : n - 1;
@@ -198,14 +231,14 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   int tleft[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const index_t first_row = (h == 0 ? seg_a : seg_b) * rows + 2 * q;
+    const index_t first_row = (h == 0 ? seg_a : seg_b) * rows + kRowsPerPiece * q;
     tsrc[h] = reinterpret_cast<const double2*>(table + first_row);
     tleft[h] = rows_left(table_n, first_row);
   }
   auto copy = [&](double2* to, const double2* from, int l, int t) {
-    const int r = l - t * kLanesTileRows;
-    const unsigned bytes = r >= 2 ? 16u : r == 1 ? 8u : 0u;
-    copy_async(to, bytes ? from + t * (kLanesTileRows / 2) : reinterpret_cast<const double2*>(d),
+    const int r = l - t * kTileRows;  // rows left from the piece's first (real: 1 = half a piece)
+    const unsigned bytes = r >= kRowsPerPiece ? 16u : r == 1 ? 8u : 0u;
+    copy_async(to, bytes ? from + t * kLanesTilePieces : reinterpret_cast<const double2*>(d),
                bytes);
   };
   auto fetch = [&](int t) {
@@ -233,7 +266,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   const T s = shifts[k];
   const int slot = seg == seg_a ? 0 : 32;  // the lane's segment's table pieces
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
-  T sub = p >= 1 ? __ldg(m.a_off + p - 1) + s * __ldg(m.m_off + p - 1) : T(0);
+  T sub = p >= 1 ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1) : T(0);
   SegmentElimination<T> e;
   Row4<T> first, last;
   for (int t = 0; t < tiles; ++t) {
@@ -242,9 +275,9 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
     __syncwarp();
     const double2* stage = stages + (t & 1) * kLanesStagePieces;
     const double2* tab = stage + kLanesDPieces + slot;
-    const index_t r0 = p + static_cast<index_t>(t) * kLanesTileRows;
-    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPairs{stage, lane}, tab, sub,
-                          e, first, last);
+    const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
+    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane}, tab,
+                          sub, e, first, last);
     __syncwarp();  // the stage is fetched into again at the next tile
   }
   Row4<T> P, Q;
@@ -368,7 +401,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
   const index_t k = std::min(kk, batch - 1);
   const index_t p = h == 0 ? stream_row[0] : stream_row[kStreams - 1];
   const T s = shifts[k];
-  T sub = p >= 1 && p < n ? __ldg(m.a_off + p - 1) + s * __ldg(m.m_off + p - 1) : T(0);
+  T sub = p >= 1 && p < n ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1)
+                          : T(0);
   SegmentElimination<T> e;
   Row4<T> first, last;
   index_t seg = p / rows;  // the lane's segment, and its tile ts in it

@@ -698,13 +698,13 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
 
 /// The segment method's reduce pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
-/// shifted form, real, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and pays
+/// shifted form, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and pays
 /// (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
                                  index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
                                  T* cc, T* cd) {
-  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (!detail::segment_lanes_apply(form.m, d, strides(dl), batch, K)) return false;
     const index_t segments = detail::segment_count(n, K);
     const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
