@@ -705,32 +705,35 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
 }
 
 /// The columns method on sizes around chunk and segment boundaries (one segment up to 32 chunks,
-/// segments of columns_segment_chunks beyond), its shifted form also from its ColumnTable.
+/// segments of columns_segment_chunks beyond, which differ between the forms for complex
+/// systems), its shifted form also from its ColumnTable.
 template <class Scalar, int K>
 void columns_sweep(testing::Kind kind, std::uint64_t seed) {
-  constexpr index_t chunk = K, one = cuda::detail::kWarpLanes * K,
-                    segment = cuda::detail::columns_segment_chunks(sizeof(Scalar)) * K;
+  namespace dt = cuda::detail;
+  constexpr index_t chunk = K, one = dt::kWarpLanes * K,
+                    segment = dt::columns_segment_chunks(sizeof(Scalar), false) * K;
   const std::vector<index_t> sizes = {1,       2,   3,       chunk + 1,       8 * chunk,
                                       one - 1, one, one + 1, 5 * segment + 3, 40 * segment};
-  auto emulate = [](const auto& rows_of, const auto& d) {
-    const auto n = static_cast<index_t>(d.size());
-    return emulate_segment<K, typename std::decay_t<decltype(d)>::value_type>(
-        tile_lanes<K>(rows_of, d), n, cuda::detail::columns_chunks(n, K, sizeof(Scalar)),
-        cuda::detail::columns_segments(n, K, sizeof(Scalar)));
+  auto emulate = [](bool general) {
+    return [general](const auto& rows_of, const auto& d) {
+      const auto n = static_cast<index_t>(d.size());
+      return emulate_segment<K, typename std::decay_t<decltype(d)>::value_type>(
+          tile_lanes<K>(rows_of, d), n, dt::columns_chunks(n, K, sizeof(Scalar), general),
+          dt::columns_segments(n, K, sizeof(Scalar), general));
+    };
   };
   auto table = [](const auto& m, const auto& s, const auto& d) {
     using T = std::decay_t<decltype(s)>;
-    const int chunks = cuda::detail::columns_chunks(m.n, K, sizeof(Scalar));
+    const int chunks = dt::columns_chunks(m.n, K, sizeof(Scalar), false);
     return emulate_segment<K, T>(ColumnLanes<K, T>{m, s, d, std::vector<T>(d.size()), {chunks}},
-                                 m.n, chunks,
-                                 cuda::detail::columns_segments(m.n, K, sizeof(Scalar)));
+                                 m.n, chunks, dt::columns_segments(m.n, K, sizeof(Scalar), false));
   };
   for (index_t n : sizes) {
-    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "columns", emulate,
-                   table);
+    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "columns",
+                   emulate(false), table);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
-                     "columns", emulate);
+                     "columns", emulate(true));
   }
 }
 

@@ -35,29 +35,35 @@ namespace pscr::tridiag::cuda::detail {
 /// Most threads per block of the columns kernel (G systems × chunks chunks).
 constexpr int kColumnsMaxThreads = 256;
 
-/// Chunks per segment of the columns method where a system takes several segments: 16 real, 8
-/// complex. Real shifted systems reduce their segments one lane per (system, segment)
-/// (columns_lanes_reduce_kernel), which pays per segment for its coarse rows' stores; at 16 chunks
-/// it took 62–65 µs at real interleaved 65536 × 256, K = 8, against columns_kernel's 83 µs at 8
-/// chunks and its own 90 µs at 8, and the coarse solve 9 against 16 µs (Nsight Compute, H100).
-/// H100 A/B (tridiag_bench, interleaved, 3 rounds): real shifted K = 8 3–9% faster than 8 chunks
-/// without it (65536 × 256 0.2502 → 0.2380 ms), K = 4 15%; real general within ±2%; complex
-/// shifted K = 4 3–7% slower (not reduced by lanes), so complex keeps 8.
-__host__ __device__ constexpr int columns_segment_chunks(std::size_t scalar_bytes) {
-  return scalar_bytes == 8 ? 16 : 8;
+/// Chunks per segment of the columns method where a system takes several segments: 16 for the
+/// shifted form and real general systems, 8 for complex general ones. Shifted systems reduce their
+/// segments one lane per (system, segment) (columns_lanes_reduce_kernel), which pays per segment
+/// for its coarse rows' stores; at 16 chunks it took 62–65 µs at real interleaved 65536 × 256,
+/// K = 8, against columns_kernel's 83 µs at 8 chunks and its own 90 µs at 8, and the coarse solve
+/// 9 against 16 µs (Nsight Compute, H100). H100 A/B (tridiag_bench, interleaved, 3 rounds): real
+/// shifted K = 8 3–9% faster than 8 chunks without it (65536 × 256 0.2502 → 0.2380 ms), K = 4 15%;
+/// real general within ±2%; complex shifted K = 4, then reduced by columns_kernel, 3–7% slower.
+/// Reduced by lanes, complex shifted K = 4 is 1–7% faster at 16 chunks than at 8 (H200 A/B,
+/// 65536 × 256 0.494 → 0.459 ms; docs/tridiag-performance.md); complex general systems, reduced
+/// by columns_kernel, keep 8.
+__host__ __device__ constexpr int columns_segment_chunks(std::size_t scalar_bytes, bool general) {
+  return scalar_bytes == 8 || !general ? 16 : 8;
 }
 
 /// Chunks per segment of the columns method for systems of n rows, K rows per chunk, scalars of
-/// `scalar_bytes`: the fewest (a power of two) that cover n where at most 32 do (one segment, one
-/// pass), else columns_segment_chunks.
-__host__ __device__ inline int columns_chunks(index_t n, int K, std::size_t scalar_bytes) {
+/// `scalar_bytes`, the general form or the shifted one: the fewest (a power of two) that cover n
+/// where at most 32 do (one segment, one pass), else columns_segment_chunks.
+__host__ __device__ inline int columns_chunks(index_t n, int K, std::size_t scalar_bytes,
+                                              bool general) {
   const int width = segment_width(n, K);
-  return static_cast<index_t>(width) * K >= n ? width : columns_segment_chunks(scalar_bytes);
+  return static_cast<index_t>(width) * K >= n ? width
+                                              : columns_segment_chunks(scalar_bytes, general);
 }
 
-/// Segments of columns_chunks(n, K, scalar_bytes)·K rows in a system of n rows.
-__host__ __device__ inline index_t columns_segments(index_t n, int K, std::size_t scalar_bytes) {
-  const index_t rows = static_cast<index_t>(columns_chunks(n, K, scalar_bytes)) * K;
+/// Segments of columns_chunks(n, K, scalar_bytes, general)·K rows in a system of n rows.
+__host__ __device__ inline index_t columns_segments(index_t n, int K, std::size_t scalar_bytes,
+                                                    bool general) {
+  const index_t rows = static_cast<index_t>(columns_chunks(n, K, scalar_bytes, general)) * K;
   return (n + rows - 1) / rows;
 }
 

@@ -11,7 +11,7 @@
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one
 /// 128-byte line per unit and array: 16 real or 8 complex rows) with coalesced 16-byte cp.async,
 /// the next tile under the current one, and each lane reads its rows back in 16-byte pieces (its
-/// tables as broadcasts). columns_lanes_reduce_kernel does the same for the columns method's real
+/// tables as broadcasts). columns_lanes_reduce_kernel does the same for the columns method's
 /// systems side by side: a warp's lanes take adjacent systems, whose rows it copies line by line.
 /// Include only from .cu files.
 
@@ -27,8 +27,6 @@ constexpr int lanes_tile_rows() {
   static_assert(sizeof(T) == 8 || sizeof(T) == 16, "real or complex double");
   return kLanesTilePieces * 16 / static_cast<int>(sizeof(T));
 }
-/// Rows of a tile of real systems (the columns method's lanes pass: real only).
-constexpr int kLanesTileRows = lanes_tile_rows<double>();
 /// Warps per block.
 constexpr int kLanesWarps = 4;
 /// 16-byte pieces of a stage's right-hand sides: 32 units × 8.
@@ -36,6 +34,12 @@ constexpr int kLanesDPieces = kWarpLanes * kLanesTilePieces;
 /// 16-byte pieces of a stage's tables: two segments × four arrays (A's and M's diagonals and
 /// couplings) × 8.
 constexpr int kLanesTablePieces = 2 * 4 * kLanesTilePieces;
+/// Systems (of a row of the columns method) or rows (of a unit of the segment method) per 16-byte
+/// piece: two real, one complex.
+template <class T>
+constexpr int scalars_per_piece() {
+  return 16 / static_cast<int>(sizeof(T));
+}
 /// 16-byte pieces of a stage; a warp has two stages (the next tile copied in while the current
 /// one is solved).
 constexpr int kLanesStagePieces = kLanesDPieces + kLanesTablePieces;
@@ -71,15 +75,16 @@ __host__ __device__ constexpr int columns_lanes_width(index_t batch) {
 }
 
 /// Whether columns_lanes_reduce_kernel applies to segments of `rows` rows: the shifted form's
-/// tables aligned, the rows of d in 16-byte pieces of two systems (paired_systems), the coarse
-/// arrays aligned for store_coarse_pairs (`coarse`: the first, the others an even number of
-/// scalars after it), segments of at least two tiles, and a batch of at least 16 (a stream's 16
-/// systems: one 128-byte line per row).
+/// tables aligned, the rows of d in 16-byte pieces (real: of two systems, paired_systems; complex:
+/// systems side by side, d aligned), the coarse arrays aligned for store_coarse_pairs (`coarse`:
+/// the first, the others an even number of scalars after it), segments of at least two tiles,
+/// and a batch of at least 16 (a stream's 16 systems).
 template <class T>
 bool columns_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int rows,
                          const T* coarse) {
-  return paired_systems(d, s) && aligned16(coarse) && m.aligned() && batch >= kWarpLanes / 2 &&
-         rows >= 2 * kLanesTileRows && rows % kLanesTileRows == 0;
+  const bool pieces = sizeof(T) == 8 ? paired_systems(d, s) : s.system == 1 && aligned16(d);
+  return pieces && aligned16(coarse) && m.aligned() && batch >= kWarpLanes / 2 &&
+         rows >= 2 * lanes_tile_rows<T>() && rows % lanes_tile_rows<T>() == 0;
 }
 
 /// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence,
@@ -133,7 +138,7 @@ __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_ti
                                                    index_t n, Pieces pieces, const double2* tab,
                                                    T& sub, SegmentElimination<T>& e, Row4<T>& first,
                                                    Row4<T>& last) {
-  constexpr int kRowsPerPiece = 16 / sizeof(T);
+  constexpr int kRowsPerPiece = scalars_per_piece<T>();
 #pragma unroll
   for (int q = 0; q < kLanesTilePieces; ++q) {
     const double2 dd = pieces(q);
@@ -189,7 +194,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
                                 index_t segments, int rows, const T* d, index_t system_stride,
                                 T* ca, T* cb, T* cc, T* cd) {
   constexpr int kTileRows = lanes_tile_rows<T>();
-  constexpr int kRowsPerPiece = 16 / sizeof(T);
+  constexpr int kRowsPerPiece = scalars_per_piece<T>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
@@ -285,16 +290,20 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   if (active) store_coarse_rows(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
 }
 
-/// store_coarse_rows with one 16-byte store per array (rows e, e + 1; e even, the arrays 16-byte
-/// aligned): where each lane writes its own system's rows, every store touches a sector per lane,
-/// and half as many stores leave the load-store queue to the copies of the stage.
+/// store_coarse_rows with one 16-byte store per array and real rows (rows e, e + 1; e even, the
+/// arrays 16-byte aligned): where each lane writes its own system's rows, every store touches a
+/// sector per lane, and half as many stores leave the load-store queue to the copies of the stage.
+/// Complex rows are 16 bytes each: store_coarse_rows.
 template <class T>
 __device__ void store_coarse_pairs(const Condensed<T>& r, T* ca, T* cb, T* cc, T* cd, index_t e) {
-  static_assert(sizeof(T) == 8, "two real rows per 16 bytes");
-  *reinterpret_cast<double2*>(ca + e) = make_double2(r.F.a, r.L.a);
-  *reinterpret_cast<double2*>(cb + e) = make_double2(r.F.b, r.L.b);
-  *reinterpret_cast<double2*>(cc + e) = make_double2(r.F.c, r.L.c);
-  *reinterpret_cast<double2*>(cd + e) = make_double2(r.F.d[0], r.L.d[0]);
+  if constexpr (sizeof(T) == 8) {
+    *reinterpret_cast<double2*>(ca + e) = make_double2(r.F.a, r.L.a);
+    *reinterpret_cast<double2*>(cb + e) = make_double2(r.F.b, r.L.b);
+    *reinterpret_cast<double2*>(cc + e) = make_double2(r.F.c, r.L.c);
+    *reinterpret_cast<double2*>(cd + e) = make_double2(r.F.d[0], r.L.d[0]);
+  } else {
+    store_coarse_rows(r, ca, cb, cc, cd, e);
+  }
 }
 
 /// The same reduce pass for systems side by side (the columns method's interleaved rows: row r of
@@ -303,20 +312,23 @@ __device__ void store_coarse_pairs(const Condensed<T>& r, T* ca, T* cb, T* cc, T
 /// is system group g = σ mod groups (systems gW .. gW + W − 1) over the band b = σ / groups of
 /// `per` consecutive segments, which its lanes walk tile by tile, one segment after the other
 /// (the coupling to the row before carried across), each writing its segment's coarse rows as
-/// columns_kernel's reduce pass writes them. A tile of a stream is 16 rows of W adjacent systems,
-/// 16 lines of 8W bytes, copied with coalesced 16-byte cp.async into the stage row by row, and its
-/// segment's 16 rows of A and M as in segment_lanes_reduce_kernel; each lane reads its system's
-/// column (stride W). `rows` ≥ 32, a multiple of kLanesTileRows; columns_lanes_apply.
+/// columns_kernel's reduce pass writes them. A tile of a stream is TR = lanes_tile_rows<T>() rows
+/// (16 real, 8 complex) of W adjacent systems, TR lines of W scalars, copied with coalesced 16-byte
+/// cp.async into the stage row by row, and its segment's TR rows of A and M as in
+/// segment_lanes_reduce_kernel; each lane reads its system's column (stride W). `rows` ≥ 2 TR, a
+/// multiple of TR; columns_lanes_apply. Complex: at most 168 registers (three blocks per SM), as
+/// the segment pass's complex instance takes.
 template <int W, class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, int per, const T* d, index_t row_stride,
                                 T* ca, T* cb, T* cc, T* cd) {
-  static_assert(sizeof(T) == 8 && (W == kWarpLanes || W == kWarpLanes / 2),
-                "16-byte pieces of two real systems, 16 or 32 systems per stream");
+  static_assert(W == kWarpLanes || W == kWarpLanes / 2, "16 or 32 systems per stream");
+  constexpr int kTileRows = lanes_tile_rows<T>();
+  constexpr int kPerPiece = scalars_per_piece<T>();  // systems per piece of d, rows per table piece
   constexpr int kStreams = kWarpLanes / W;
-  constexpr int kPairs = W / 2;                           // 16-byte pieces per row of a stream
-  constexpr int kStreamPieces = kLanesTileRows * kPairs;  // a stream's tile of d
+  constexpr int kRowPieces = W / kPerPiece;              // 16-byte pieces per row of a stream
+  constexpr int kStreamPieces = kTileRows * kRowPieces;  // a stream's tile of d
   static_assert(kStreams * kStreamPieces == kLanesDPieces, "the stage holds every stream's tile");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
@@ -327,7 +339,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
   if (first_stream >= streams) return;  // uniform over the warp
   double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
   const index_t n = m.n;
-  const int seg_tiles = rows / kLanesTileRows;
+  const int seg_tiles = rows / kTileRows;
   const int tiles = per * seg_tiles;
   // Stream h of the warp: its first system and the first row of its band (n for a stream past the
   // last, whose rows are all identity rows and which stores nothing).
@@ -339,12 +351,13 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
     stream_row[h] = sigma < streams ? sigma / groups * per * rows : n;
   }
 
-  // The copy of d: lane l copies pieces P = 32j + l (j = 0..7), piece P being pair l mod kPairs
-  // (systems 2·pair, + 1 of its stream) of row (32j mod kStreamPieces + l) / kPairs of stream
-  // 32j / kStreamPieces: two (W = 32) or four (W = 16) rows of a stream per instruction. Of the
-  // tables: piece l of each stream, array l/8, rows 2(l mod 8), + 1. Per stream, the lane's first
-  // row, its address and the bytes of its pair (16; 8 where one system is left; 0 past the batch)
-  // are set once, and each tile adds its 16 rows.
+  // The copy of d: lane l copies pieces P = 32j + l (j = 0..7), piece P being piece
+  // l mod kRowPieces (real: systems 2·piece, + 1 of its stream; complex: system piece) of row
+  // (32j mod kStreamPieces + l) / kRowPieces of stream 32j / kStreamPieces: real two (W = 32) or
+  // four (W = 16) rows of a stream per instruction, complex one or two. Of the tables: piece l of
+  // each stream, array l/8, real rows 2(l mod 8), + 1, complex row l mod 8. Per stream, the lane's
+  // first row, its address and the bytes of its piece (16; 8 where one real system is left; 0 past
+  // the batch) are set once, and each tile adds its rows.
   const int array = lane / 8;
   const T* table = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
   const index_t table_n = array < 2 ? n : n - 1;
@@ -354,21 +367,21 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
   unsigned d_bytes[kStreams];
 #pragma unroll
   for (int h = 0; h < kStreams; ++h) {
-    const index_t k = stream_k0[h] + 2 * (lane % kPairs);
-    d_row[h] = stream_row[h] + lane / kPairs;
-    d_bytes[h] = batch - k >= 2 ? 16u : batch - k == 1 ? 8u : 0u;
+    const index_t k = stream_k0[h] + kPerPiece * (lane % kRowPieces);
+    d_row[h] = stream_row[h] + lane / kRowPieces;
+    d_bytes[h] = batch - k >= kPerPiece ? 16u : batch - k == 1 ? 8u : 0u;
     d_src[h] = d + std::min(k, batch - 1) + std::min(d_row[h], n - 1) * row_stride;
-    t_row[h] = stream_row[h] + 2 * (lane & 7);
+    t_row[h] = stream_row[h] + kPerPiece * (lane & 7);
     t_src[h] = table + std::min(t_row[h], n - 1);
   }
   auto copy_d = [&](double2* stage, int t) {
-    const index_t tile_row = static_cast<index_t>(t) * kLanesTileRows;
+    const index_t tile_row = static_cast<index_t>(t) * kTileRows;
     const index_t tile_offset = tile_row * row_stride;
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      constexpr int kRowsPerCopy = kWarpLanes / kPairs;
+      constexpr int kRowsPerCopy = kWarpLanes / kRowPieces;
       const int h = kWarpLanes * j / kStreamPieces;  // known once unrolled
-      const int i = j * kRowsPerCopy % kLanesTileRows;
+      const int i = j * kRowsPerCopy % kTileRows;
       const unsigned bytes = d_row[h] + tile_row + i < n ? d_bytes[h] : 0u;
       const T* src = d_src[h] + tile_offset + i * row_stride;
       copy_async(stage + kWarpLanes * j + lane, reinterpret_cast<const double2*>(bytes ? src : d),
@@ -376,11 +389,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
     }
   };
   auto copy_tables = [&](double2* stage, int t) {
-    const index_t tile_row = static_cast<index_t>(t) * kLanesTileRows;
+    const index_t tile_row = static_cast<index_t>(t) * kTileRows;
 #pragma unroll
     for (int h = 0; h < kStreams; ++h) {
       const index_t left = table_n - (t_row[h] + tile_row);
-      const unsigned bytes = left >= 2 ? 16u : left == 1 ? 8u : 0u;
+      const unsigned bytes = left >= kPerPiece ? 16u : left == 1 ? 8u : 0u;
       copy_async(stage + kLanesDPieces + 32 * h + lane,
                  reinterpret_cast<const double2*>(bytes ? t_src[h] + tile_row : d), bytes);
     }
@@ -412,14 +425,20 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 4)
     copy_async_wait_pending<1>();
     __syncwarp();
     const double2* stage = stages + (t & 1) * kLanesStagePieces;
-    const double* column =
-        reinterpret_cast<const double*>(stage) + h * 2 * kStreamPieces + lane % W;
-    const index_t r0 = p + static_cast<index_t>(t) * kLanesTileRows;
-    const bool guard = __any_sync(0xffffffffu, r0 + kLanesTileRows > n);
-    segment_lanes_tile_at(
-        ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
-        [column](int q) { return make_double2(column[2 * q * W], column[(2 * q + 1) * W]); },
-        stage + kLanesDPieces + 32 * h, sub, e, first, last);
+    const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
+    const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
+    // Piece q of the lane's column: real rows 2q, 2q + 1, complex row q of its system.
+    auto pieces = [stage, h, lane](int q) {
+      if constexpr (sizeof(T) == 8) {
+        const double* column =
+            reinterpret_cast<const double*>(stage) + h * 2 * kStreamPieces + lane % W;
+        return make_double2(column[2 * q * W], column[(2 * q + 1) * W]);
+      } else {
+        return stage[h * kStreamPieces + q * W + lane % W];
+      }
+    };
+    segment_lanes_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n, pieces,
+                          stage + kLanesDPieces + 32 * h, sub, e, first, last);
     if (++ts == seg_tiles) {
       Row4<T> P, Q;
       lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);

@@ -479,9 +479,10 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
   if (opt.method == Method::segment || opt.method == Method::columns) {
-    const index_t segments = opt.method == Method::segment
-                                 ? detail::segment_count(n, opt.rows_per_thread)
-                                 : detail::columns_segments(n, opt.rows_per_thread, sizeof(T));
+    const index_t segments =
+        opt.method == Method::segment
+            ? detail::segment_count(n, opt.rows_per_thread)
+            : detail::columns_segments(n, opt.rows_per_thread, sizeof(T), tiles > 0);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
     return 4 * nc * batch + required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
@@ -726,17 +727,17 @@ bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
 
 /// The columns method's reduce pass with one lane per (system, segment) unit
 /// (detail::columns_lanes_reduce_kernel: each warp walks bands of `per` segments of 32 or 16
-/// adjacent systems, one launch) where it applies (the shifted form, real, systems side by side,
-/// rows 16-byte aligned: detail::columns_lanes_apply), with bands long enough that the warps fit
-/// at once, where it pays (lanes_pass_pays). Returns whether it launched.
+/// adjacent systems, one launch) where it applies (the shifted form, systems side by side, rows
+/// 16-byte aligned: detail::columns_lanes_apply), with bands long enough that the warps fit at
+/// once, where it pays (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
                                  index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
                                  T* cc, T* cd) {
-  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && std::is_same_v<T, double>) {
-    const int rows = detail::columns_chunks(n, K, sizeof(T)) * K;
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    const int rows = detail::columns_chunks(n, K, sizeof(T), false) * K;
     if (!detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, ca)) return false;
-    const index_t segments = detail::columns_segments(n, K, sizeof(T));
+    const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
     const int width = detail::columns_lanes_width(batch);
     auto go = [&](auto w) {
       constexpr int W = decltype(w)::value;
@@ -813,14 +814,15 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
 }
 
 /// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
-/// columns_chunks(n, K, sizeof(T)) chunks each, as many blocks as are resident (or units need),
-/// each looping over units.
+/// columns_chunks(n, K, sizeof(T), general) chunks each, as many blocks as are resident (or units
+/// need), each looping over units.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
                     T* cc, T* cd) {
-  const index_t segments = detail::columns_segments(n, K, sizeof(T));
-  const int chunks = detail::columns_chunks(n, K, sizeof(T));
+  constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
+  const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
+  const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
@@ -1003,8 +1005,9 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     return;
   }
   if (opt.method == Method::columns) {
-    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread, sizeof(T)), batch, ws,
-                  wc, budget, [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+    constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
+    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread, sizeof(T), general),
+                  batch, ws, wc, budget, [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     if constexpr (decltype(pass)::value == detail::SegmentPass::reduce) {
                       if (launch_columns_lanes_reduce(stream, form, opt.rows_per_thread, n, batch,
                                                       d, dl, ca, cb, cc, cd))
