@@ -126,6 +126,15 @@ __device__ __forceinline__ T load_read_only(const T* p) {
   }
 }
 
+/// The 16-byte piece of rows v[0], v[1] (real) or v[0] (complex): piece_row's inverse.
+template <class T>
+__device__ __forceinline__ double2 make_piece(const T (&v)[scalars_per_piece<T>()]) {
+  if constexpr (sizeof(T) == 8)
+    return make_double2(v[0], v[1]);
+  else
+    return make_double2(v[0].re, v[0].im);
+}
+
 /// One tile of a lane's segment: rows r0 .. r0 + lanes_tile_rows<T>() − 1, their right-hand sides
 /// from `pieces` (pieces(q): the tile's 16-byte piece q, from the stage: piece_row), A's and M's
 /// rows at `tab` (its segment's table slots: ad, md, ao, mo, 8 pieces each; ao, mo zero past
@@ -183,18 +192,131 @@ struct UnitPieces {
   __device__ double2 operator()(int q) const { return stage[lanes_slot(lane, q)]; }
 };
 
-/// The reduce pass: warp w takes units [32w, 32w + 32) of batch·segments (segment-major), lane l
-/// unit 32w + l, and writes its segment's coarse rows F, L as rows 2·segment, + 1 of system k's
-/// coarse system (at k·2·segments, as segment_kernel's reduce pass). Lanes past the last unit
-/// repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
-/// segment_lanes_apply.
+/// A warp's units (segment_lanes_reduce_kernel, segment_lanes_substitute_kernel): warp w takes
+/// units [32w, 32w + 32) of batch·segments in segment-major order (unit = segment·batch + system),
+/// lane l unit 32w + l. They lie within two segments a and b, those at or past `split` (relative
+/// to `base`) in b. The warp moves its units' lines tile by tile: lane l moves piece q = l mod 8
+/// of units 4j + l/8 (j = 0..7), one 128-byte line of each of four units per instruction.
 template <class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
+struct LanesWarp {
+  static constexpr int kTileRows = lanes_tile_rows<T>();
+  static constexpr int kRowsPerPiece = scalars_per_piece<T>();
+  index_t batch, base, seg_a, seg_b;
+  int rows, lane, q, split, present;
+
+  __device__ LanesWarp(index_t batch_, index_t units, int rows_, index_t base_, int lane_)
+      : batch(batch_), base(base_), rows(rows_), lane(lane_), q(lane_ & 7) {
+    const index_t last_unit = std::min(base + kWarpLanes - 1, units - 1);
+    seg_a = base / batch;
+    seg_b = last_unit / batch;
+    split = static_cast<int>(std::min<index_t>(seg_b * batch - base, kWarpLanes));
+    present = static_cast<int>(std::min<index_t>(units - base, kWarpLanes));
+  }
+  /// Rows left in a system of `total` rows from `first_row` on, at most a segment's.
+  __device__ int rows_left(index_t total, index_t first_row) const {
+    return static_cast<int>(std::min<index_t>(std::max<index_t>(total - first_row, 0), rows));
+  }
+  /// Bytes of a piece at tile t whose line has `left` rows from its piece at tile 0 on (real: 8
+  /// where one row is left).
+  __device__ static unsigned piece_bytes(int left, int t) {
+    const int r = left - t * kTileRows;
+    return r >= kRowsPerPiece ? 16u : r == 1 ? 8u : 0u;
+  }
+};
+
+/// The lines of a warp's units in d or x (system k at k·system_stride, rows contiguous): unit
+/// 4j + lane/8 of segment h (0: a, 1: b) has its piece q of tile t at at[h] + j·unit_step + 8t, and
+/// left[h] rows from its piece of tile 0 on.
+template <class T, class Piece>
+struct LanesLines {
+  Piece* at[2];
+  int left[2];
+  index_t unit_step;  // pieces from unit w to unit w + 4
+
+  template <class Scalar>
+  __device__ LanesLines(const LanesWarp<T>& w, Scalar* v, index_t system_stride, index_t n) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const index_t seg = h == 0 ? w.seg_a : w.seg_b;
+      const index_t first_row = seg * w.rows + LanesWarp<T>::kRowsPerPiece * w.q;
+      at[h] = reinterpret_cast<Piece*>(v + (w.base + w.lane / 8 - seg * w.batch) * system_stride +
+                                       first_row);
+      left[h] = w.rows_left(n, first_row);
+    }
+    unit_step = 4 * system_stride / LanesWarp<T>::kRowsPerPiece;
+  }
+  /// f(slot in the stage, piece, bytes) for the lane's eight pieces of tile t.
+  template <class F>
+  __device__ void each(const LanesWarp<T>& w, int t, F&& f) const {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int u = 4 * j + w.lane / 8;
+      const bool b = u >= w.split;
+      const unsigned bytes =
+          u < w.present ? LanesWarp<T>::piece_bytes(b ? left[1] : left[0], t) : 0u;
+      f(lanes_slot(u, w.q), (b ? at[1] : at[0]) + j * unit_step + t * kLanesTilePieces, bytes);
+    }
+  }
+};
+
+/// The warp's copies of tile t into a stage (no commit): its units' lines of d, and its segments'
+/// rows of A and M, pieces l and 32 + l, array l/8 of segment a, then b. `zero` is any readable
+/// address, the source of copies of no bytes (which fill zeros).
+template <class T>
+struct LanesFetch {
+  LanesLines<T, const double2> d;
+  const double2* table[2];
+  int table_left[2];
+
+  __device__ LanesFetch(const LanesWarp<T>& w, const ShiftedMatrix<T>& m, const T* dv,
+                        index_t system_stride)
+      : d(w, dv, system_stride, m.n) {
+    const int array = w.lane / 8;
+    const T* t = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
+    const index_t table_n = array < 2 ? m.n : m.n - 1;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const index_t first_row =
+          (h == 0 ? w.seg_a : w.seg_b) * w.rows + LanesWarp<T>::kRowsPerPiece * w.q;
+      table[h] = reinterpret_cast<const double2*>(t + first_row);
+      table_left[h] = w.rows_left(table_n, first_row);
+    }
+  }
+  __device__ void operator()(const LanesWarp<T>& w, double2* stage, int t,
+                             const double2* zero) const {
+    d.each(w, t, [&](int slot, const double2* from, unsigned bytes) {
+      copy_async(stage + slot, bytes ? from : zero, bytes);
+    });
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const unsigned bytes = LanesWarp<T>::piece_bytes(table_left[h], t);
+      copy_async(stage + kLanesDPieces + 32 * h + w.lane,
+                 bytes ? table[h] + t * kLanesTilePieces : zero, bytes);
+    }
+  }
+};
+
+/// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
+/// segment_lanes_substitute_kernel: (cp, dp, gp) before the first row of every tile but the first
+/// of each unit.
+inline index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows,
+                                         std::size_t scalar_bytes) {
+  const int tile_rows = kLanesTilePieces * 16 / static_cast<int>(scalar_bytes);
+  return 3 * batch * segments * (rows / tile_rows - 1);
+}
+
+/// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
+/// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
+/// segment_kernel's reduce pass). With Checkpoints, also the elimination's state (cp, dp, gp)
+/// before each tile t ≥ 1 at checkpoints[(3(t − 1) + f)·units + unit] (f = 0, 1, 2), for
+/// segment_lanes_substitute_kernel. Lanes past the last unit repeat it without storing. `rows` =
+/// 32·K, a multiple of lanes_tile_rows<T>(); segment_lanes_apply.
+template <class T, bool Checkpoints>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
-                                T* ca, T* cb, T* cc, T* cd) {
+                                T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
   constexpr int kTileRows = lanes_tile_rows<T>();
-  constexpr int kRowsPerPiece = scalars_per_piece<T>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
@@ -204,61 +326,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
   const index_t n = m.n;
   const int tiles = rows / kTileRows;
-  const index_t last_unit = std::min(base + kWarpLanes - 1, units - 1);
-  const index_t seg_a = base / batch, seg_b = last_unit / batch;  // the warp's two segments
-
-  // The copy of d: lane l copies piece q = l mod 8 of units 4j + l/8 (j = 0..7), one 128-byte
-  // line of each of four units per instruction; of the tables: pieces l and 32 + l, array l/8 of
-  // segment a, then b. Units at or past `split` (relative to base) lie in segment b.
-  const int q = lane & 7;
-  const int split = static_cast<int>(std::min<index_t>(seg_b * batch - base, kWarpLanes));
-  const int present = static_cast<int>(std::min<index_t>(units - base, kWarpLanes));
-  // Rows left in a system from a piece's first row, at most a segment's.
-  auto rows_left = [&](index_t total, index_t first_row) {
-    return static_cast<int>(std::min<index_t>(std::max<index_t>(total - first_row, 0), rows));
-  };
-  const double2* src[2];  // unit lane/8 of the warp (j = 0) as if in segment a, b
-  int left[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const index_t seg = h == 0 ? seg_a : seg_b;
-    const index_t first_row = seg * rows + kRowsPerPiece * q;
-    src[h] = reinterpret_cast<const double2*>(d + (base + lane / 8 - seg * batch) * system_stride +
-                                              first_row);
-    left[h] = rows_left(n, first_row);
-  }
-  // pieces from unit w to unit w + 4
-  const index_t unit_step = 4 * system_stride / kRowsPerPiece;
-  const int array = lane / 8;
-  const T* table = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
-  const index_t table_n = array < 2 ? n : n - 1;
-  const double2* tsrc[2];
-  int tleft[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const index_t first_row = (h == 0 ? seg_a : seg_b) * rows + kRowsPerPiece * q;
-    tsrc[h] = reinterpret_cast<const double2*>(table + first_row);
-    tleft[h] = rows_left(table_n, first_row);
-  }
-  auto copy = [&](double2* to, const double2* from, int l, int t) {
-    const int r = l - t * kTileRows;  // rows left from the piece's first (real: 1 = half a piece)
-    const unsigned bytes = r >= kRowsPerPiece ? 16u : r == 1 ? 8u : 0u;
-    copy_async(to, bytes ? from + t * kLanesTilePieces : reinterpret_cast<const double2*>(d),
-               bytes);
-  };
+  const LanesWarp<T> w(batch, units, rows, base, lane);
+  const LanesFetch<T> copy(w, m, d, system_stride);
+  const auto* zero = reinterpret_cast<const double2*>(d);
   auto fetch = [&](int t) {
-    double2* stage = stages + (t & 1) * kLanesStagePieces;
-    if (t < tiles) {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int w = 4 * j + lane / 8;
-        const bool b = w >= split;
-        copy(stage + lanes_slot(w, q), (b ? src[1] : src[0]) + j * unit_step,
-             w < present ? (b ? left[1] : left[0]) : 0, t);
-      }
-#pragma unroll
-      for (int h = 0; h < 2; ++h) copy(stage + kLanesDPieces + 32 * h + lane, tsrc[h], tleft[h], t);
-    }
+    if (t < tiles) copy(w, stages + (t & 1) * kLanesStagePieces, t, zero);
     copy_async_commit();  // empty past the last tile, so that every wait counts the same groups
   };
   fetch(0);
@@ -269,13 +341,21 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   const index_t k = u - seg * batch;
   const index_t p = seg * rows;
   const T s = shifts[k];
-  const int slot = seg == seg_a ? 0 : 32;  // the lane's segment's table pieces
+  const int slot = seg == w.seg_a ? 0 : 32;  // the lane's segment's table pieces
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
   T sub = p >= 1 ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1) : T(0);
   SegmentElimination<T> e;
   Row4<T> first, last;
   for (int t = 0; t < tiles; ++t) {
     fetch(t + 1);
+    if constexpr (Checkpoints) {
+      if (active && t > 0) {
+        T* at = checkpoints + 3 * (t - 1) * units + u;
+        at[0] = e.cp;
+        at[units] = e.dp;
+        at[2 * units] = e.gp;
+      }
+    }
     copy_async_wait_pending<1>();
     __syncwarp();
     const double2* stage = stages + (t & 1) * kLanesStagePieces;
@@ -288,6 +368,140 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes)
   Row4<T> P, Q;
   lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);
   if (active) store_coarse_rows(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
+}
+
+/// One tile of a lane's segment in the substitute pass: rows r0 .. r0 + lanes_tile_rows<T>() − 1
+/// from the lane's pieces of the stage (`stage`, `lane`: lanes_slot) and A's and M's rows at `tab`,
+/// as segment_lanes_tile reads them, eliminated again downward from the state `e` before the
+/// tile (SegmentElimination: interior row i is x_i = y_i − cp_i x_{i+1} with y_i = dp_i + gp_i
+/// x_first), then solved upward from x_next (in: the unknown of the row after the tile; out: the
+/// tile's first row's), each x_i written over its right-hand side in the stage. The segment's first
+/// row (first_tile) is x_first, its last (last_tile) x_last.
+template <bool Guard, class T>
+__device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool last_tile, T s,
+                                                           index_t r0, index_t n, double2* stage,
+                                                           int lane, const double2* tab, T sub,
+                                                           SegmentElimination<T> e, T x_first,
+                                                           T x_last, T& x_next) {
+  constexpr int kRowsPerPiece = scalars_per_piece<T>();
+  constexpr int kTileRows = lanes_tile_rows<T>();
+  T cp[kTileRows];
+#pragma unroll
+  for (int q = 0; q < kLanesTilePieces; ++q) {
+    const double2 dd = stage[lanes_slot(lane, q)];
+    T y[kRowsPerPiece];
+    const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
+#pragma unroll
+    for (int h = 0; h < kRowsPerPiece; ++h) {
+      const int i = kRowsPerPiece * q + h;
+      T adi = piece_row<T>(ad, h);
+      if constexpr (Guard) adi = r0 + i < n ? adi : T(1);
+      const T a = sub, b = adi + s * piece_row<T>(md, h);
+      const T c = piece_row<T>(ao, h) + s * piece_row<T>(mo, h);
+      sub = c;
+      if (i == 0 && first_tile) {
+        cp[i] = T(0);
+        y[h] = x_first;
+      } else if (i == kTileRows - 1 && last_tile) {
+        cp[i] = T(0);
+        y[h] = x_last;
+      } else {
+        e.step(a, b, c, piece_row<T>(dd, h));
+        cp[i] = e.cp;
+        y[h] = e.dp + e.gp * x_first;
+      }
+    }
+    stage[lanes_slot(lane, q)] = make_piece(y);  // y over the piece's right-hand sides
+  }
+#pragma unroll
+  for (int q = kLanesTilePieces - 1; q >= 0; --q) {
+    const double2 yy = stage[lanes_slot(lane, q)];
+    T xs[kRowsPerPiece];
+#pragma unroll
+    for (int h = kRowsPerPiece - 1; h >= 0; --h) {
+      const int i = kRowsPerPiece * q + h;
+      x_next = piece_row<T>(yy, h) - cp[i] * x_next;
+      xs[h] = x_next;
+    }
+    stage[lanes_slot(lane, q)] = make_piece(xs);
+  }
+}
+
+/// The substitute pass after segment_lanes_reduce_kernel (with checkpoints) and the coarse solve
+/// (the coarse unknowns in cd): lane l of warp w takes unit 32w + l (LanesWarp), whose segment's
+/// first and last unknowns are rows 2·segment, + 1 of system k's coarse solution, and walks its
+/// tiles backward, the warp copying the next tile (the one before) under the current one: per
+/// tile the elimination's state before its first row (the reduce pass's checkpoint; tile 0: the
+/// start), segment_lanes_resolve_tile, and the tile's x stored line by line from the stage as d
+/// was copied. So each row's d is read once more and its x written once, with about a quarter of
+/// the instructions per row of segment_kernel's substitute pass (lanes of K rows and the warp's
+/// solve of their reduced rows). x may alias d.
+template <class T>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
+    segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                    index_t segments, int rows, const T* d, index_t d_stride, T* x,
+                                    index_t x_stride, const T* cd, const T* checkpoints) {
+  constexpr int kTileRows = lanes_tile_rows<T>();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const index_t units = batch * segments;
+  const index_t base = (static_cast<index_t>(blockIdx.x) * kLanesWarps + wib) * kWarpLanes;
+  if (base >= units) return;  // uniform over the warp
+  double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
+  const index_t n = m.n;
+  const int tiles = rows / kTileRows;
+  const LanesWarp<T> w(batch, units, rows, base, lane);
+  const LanesFetch<T> copy(w, m, d, d_stride);
+  const LanesLines<T, double2> out(w, x, x_stride, n);
+  const auto* zero = reinterpret_cast<const double2*>(d);
+  auto fetch = [&](int t) {
+    if (t >= 0) copy(w, stages + (t & 1) * kLanesStagePieces, t, zero);
+    copy_async_commit();  // empty past the first tile, so that every wait counts the same groups
+  };
+  fetch(tiles - 1);
+
+  const index_t u = std::min(base + lane, units - 1);
+  const index_t seg = u / batch;
+  const index_t k = u - seg * batch;
+  const index_t p = seg * rows;
+  const T s = shifts[k];
+  const int slot = seg == w.seg_a ? 0 : 32;  // the lane's segment's table pieces
+  const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
+  const T x_first = cd[k * 2 * segments + 2 * seg], x_last = cd[k * 2 * segments + 2 * seg + 1];
+  T x_next = x_last;
+  for (int t = tiles - 1; t >= 0; --t) {
+    fetch(t - 1);
+    SegmentElimination<T> e;  // the state before the tile's first row
+    if (t > 0) {
+      const T* at = checkpoints + 3 * (t - 1) * units + u;
+      e.cp = at[0];
+      e.dp = at[units];
+      e.gp = at[2 * units];
+    }
+    const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
+    const T sub =
+        r0 >= 1 ? load_read_only(m.a_off + r0 - 1) + s * load_read_only(m.m_off + r0 - 1) : T(0);
+    copy_async_wait_pending<1>();
+    __syncwarp();
+    double2* stage = stages + (t & 1) * kLanesStagePieces;
+    const double2* tab = stage + kLanesDPieces + slot;
+    if (guard)
+      segment_lanes_resolve_tile<true>(t == 0, t == tiles - 1, s, r0, n, stage, lane, tab, sub, e,
+                                       x_first, x_last, x_next);
+    else
+      segment_lanes_resolve_tile<false>(t == 0, t == tiles - 1, s, r0, n, stage, lane, tab, sub, e,
+                                        x_first, x_last, x_next);
+    __syncwarp();  // the tile's x in the stage
+    out.each(w, t, [&](int piece, double2* to, unsigned bytes) {
+      const double2 v = stage[piece];
+      if (bytes == 16)
+        *to = v;
+      else if (bytes == 8)
+        *reinterpret_cast<double*>(to) = v.x;
+    });
+    __syncwarp();  // the stage is fetched into again at the next tile
+  }
 }
 
 /// store_coarse_rows with one 16-byte store per array and real rows (rows e, e + 1; e even, the

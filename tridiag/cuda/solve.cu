@@ -464,6 +464,22 @@ Options segment_coarse_options() {
   return Options{Method::block};
 }
 
+/// Whether the segment method's passes substitute one lane per (system, segment) unit too
+/// (detail::segment_lanes_substitute_kernel, after a reduce pass that keeps its checkpoints):
+/// complex shifted systems, whose substitute pass by lanes of K rows is bound by its instructions.
+template <class T, class Form>
+constexpr bool segment_lanes_substitute = std::is_same_v<Form, detail::ShiftedForm<T>> &&
+                                          sizeof(T) == 16;
+
+/// Scalars of workspace that the segment method's lanes passes keep beyond the coarse systems:
+/// the reduce pass's checkpoints where segment_lanes_substitute (none for one segment).
+template <class T, bool Shifted>
+index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
+  const index_t segments = detail::segment_count(n, K);
+  if (!Shifted || sizeof(T) != 16 || segments == 1) return 0;
+  return detail::segment_lanes_checkpoints(batch, segments, detail::kWarpLanes * K, sizeof(T));
+}
+
 /// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
 template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
@@ -485,8 +501,12 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
             : detail::columns_segments(n, opt.rows_per_thread, sizeof(T), tiles > 0);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
-    return 4 * nc * batch + required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
-                                                  segment_coarse_options(), budget);
+    const index_t kept = opt.method == Method::segment && tiles == 0
+                             ? segment_lanes_workspace<T, true>(n, batch, opt.rows_per_thread)
+                             : 0;
+    return 4 * nc * batch + kept +
+           required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
+                                 segment_coarse_options(), budget);
   }
   const PartitionPlan pl =
       plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, 0, budget);
@@ -699,29 +719,54 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
 
 /// The segment method's reduce pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
-/// shifted form, rows contiguous and 16-byte aligned: detail::segment_lanes_apply) and pays
-/// (lanes_pass_pays). Returns whether it launched.
+/// shifted form, rows of d contiguous and 16-byte aligned: detail::segment_lanes_apply; where
+/// segment_lanes_substitute, the rows of x too, and the elimination's checkpoints kept at
+/// `checkpoints`) and pays (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
-                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
-                                 T* cc, T* cd) {
+                                 index_t batch, const T* d, const BatchLayout& dl, const T* x,
+                                 const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd,
+                                 T* checkpoints) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    constexpr bool kCheckpoints = segment_lanes_substitute<T, Form>;
     if (!detail::segment_lanes_apply(form.m, d, strides(dl), batch, K)) return false;
+    if (kCheckpoints && !detail::segment_lanes_apply(form.m, x, strides(xl), batch, K))
+      return false;
     const index_t segments = detail::segment_count(n, K);
     const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
     const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    auto* kernel = detail::segment_lanes_reduce_kernel<T>;
+    auto* kernel = detail::segment_lanes_reduce_kernel<T, kCheckpoints>;
     constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
     const std::size_t smem = detail::segment_lanes_smem();
     if (!lanes_pass_pays(warps, resident_blocks(kernel, threads, smem) * detail::kLanesWarps))
       return false;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
-        cc, cd);
+        cc, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
     return true;
   } else {
     return false;
+  }
+}
+
+/// The segment method's substitute pass with one lane per (system, segment) unit
+/// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce launched with
+/// checkpoints (segment_lanes_substitute; a no-op for other forms and scalars).
+template <class T, class Form>
+void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int K, index_t n,
+                                     index_t batch, const T* d, const BatchLayout& dl, T* x,
+                                     const BatchLayout& xl, const T* cd, const T* checkpoints) {
+  if constexpr (segment_lanes_substitute<T, Form>) {
+    const index_t segments = detail::segment_count(n, K);
+    const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
+    const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
+    constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
+    detail::segment_lanes_substitute_kernel<T>
+        <<<static_cast<unsigned>(blocks), threads, detail::segment_lanes_smem(), stream>>>(
+            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, x,
+            xl.system_stride, cd, checkpoints);
+    PSCR_CUDA_CHECK_LAUNCH();
   }
 }
 
@@ -992,15 +1037,29 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   }
   if (opt.method == Method::segment) {
     const auto sf = segment_form(form);
-    run_segmented(stream, detail::segment_count(n, opt.rows_per_thread), batch, ws, wc, budget,
+    const int K = opt.rows_per_thread;
+    // The lanes passes' checkpoints at the workspace's end, past what the coarse solve may use.
+    const index_t kept =
+        segment_lanes_workspace<T, std::is_same_v<Form, detail::ShiftedForm<T>>>(n, batch, K);
+    T* checkpoints = ws + (wc - kept);
+    bool lanes = false;  // the reduce pass ran by lanes (and kept its checkpoints)
+    run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-                    if constexpr (decltype(pass)::value == detail::SegmentPass::reduce) {
-                      if (launch_segment_lanes_reduce(stream, form, opt.rows_per_thread, n, batch,
-                                                      d, dl, ca, cb, cc, cd))
-                        return;
+                    constexpr detail::SegmentPass kPass = decltype(pass)::value;
+                    if constexpr (kPass == detail::SegmentPass::reduce) {
+                      lanes = launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl,
+                                                          ca, cb, cc, cd, checkpoints);
+                      if (lanes) return;
                     }
-                    launch_segment<decltype(pass)::value>(stream, sf, opt.rows_per_thread, n, batch,
-                                                          d, dl, x, xl, ca, cb, cc, cd);
+                    if constexpr (kPass == detail::SegmentPass::substitute &&
+                                  segment_lanes_substitute<T, Form>) {
+                      if (lanes) {
+                        launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd,
+                                                        checkpoints);
+                        return;
+                      }
+                    }
+                    launch_segment<kPass>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
                   });
     return;
   }

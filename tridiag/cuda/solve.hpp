@@ -35,8 +35,13 @@
 ///              memory while it walks through the systems. One
 ///              segment: d read once, x written once, no workspace. Several: each segment's two
 ///              coarse rows go to the workspace, the coarse systems (2 rows per segment) are
-///              solved recursively, and a second pass reads d again and writes x. Layouts whose
-///              rows are not contiguous (interleaved) run the columns method (same K).
+///              solved recursively, and a second pass reads d again and writes x. Where the rows
+///              are contiguous and 16-byte aligned (real: an even system stride) and the batch
+///              is large, the reduce pass takes one lane per (system, segment), eliminating the
+///              segment's interior alone (tridiag/cuda/segment_lanes.cuh); complex systems then
+///              substitute one lane per segment too, from the reduce pass's elimination states
+///              kept in the workspace (3 scalars per 8 rows). Layouts whose rows are not
+///              contiguous (interleaved) run the columns method (same K).
 ///   block:     the segment method in one pass for systems of 2 to 16 segments
 ///              (tridiag/cuda/segment.cuh, segment_block_kernel): one block per system, a warp
 ///              per segment; the segments' coarse rows go through shared memory and every warp
