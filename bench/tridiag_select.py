@@ -20,7 +20,11 @@ initial relative residual n = 255 3.5e-11 -> 1.3e-10, 2047 3.1e-9 -> 5.7e-5, 819
 3.1e-4. On an H100, the warp method (K = 16) instead of block K = 4 for complex n = 511: 3D
 Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement 5.9e-14 ->
 1.1e-11. The partition method's local eliminations are the same Schur complements
-(partition.cuh), so the same bound. CSVs from before the staging/note columns are read too
+(partition.cuh), so the same bound. (Those residuals were measured with the segment method's passes
+of lanes of K rows and the warp's solve. Complex shifted systems of several segments with large
+batches now run both passes one lane per segment, which a CPU probe found accurate at K = 4, 8
+and 16 alike (docs/tridiag-performance.md); the bound still applies to their K here, K = 4 being
+the fastest of them anyway.) CSVs from before the staging/note columns are read too
 (staging "global", no note).
 Complex shapes get a second entry, `dominant`, without that bound: the fastest configuration for
 diagonally dominant systems (tridiag::cuda::Options::dominant), on which elimination without
