@@ -429,18 +429,18 @@ void substitute_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L, T x
 /// Which passes emulate_segment follows where a system has several segments: lanes of K rows,
 /// the condensing tree (condense_segment) and the warp's solve of the lanes' reduced rows, or one
 /// lane per segment (eliminate_segment, substitute_segment), as complex shifted systems run them.
-enum class ReducePass { tree, lanes };
+enum class SegmentPasses { tree, lanes };
 
 /// The segment method on one system, as segment_kernel and run_segment compute it, with the
 /// lanes' rows from `lanes` (TileLanes, RegisterLanes or ColumnLanes) and segments of L lanes
 /// (chunks of the columns method): one pass for one segment (L lanes: reduce, warp solve, the
-/// interior solved again from the interface values); else per segment its coarse rows F, L (by
-/// `reduce`), the coarse system is solved (by the reference here), and each segment solves its
-/// reduced rows with the first and last fixed to the coarse solution. The columns method computes
-/// the same with a thread per lane.
+/// interior solved again from the interface values); else per segment its coarse rows F, L, the
+/// coarse system is solved (by the reference here), and each segment solves its reduced rows with
+/// the first and last fixed to the coarse solution, both passes as `passes` says. The columns
+/// method computes the same with a thread per lane.
 template <int K, class T, class Lanes>
 std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments,
-                               ReducePass reduce = ReducePass::tree) {
+                               SegmentPasses passes = SegmentPasses::tree) {
   using cuda::detail::Row4;
   const index_t nc = 2 * segments;
   std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
@@ -449,8 +449,8 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments,
     for (index_t j = 0; j < segments; ++j) {  // reduce
       cuda::detail::Condensed<T> c;
       if constexpr (std::is_same_v<Lanes, RegisterLanes<K, T>>)
-        c = reduce == ReducePass::lanes ? eliminate_segment(lanes, j, L)
-                                        : condense_segment<K, T>(lanes, j, L);
+        c = passes == SegmentPasses::lanes ? eliminate_segment(lanes, j, L)
+                                           : condense_segment<K, T>(lanes, j, L);
       else
         c = condense_segment<K, T>(lanes, j, L);
       for (const auto& [e, r] : {std::pair{2 * j, c.F}, std::pair{2 * j + 1, c.L}}) {
@@ -471,7 +471,7 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments,
                              host(work), nc);
   for (index_t j = 0; j < segments; ++j) {  // substitute (the whole pass for one segment)
     if constexpr (std::is_same_v<Lanes, RegisterLanes<K, T>>) {
-      if (segments > 1 && reduce == ReducePass::lanes) {
+      if (segments > 1 && passes == SegmentPasses::lanes) {
         substitute_segment(lanes, j, L, xc[2 * j], xc[2 * j + 1]);
         continue;
       }
@@ -489,9 +489,9 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments,
 
 /// The segment method's segments (segment_width, segment_count).
 template <int K, class T, class Lanes>
-std::vector<T> emulate_segment(Lanes lanes, index_t n, ReducePass reduce = ReducePass::tree) {
+std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = SegmentPasses::tree) {
   return emulate_segment<K, T>(std::move(lanes), n, cuda::detail::segment_width(n, K),
-                               cuda::detail::segment_count(n, K), reduce);
+                               cuda::detail::segment_count(n, K), passes);
 }
 
 /// The block method on one system of 2 to kSegmentBlockMaxSegments segments, as
@@ -1292,7 +1292,8 @@ TYPED_TEST(EmulationTest, SegmentLanesSolve) {
   auto t = testing::make_shifted<TypeParam>(n, 3, testing::Kind::dominant, 17100);
   testing::fill_explicit_from_shifted(t);
   for (index_t k = 0; k < t.batch; ++k) {
-    const std::vector<T> x = emulate_segment<K, T>(register_lanes<K>(t, k), n, ReducePass::lanes);
+    const std::vector<T> x =
+        emulate_segment<K, T>(register_lanes<K>(t, k), n, SegmentPasses::lanes);
     std::vector<TypeParam> xs(n * t.batch);
     for (index_t r = 0; r < n; ++r) xs[k * n + r] = reinterpret_cast<const TypeParam&>(x[r]);
     EXPECT_LE(testing::relative_residual(t, xs, k), 1e-14) << "system " << k;
@@ -1364,8 +1365,8 @@ TEST(EmulationHelmholtz, SegmentFourRowsPerLane) {
   int inaccurate[2] = {0, 0};  // shifts with a relative residual above 1e-10, tree and lanes
   for (int j = 0; j < shifts; ++j) {
     const T s = h.shift(j);
-    for (ReducePass pass : {ReducePass::tree, ReducePass::lanes}) {
-      const int q = pass == ReducePass::lanes;
+    for (SegmentPasses pass : {SegmentPasses::tree, SegmentPasses::lanes}) {
+      const int q = pass == SegmentPasses::lanes;
       const double residual = h.residual(
           emulate_segment<K, T>(RegisterLanes<K, T>{h.m, s, h.d, std::vector<T>(n)}, n, pass));
       worst[q] = std::max(worst[q], residual);

@@ -304,10 +304,9 @@ struct LanesFetch {
 /// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
 /// segment_lanes_substitute_kernel: (cp, dp, gp) before the first row of every tile but the first
 /// of each unit.
-inline index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows,
-                                         std::size_t scalar_bytes) {
-  const int tile_rows = kLanesTilePieces * 16 / static_cast<int>(scalar_bytes);
-  return 3 * batch * segments * (rows / tile_rows - 1);
+template <class T>
+index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
+  return 3 * batch * segments * (rows / lanes_tile_rows<T>() - 1);
 }
 
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's

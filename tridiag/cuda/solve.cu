@@ -473,11 +473,11 @@ constexpr bool segment_lanes_substitute = std::is_same_v<Form, detail::ShiftedFo
 
 /// Scalars of workspace that the segment method's lanes passes keep beyond the coarse systems:
 /// the reduce pass's checkpoints where segment_lanes_substitute (none for one segment).
-template <class T, bool Shifted>
+template <class T, class Form>
 index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
   const index_t segments = detail::segment_count(n, K);
-  if (!Shifted || sizeof(T) != 16 || segments == 1) return 0;
-  return detail::segment_lanes_checkpoints(batch, segments, detail::kWarpLanes * K, sizeof(T));
+  if (!segment_lanes_substitute<T, Form> || segments == 1) return 0;
+  return detail::segment_lanes_checkpoints<T>(batch, segments, detail::kWarpLanes * K);
 }
 
 /// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
@@ -501,9 +501,10 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
             : detail::columns_segments(n, opt.rows_per_thread, sizeof(T), tiles > 0);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
-    const index_t kept = opt.method == Method::segment && tiles == 0
-                             ? segment_lanes_workspace<T, true>(n, batch, opt.rows_per_thread)
-                             : 0;
+    const index_t kept =
+        opt.method == Method::segment && tiles == detail::ShiftedForm<T>::tiles
+            ? segment_lanes_workspace<T, detail::ShiftedForm<T>>(n, batch, opt.rows_per_thread)
+            : 0;
     return 4 * nc * batch + kept +
            required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
                                  segment_coarse_options(), budget);
@@ -1039,8 +1040,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     const auto sf = segment_form(form);
     const int K = opt.rows_per_thread;
     // The lanes passes' checkpoints at the workspace's end, past what the coarse solve may use.
-    const index_t kept =
-        segment_lanes_workspace<T, std::is_same_v<Form, detail::ShiftedForm<T>>>(n, batch, K);
+    const index_t kept = segment_lanes_workspace<T, Form>(n, batch, K);
     T* checkpoints = ws + (wc - kept);
     bool lanes = false;  // the reduce pass ran by lanes (and kept its checkpoints)
     run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget,
