@@ -206,16 +206,47 @@ template <class T>
 struct LanesWarp {
   static constexpr int kTileRows = lanes_tile_rows<T>();
   static constexpr int kRowsPerPiece = scalars_per_piece<T>();
-  index_t batch, base, seg_a, seg_b;
-  int rows, lane, q, split, present;
+  index_t batch, units, base, seg_a = 0, seg_b = 0;
+  int rows, lane, q, split = 0, present = 0;
 
-  __device__ LanesWarp(index_t batch_, index_t units, int rows_, index_t base_, int lane_)
-      : batch(batch_), base(base_), rows(rows_), lane(lane_), q(lane_ & 7) {
+  /// The calling warp's units of batch·segments segments of `rows` rows (kLanesWarps warps per
+  /// block); a warp past the last unit has none (idle).
+  __device__ LanesWarp(index_t batch_, index_t segments, int rows_)
+      : batch(batch_),
+        units(batch_ * segments),
+        base((static_cast<index_t>(blockIdx.x) * kLanesWarps + threadIdx.x / kWarpLanes) *
+             kWarpLanes),
+        rows(rows_),
+        lane(static_cast<int>(threadIdx.x) & (kWarpLanes - 1)),
+        q(lane & 7) {
+    if (idle()) return;
     const index_t last_unit = std::min(base + kWarpLanes - 1, units - 1);
     seg_a = base / batch;
     seg_b = last_unit / batch;
     split = static_cast<int>(std::min<index_t>(seg_b * batch - base, kWarpLanes));
     present = static_cast<int>(std::min<index_t>(units - base, kWarpLanes));
+  }
+  __device__ bool idle() const { return base >= units; }
+  /// The warp's two stages in the block's shared memory.
+  __device__ double2* stages(unsigned char* smem) const {
+    return reinterpret_cast<double2*>(smem) + threadIdx.x / kWarpLanes * 2 * kLanesStagePieces;
+  }
+  /// The lane's unit: unit 32w + l (lanes past the last unit repeat it; `active` is false there),
+  /// its segment, system k, first row p, and its segment's table pieces in a stage (`slot`).
+  struct Unit {
+    index_t u, seg, k, p;
+    bool active;
+    int slot;
+  };
+  __device__ Unit unit() const {
+    Unit a;
+    a.u = std::min(base + lane, units - 1);
+    a.active = base + lane < units;
+    a.seg = a.u / batch;
+    a.k = a.u - a.seg * batch;
+    a.p = a.seg * rows;
+    a.slot = a.seg == seg_a ? 0 : 32;
+    return a;
   }
   /// Rows left in a system of `total` rows from `first_row` on, at most a segment's.
   __device__ int rows_left(index_t total, index_t first_row) const {
@@ -322,15 +353,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
                                 T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
   constexpr int kTileRows = lanes_tile_rows<T>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
-  const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
-  const index_t units = batch * segments;
-  const index_t base = (static_cast<index_t>(blockIdx.x) * kLanesWarps + wib) * kWarpLanes;
-  if (base >= units) return;  // uniform over the warp
-  double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
-  const index_t n = m.n;
-  const int tiles = rows / kTileRows;
-  const LanesWarp<T> w(batch, units, rows, base, lane);
+  const LanesWarp<T> w(batch, segments, rows);
+  if (w.idle()) return;  // uniform over the warp
+  double2* stages = w.stages(smem_raw);
+  const index_t n = m.n, units = w.units;
+  const int tiles = rows / kTileRows, lane = w.lane;
   const LanesFetch<T> copy(w, m, d, system_stride);
   const auto* zero = reinterpret_cast<const double2*>(d);
   auto fetch = [&](int t) {
@@ -339,13 +366,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   };
   fetch(0);
 
-  const index_t u = std::min(base + lane, units - 1);
-  const bool active = base + lane < units;
-  const index_t seg = u / batch;
-  const index_t k = u - seg * batch;
-  const index_t p = seg * rows;
+  const auto [u, seg, k, p, active, slot] = w.unit();
   const T s = shifts[k];
-  const int slot = seg == w.seg_a ? 0 : 32;  // the lane's segment's table pieces
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
   T sub = p >= 1 ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1) : T(0);
   SegmentElimination<T> e;
@@ -447,15 +469,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
                                     index_t x_stride, const T* cd, const T* checkpoints) {
   constexpr int kTileRows = lanes_tile_rows<T>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
-  const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
-  const index_t units = batch * segments;
-  const index_t base = (static_cast<index_t>(blockIdx.x) * kLanesWarps + wib) * kWarpLanes;
-  if (base >= units) return;  // uniform over the warp
-  double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
-  const index_t n = m.n;
-  const int tiles = rows / kTileRows;
-  const LanesWarp<T> w(batch, units, rows, base, lane);
+  const LanesWarp<T> w(batch, segments, rows);
+  if (w.idle()) return;  // uniform over the warp
+  double2* stages = w.stages(smem_raw);
+  const index_t n = m.n, units = w.units;
+  const int tiles = rows / kTileRows, lane = w.lane;
   const LanesFetch<T> copy(w, m, d, d_stride);
   const LanesLines<T, double2> out(w, x, x_stride, n);
   const auto* zero = reinterpret_cast<const double2*>(d);
@@ -465,12 +483,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
   };
   fetch(tiles - 1);
 
-  const index_t u = std::min(base + lane, units - 1);
-  const index_t seg = u / batch;
-  const index_t k = u - seg * batch;
-  const index_t p = seg * rows;
+  const auto [u, seg, k, p, active, slot] = w.unit();
   const T s = shifts[k];
-  const int slot = seg == w.seg_a ? 0 : 32;  // the lane's segment's table pieces
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
   const T x_first = cd[k * 2 * segments + 2 * seg], x_last = cd[k * 2 * segments + 2 * seg + 1];
   T x_next = x_last;
