@@ -16,9 +16,11 @@
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one
 /// 128-byte line per unit and array: 16 real or 8 complex rows) with coalesced 16-byte cp.async,
 /// the next tile under the current one, and each lane reads its rows back in 16-byte pieces (its
-/// tables as broadcasts). columns_lanes_reduce_kernel does the same for the columns method's
-/// systems side by side: a warp's lanes take adjacent systems, whose rows it copies line by line.
-/// Include only from .cu files.
+/// tables as broadcasts). columns_lanes_reduce_kernel and columns_lanes_substitute_kernel do the
+/// same for the columns method's systems side by side, real and complex: a warp's lanes take
+/// adjacent systems, whose rows it copies line by line. Include only from .cu files.
+
+#include <type_traits>
 
 #include "tridiag/cuda/segment.cuh"
 
@@ -131,6 +133,14 @@ __device__ __forceinline__ T load_read_only(const T* p) {
   }
 }
 
+/// The coupling of row r − 1 to row r of A + s M (the sub-diagonal of row r): 0 at r = 0 and
+/// from r = n on (identity rows past the system).
+template <class T>
+__device__ __forceinline__ T lanes_coupling(const ShiftedMatrix<T>& m, T s, index_t r) {
+  return r >= 1 && r < m.n ? load_read_only(m.a_off + r - 1) + s * load_read_only(m.m_off + r - 1)
+                           : T(0);
+}
+
 /// The 16-byte piece of rows v[0], v[1] (real) or v[0] (complex): piece_row's inverse.
 template <class T>
 __device__ __forceinline__ double2 make_piece(const T (&v)[scalars_per_piece<T>()]) {
@@ -189,12 +199,13 @@ __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last
     segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, first, last);
 }
 
-/// A lane's right-hand sides in segment_lanes_reduce_kernel's stage: piece q of its unit
-/// (lanes_slot).
+/// A lane's rows in the segment lanes passes' stage: piece q of its unit (lanes_slot), read
+/// (operator()) or overwritten (set).
 struct UnitPieces {
-  const double2* stage;
+  double2* stage;
   int lane;
   __device__ double2 operator()(int q) const { return stage[lanes_slot(lane, q)]; }
+  __device__ void set(int q, const double2& v) const { stage[lanes_slot(lane, q)] = v; }
 };
 
 /// A warp's units (segment_lanes_reduce_kernel, segment_lanes_substitute_kernel): warp w takes
@@ -227,10 +238,6 @@ struct LanesWarp {
     present = static_cast<int>(std::min<index_t>(units - base, kWarpLanes));
   }
   __device__ bool idle() const { return base >= units; }
-  /// The warp's two stages in the block's shared memory.
-  __device__ double2* stages(unsigned char* smem) const {
-    return reinterpret_cast<double2*>(smem) + threadIdx.x / kWarpLanes * 2 * kLanesStagePieces;
-  }
   /// The lane's unit: unit 32w + l (lanes past the last unit repeat it; `active` is false there),
   /// its segment, system k, first row p, and its segment's table pieces in a stage (`slot`).
   struct Unit {
@@ -332,6 +339,31 @@ struct LanesFetch {
   }
 };
 
+/// A warp's two stages in the block's shared memory (tile t in stage t mod 2) and its copies into
+/// them (`copy`: LanesFetch or ColumnsLanesFetch): fetch(w, t) copies tile t, none outside
+/// [0, tiles), and commits either way, so that every wait counts the same groups whichever way a
+/// pass walks its tiles. `zero` is any readable address, the source of copies of no bytes.
+template <class Fetch>
+struct LanesStages {
+  Fetch copy;
+  double2* stages;
+  const double2* zero;
+  int tiles;
+
+  template <class Scalar>
+  __device__ LanesStages(const Fetch& copy_, unsigned char* smem, const Scalar* any, int tiles_)
+      : copy(copy_),
+        stages(reinterpret_cast<double2*>(smem) + threadIdx.x / kWarpLanes * 2 * kLanesStagePieces),
+        zero(reinterpret_cast<const double2*>(any)),
+        tiles(tiles_) {}
+  __device__ double2* operator[](int t) const { return stages + (t & 1) * kLanesStagePieces; }
+  template <class Warp>
+  __device__ void fetch(const Warp& w, int t) const {
+    if (t >= 0 && t < tiles) copy(w, (*this)[t], t, zero);
+    copy_async_commit();
+  }
+};
+
 /// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
 /// segment_lanes_substitute_kernel: (cp, dp, gp) before the first row of every tile but the first
 /// of each unit.
@@ -355,25 +387,20 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const LanesWarp<T> w(batch, segments, rows);
   if (w.idle()) return;  // uniform over the warp
-  double2* stages = w.stages(smem_raw);
-  const index_t n = m.n, units = w.units;
   const int tiles = rows / kTileRows, lane = w.lane;
-  const LanesFetch<T> copy(w, m, d, system_stride);
-  const auto* zero = reinterpret_cast<const double2*>(d);
-  auto fetch = [&](int t) {
-    if (t < tiles) copy(w, stages + (t & 1) * kLanesStagePieces, t, zero);
-    copy_async_commit();  // empty past the last tile, so that every wait counts the same groups
-  };
-  fetch(0);
+  const LanesStages<LanesFetch<T>> stages(LanesFetch<T>(w, m, d, system_stride), smem_raw, d,
+                                          tiles);
+  const index_t n = m.n, units = w.units;
+  stages.fetch(w, 0);
 
   const auto [u, seg, k, p, active, slot] = w.unit();
   const T s = shifts[k];
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
-  T sub = p >= 1 ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1) : T(0);
+  T sub = lanes_coupling(m, s, p);
   SegmentElimination<T> e;
   Row4<T> first, last;
   for (int t = 0; t < tiles; ++t) {
-    fetch(t + 1);
+    stages.fetch(w, t + 1);
     if constexpr (Checkpoints) {
       if (active && t > 0) {
         T* at = checkpoints + 3 * (t - 1) * units + u;
@@ -384,7 +411,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     }
     copy_async_wait_pending<1>();
     __syncwarp();
-    const double2* stage = stages + (t & 1) * kLanesStagePieces;
+    double2* stage = stages[t];
     const double2* tab = stage + kLanesDPieces + slot;
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane}, tab,
@@ -397,16 +424,16 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 }
 
 /// One tile of a lane's segment in the substitute pass: rows r0 .. r0 + lanes_tile_rows<T>() − 1
-/// from the lane's pieces of the stage (`stage`, `lane`: lanes_slot) and A's and M's rows at `tab`,
-/// as segment_lanes_tile reads them, eliminated again downward from the state `e` before the
-/// tile (SegmentElimination: interior row i is x_i = y_i − cp_i x_{i+1} with y_i = dp_i + gp_i
-/// x_first), then solved upward from x_next (in: the unknown of the row after the tile; out: the
-/// tile's first row's), each x_i written over its right-hand side in the stage. The segment's first
-/// row (first_tile) is x_first, its last (last_tile) x_last.
-template <bool Guard, class T>
+/// from the lane's pieces of the stage (`pieces`: UnitPieces or ColumnPieces) and A's and M's
+/// rows at `tab`, as segment_lanes_tile reads them, eliminated again downward from the state `e`
+/// before the tile (SegmentElimination: interior row i is x_i = y_i − cp_i x_{i+1} with y_i = dp_i
+/// + gp_i x_first), then solved upward from x_next (in: the unknown of the row after the tile; out:
+/// the tile's first row's), each x_i written over its right-hand side in the stage. The segment's
+/// first row (first_tile) is x_first, its last (last_tile) x_last.
+template <bool Guard, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool last_tile, T s,
-                                                           index_t r0, index_t n, double2* stage,
-                                                           int lane, const double2* tab, T sub,
+                                                           index_t r0, index_t n, Pieces pieces,
+                                                           const double2* tab, T sub,
                                                            SegmentElimination<T> e, T x_first,
                                                            T x_last, T& x_next) {
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
@@ -414,7 +441,7 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
   T cp[kTileRows];
 #pragma unroll
   for (int q = 0; q < kLanesTilePieces; ++q) {
-    const double2 dd = stage[lanes_slot(lane, q)];
+    const double2 dd = pieces(q);
     T y[kRowsPerPiece];
     const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
 #pragma unroll
@@ -437,11 +464,11 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
         y[h] = e.dp + e.gp * x_first;
       }
     }
-    stage[lanes_slot(lane, q)] = make_piece(y);  // y over the piece's right-hand sides
+    pieces.set(q, make_piece(y));  // y over the piece's right-hand sides
   }
 #pragma unroll
   for (int q = kLanesTilePieces - 1; q >= 0; --q) {
-    const double2 yy = stage[lanes_slot(lane, q)];
+    const double2 yy = pieces(q);
     T xs[kRowsPerPiece];
 #pragma unroll
     for (int h = kRowsPerPiece - 1; h >= 0; --h) {
@@ -449,8 +476,21 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
       x_next = piece_row<T>(yy, h) - cp[i] * x_next;
       xs[h] = x_next;
     }
-    stage[lanes_slot(lane, q)] = make_piece(xs);
+    pieces.set(q, make_piece(xs));
   }
+}
+
+/// segment_lanes_resolve_tile with or without the guard (uniform over the warp).
+template <class T, class Pieces>
+__device__ __forceinline__ void segment_lanes_resolve_tile_at(
+    bool first_tile, bool last_tile, bool guard, T s, index_t r0, index_t n, Pieces pieces,
+    const double2* tab, T sub, SegmentElimination<T> e, T x_first, T x_last, T& x_next) {
+  if (guard)
+    segment_lanes_resolve_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, x_first,
+                                     x_last, x_next);
+  else
+    segment_lanes_resolve_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, x_first,
+                                      x_last, x_next);
 }
 
 /// The substitute pass after segment_lanes_reduce_kernel (with checkpoints) and the coarse solve
@@ -471,17 +511,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const LanesWarp<T> w(batch, segments, rows);
   if (w.idle()) return;  // uniform over the warp
-  double2* stages = w.stages(smem_raw);
-  const index_t n = m.n, units = w.units;
   const int tiles = rows / kTileRows, lane = w.lane;
-  const LanesFetch<T> copy(w, m, d, d_stride);
+  const LanesStages<LanesFetch<T>> stages(LanesFetch<T>(w, m, d, d_stride), smem_raw, d, tiles);
+  const index_t n = m.n, units = w.units;
   const LanesLines<T, double2> out(w, x, x_stride, n);
-  const auto* zero = reinterpret_cast<const double2*>(d);
-  auto fetch = [&](int t) {
-    if (t >= 0) copy(w, stages + (t & 1) * kLanesStagePieces, t, zero);
-    copy_async_commit();  // empty past the first tile, so that every wait counts the same groups
-  };
-  fetch(tiles - 1);
+  stages.fetch(w, tiles - 1);
 
   const auto [u, seg, k, p, active, slot] = w.unit();
   const T s = shifts[k];
@@ -489,7 +523,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
   const T x_first = cd[k * 2 * segments + 2 * seg], x_last = cd[k * 2 * segments + 2 * seg + 1];
   T x_next = x_last;
   for (int t = tiles - 1; t >= 0; --t) {
-    fetch(t - 1);
+    stages.fetch(w, t - 1);
     SegmentElimination<T> e;  // the state before the tile's first row
     if (t > 0) {
       const T* at = checkpoints + 3 * (t - 1) * units + u;
@@ -498,18 +532,13 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
       e.gp = at[2 * units];
     }
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
-    const T sub =
-        r0 >= 1 ? load_read_only(m.a_off + r0 - 1) + s * load_read_only(m.m_off + r0 - 1) : T(0);
+    const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
     __syncwarp();
-    double2* stage = stages + (t & 1) * kLanesStagePieces;
+    double2* stage = stages[t];
     const double2* tab = stage + kLanesDPieces + slot;
-    if (guard)
-      segment_lanes_resolve_tile<true>(t == 0, t == tiles - 1, s, r0, n, stage, lane, tab, sub, e,
-                                       x_first, x_last, x_next);
-    else
-      segment_lanes_resolve_tile<false>(t == 0, t == tiles - 1, s, r0, n, stage, lane, tab, sub, e,
-                                        x_first, x_last, x_next);
+    segment_lanes_resolve_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane},
+                                  tab, sub, e, x_first, x_last, x_next);
     __syncwarp();  // the tile's x in the stage
     out.each(w, t, [&](int piece, double2* to, unsigned bytes) {
       const double2 v = stage[piece];
@@ -538,138 +567,226 @@ __device__ void store_coarse_pairs(const Condensed<T>& r, T* ca, T* cb, T* cc, T
   }
 }
 
-/// The same reduce pass for systems side by side (the columns method's interleaved rows: row r of
-/// system k at k + r·row_stride) and its segments of `rows` = columns_chunks·K rows. A warp's
-/// lanes take W = columns_lanes_width(batch) adjacent systems per stream, 32 / W streams: stream σ
-/// is system group g = σ mod groups (systems gW .. gW + W − 1) over the band b = σ / groups of
-/// `per` consecutive segments, which its lanes walk tile by tile, one segment after the other
-/// (the coupling to the row before carried across), each writing its segment's coarse rows as
-/// columns_kernel's reduce pass writes them. A tile of a stream is TR = lanes_tile_rows<T>() rows
-/// (16 real, 8 complex) of W adjacent systems, TR lines of W scalars, copied with coalesced 16-byte
-/// cp.async into the stage row by row, and its segment's TR rows of A and M as in
-/// segment_lanes_reduce_kernel; each lane reads its system's column (stride W). `rows` ≥ 2 TR, a
-/// multiple of TR; columns_lanes_apply. Complex: at most 168 registers (three blocks per SM), as
-/// the segment pass's complex instance takes.
+/// A warp's streams in the columns lanes passes (columns_lanes_reduce_kernel,
+/// columns_lanes_substitute_kernel), systems side by side (row r of system k at k + r·row_stride):
+/// the warp's lanes take W adjacent systems per stream, 32 / W streams. Stream σ is system group
+/// g = σ mod groups (systems gW .. gW + W − 1) over the band b = σ / groups of `per` consecutive
+/// segments of `rows` rows, whose tiles its lanes walk one segment after the other. A tile of a
+/// stream is TR = lanes_tile_rows<T>() rows (16 real, 8 complex) of its W systems, TR lines of W
+/// scalars, in the stage row by row; lane l reads its system's column (stride W: ColumnPieces).
 template <int W, class T>
+struct ColumnsLanesWarp {
+  static_assert(W == kWarpLanes || W == kWarpLanes / 2, "16 or 32 systems per stream");
+  static constexpr int kTileRows = lanes_tile_rows<T>();
+  static constexpr int kPerPiece = scalars_per_piece<T>();  // systems per piece of d
+  static constexpr int kStreams = kWarpLanes / W;
+  static constexpr int kRowPieces = W / kPerPiece;              // 16-byte pieces per stream row
+  static constexpr int kStreamPieces = kTileRows * kRowPieces;  // a stream's tile of d
+  static_assert(kStreams * kStreamPieces == kLanesDPieces, "the stage holds every stream's tile");
+  index_t batch, segments, streams, first_stream;
+  int rows, per, lane;
+  // Stream h of the warp: its first system and the first row of its band (n for a stream past
+  // the last, whose rows are all identity rows and which stores nothing).
+  index_t stream_k0[kStreams], stream_row[kStreams];
+
+  __device__ ColumnsLanesWarp(index_t batch_, index_t segments_, int rows_, int per_, index_t n)
+      : batch(batch_),
+        segments(segments_),
+        streams((batch_ + W - 1) / W * ((segments_ + per_ - 1) / per_)),
+        first_stream((static_cast<index_t>(blockIdx.x) * kLanesWarps + threadIdx.x / kWarpLanes) *
+                     kStreams),
+        rows(rows_),
+        per(per_),
+        lane(static_cast<int>(threadIdx.x) & (kWarpLanes - 1)) {
+    const index_t groups = (batch + W - 1) / W;
+#pragma unroll
+    for (int h = 0; h < kStreams; ++h) {
+      const index_t sigma = first_stream + h;
+      stream_k0[h] = sigma % groups * W;
+      stream_row[h] = sigma < streams ? sigma / groups * per * rows : n;
+    }
+  }
+  __device__ bool idle() const {
+    return first_stream >= streams;
+  }
+  /// Tiles of a band.
+  __device__ int tiles() const {
+    return per * (rows / kTileRows);
+  }
+  /// The lane's column: its stream h (selects, not a local array's index), system k (the last
+  /// one for lanes past the batch; `active` is false there and on a stream past the last) and
+  /// its band's first row p.
+  struct Column {
+    int h;
+    index_t k, p;
+    bool active;
+  };
+  __device__ Column column() const {
+    Column c;
+    c.h = lane / W;
+    const index_t kk = (c.h == 0 ? stream_k0[0] : stream_k0[kStreams - 1]) + lane % W;
+    c.active = kk < batch && first_stream + c.h < streams;
+    c.k = std::min(kk, batch - 1);
+    c.p = c.h == 0 ? stream_row[0] : stream_row[kStreams - 1];
+    return c;
+  }
+};
+
+/// A lane's rows in the columns lanes passes' stage: piece q of its system's column in stream h's
+/// tile (real rows 2q, 2q + 1, complex row q), read (operator()) or overwritten (set).
+template <int W, class T>
+struct ColumnPieces {
+  double2* stage;  // the stream's tile
+  int column;      // the lane's system in its stream (lane mod W)
+  __device__ double2 operator()(int q) const {
+    if constexpr (sizeof(T) == 8) {
+      const double* c = reinterpret_cast<const double*>(stage) + column;
+      return make_double2(c[2 * q * W], c[(2 * q + 1) * W]);
+    } else {
+      return stage[q * W + column];
+    }
+  }
+  __device__ void set(int q, const double2& v) const {
+    if constexpr (sizeof(T) == 8) {
+      double* c = reinterpret_cast<double*>(stage) + column;
+      c[2 * q * W] = v.x;
+      c[(2 * q + 1) * W] = v.y;
+    } else {
+      stage[q * W + column] = v;
+    }
+  }
+};
+
+/// The rows of a warp's streams in d or x (row r of system k at k + r·row_stride), as the stage
+/// holds them: lane l moves pieces P = 32j + l (j = 0..7), piece P being piece l mod kRowPieces
+/// (real: systems 2·piece, + 1 of its stream; complex: system piece) of row
+/// (32j mod kStreamPieces + l) / kRowPieces of stream 32j / kStreamPieces: real two (W = 32) or
+/// four (W = 16) rows of a stream per instruction, complex one or two. Per stream, the lane's
+/// first row, its address and the bytes of its piece (16; 8 where one real system is left; 0 past
+/// the batch) are set once, and each tile adds its rows.
+template <int W, class T, class Scalar>
+struct ColumnsLanesLines {
+  using Warp = ColumnsLanesWarp<W, T>;
+  using Piece = std::conditional_t<std::is_const_v<Scalar>, const double2, double2>;
+  Scalar* at[Warp::kStreams];
+  index_t row[Warp::kStreams];
+  unsigned bytes[Warp::kStreams];
+  index_t row_stride, n;
+
+  __device__ ColumnsLanesLines(const Warp& w, Scalar* v, index_t row_stride_, index_t n_)
+      : row_stride(row_stride_), n(n_) {
+#pragma unroll
+    for (int h = 0; h < Warp::kStreams; ++h) {
+      const index_t k = w.stream_k0[h] + Warp::kPerPiece * (w.lane % Warp::kRowPieces);
+      row[h] = w.stream_row[h] + w.lane / Warp::kRowPieces;
+      bytes[h] = w.batch - k >= Warp::kPerPiece ? 16u : w.batch - k == 1 ? 8u : 0u;
+      at[h] = v + std::min(k, w.batch - 1) + std::min(row[h], n - 1) * row_stride;
+    }
+  }
+  /// f(slot in the stage, piece, bytes) for the lane's eight pieces of tile t.
+  template <class F>
+  __device__ void each(const Warp& w, int t, F&& f) const {
+    const index_t tile_row = static_cast<index_t>(t) * Warp::kTileRows;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      constexpr int kRowsPerCopy = kWarpLanes / Warp::kRowPieces;
+      const int h = kWarpLanes * j / Warp::kStreamPieces;  // known once unrolled
+      const int i = j * kRowsPerCopy % Warp::kTileRows;
+      const unsigned b = row[h] + tile_row + i < n ? bytes[h] : 0u;
+      f(kWarpLanes * j + w.lane, reinterpret_cast<Piece*>(at[h] + (tile_row + i) * row_stride), b);
+    }
+  }
+};
+
+/// The warp's copies of tile t into a stage (no commit): its streams' rows of d
+/// (ColumnsLanesLines), and of the tables of A and M, piece l of each stream, array l/8, real
+/// rows 2(l mod 8), + 1, complex row l mod 8, at kLanesDPieces + 32h + l. `zero` is any readable
+/// address, the source of copies of no bytes (which fill zeros).
+template <int W, class T>
+struct ColumnsLanesFetch {
+  using Warp = ColumnsLanesWarp<W, T>;
+  ColumnsLanesLines<W, T, const T> d;
+  const T* table[Warp::kStreams];
+  index_t table_row[Warp::kStreams], table_n;
+
+  __device__ ColumnsLanesFetch(const Warp& w, const ShiftedMatrix<T>& m, const T* dv,
+                               index_t row_stride)
+      : d(w, dv, row_stride, m.n) {
+    const int array = w.lane / 8;
+    const T* t = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
+    table_n = array < 2 ? m.n : m.n - 1;
+#pragma unroll
+    for (int h = 0; h < Warp::kStreams; ++h) {
+      table_row[h] = w.stream_row[h] + Warp::kPerPiece * (w.lane & 7);
+      table[h] = t + std::min(table_row[h], m.n - 1);
+    }
+  }
+  __device__ void operator()(const Warp& w, double2* stage, int t, const double2* zero) const {
+    d.each(w, t, [&](int slot, const double2* from, unsigned bytes) {
+      copy_async(stage + slot, bytes ? from : zero, bytes);
+    });
+    const index_t tile_row = static_cast<index_t>(t) * Warp::kTileRows;
+#pragma unroll
+    for (int h = 0; h < Warp::kStreams; ++h) {
+      const index_t left = table_n - (table_row[h] + tile_row);
+      const unsigned bytes = left >= Warp::kPerPiece ? 16u : left == 1 ? 8u : 0u;
+      copy_async(stage + kLanesDPieces + 32 * h + w.lane,
+                 bytes ? reinterpret_cast<const double2*>(table[h] + tile_row) : zero, bytes);
+    }
+  }
+};
+
+/// The same reduce pass for systems side by side (the columns method's interleaved rows) and its
+/// segments of `rows` = columns_chunks·K rows: each warp's streams (ColumnsLanesWarp) walk their
+/// bands tile by tile, one segment after the other (the coupling to the row before carried
+/// across), each lane writing its segment's coarse rows as columns_kernel's reduce pass writes
+/// them, and with Checkpoints the elimination's state (cp, dp, gp) before each tile ts ≥ 1 of a
+/// segment at checkpoints[(3(ts − 1) + f)·units + unit] (unit = segment·batch + system, so a
+/// stream's lanes store adjacent scalars), for columns_lanes_substitute_kernel. A tile's rows of d
+/// are copied with coalesced 16-byte cp.async into the stage row by row, and its segment's rows
+/// of A and M as in segment_lanes_reduce_kernel. `rows` ≥ 2 TR, a multiple of TR;
+/// columns_lanes_apply. Complex: at most 168 registers (three blocks per SM), as the segment
+/// pass's complex instance takes.
+template <int W, class T, bool Checkpoints>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, int per, const T* d, index_t row_stride,
-                                T* ca, T* cb, T* cc, T* cd) {
-  static_assert(W == kWarpLanes || W == kWarpLanes / 2, "16 or 32 systems per stream");
-  constexpr int kTileRows = lanes_tile_rows<T>();
-  constexpr int kPerPiece = scalars_per_piece<T>();  // systems per piece of d, rows per table piece
-  constexpr int kStreams = kWarpLanes / W;
-  constexpr int kRowPieces = W / kPerPiece;              // 16-byte pieces per row of a stream
-  constexpr int kStreamPieces = kTileRows * kRowPieces;  // a stream's tile of d
-  static_assert(kStreams * kStreamPieces == kLanesDPieces, "the stage holds every stream's tile");
+                                T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
+  using Warp = ColumnsLanesWarp<W, T>;
+  constexpr int kTileRows = Warp::kTileRows;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
-  const int wib = static_cast<int>(threadIdx.x) / kWarpLanes;
-  const index_t groups = (batch + W - 1) / W;
-  const index_t streams = groups * ((segments + per - 1) / per);
-  const index_t first_stream = (static_cast<index_t>(blockIdx.x) * kLanesWarps + wib) * kStreams;
-  if (first_stream >= streams) return;  // uniform over the warp
-  double2* stages = reinterpret_cast<double2*>(smem_raw) + wib * 2 * kLanesStagePieces;
-  const index_t n = m.n;
-  const int seg_tiles = rows / kTileRows;
-  const int tiles = per * seg_tiles;
-  // Stream h of the warp: its first system and the first row of its band (n for a stream past the
-  // last, whose rows are all identity rows and which stores nothing).
-  index_t stream_k0[kStreams], stream_row[kStreams];
-#pragma unroll
-  for (int h = 0; h < kStreams; ++h) {
-    const index_t sigma = first_stream + h;
-    stream_k0[h] = sigma % groups * W;
-    stream_row[h] = sigma < streams ? sigma / groups * per * rows : n;
-  }
+  const Warp w(batch, segments, rows, per, m.n);
+  if (w.idle()) return;  // uniform over the warp
+  const int seg_tiles = rows / kTileRows, tiles = w.tiles();
+  const LanesStages<ColumnsLanesFetch<W, T>> stages(ColumnsLanesFetch<W, T>(w, m, d, row_stride),
+                                                    smem_raw, d, tiles);
+  const index_t n = m.n, units = batch * segments;
+  stages.fetch(w, 0);
 
-  // The copy of d: lane l copies pieces P = 32j + l (j = 0..7), piece P being piece
-  // l mod kRowPieces (real: systems 2·piece, + 1 of its stream; complex: system piece) of row
-  // (32j mod kStreamPieces + l) / kRowPieces of stream 32j / kStreamPieces: real two (W = 32) or
-  // four (W = 16) rows of a stream per instruction, complex one or two. Of the tables: piece l of
-  // each stream, array l/8, real rows 2(l mod 8), + 1, complex row l mod 8. Per stream, the lane's
-  // first row, its address and the bytes of its piece (16; 8 where one real system is left; 0 past
-  // the batch) are set once, and each tile adds its rows.
-  const int array = lane / 8;
-  const T* table = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
-  const index_t table_n = array < 2 ? n : n - 1;
-  const T* d_src[kStreams];
-  const T* t_src[kStreams];
-  index_t d_row[kStreams], t_row[kStreams];
-  unsigned d_bytes[kStreams];
-#pragma unroll
-  for (int h = 0; h < kStreams; ++h) {
-    const index_t k = stream_k0[h] + kPerPiece * (lane % kRowPieces);
-    d_row[h] = stream_row[h] + lane / kRowPieces;
-    d_bytes[h] = batch - k >= kPerPiece ? 16u : batch - k == 1 ? 8u : 0u;
-    d_src[h] = d + std::min(k, batch - 1) + std::min(d_row[h], n - 1) * row_stride;
-    t_row[h] = stream_row[h] + kPerPiece * (lane & 7);
-    t_src[h] = table + std::min(t_row[h], n - 1);
-  }
-  auto copy_d = [&](double2* stage, int t) {
-    const index_t tile_row = static_cast<index_t>(t) * kTileRows;
-    const index_t tile_offset = tile_row * row_stride;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      constexpr int kRowsPerCopy = kWarpLanes / kRowPieces;
-      const int h = kWarpLanes * j / kStreamPieces;  // known once unrolled
-      const int i = j * kRowsPerCopy % kTileRows;
-      const unsigned bytes = d_row[h] + tile_row + i < n ? d_bytes[h] : 0u;
-      const T* src = d_src[h] + tile_offset + i * row_stride;
-      copy_async(stage + kWarpLanes * j + lane, reinterpret_cast<const double2*>(bytes ? src : d),
-                 bytes);
-    }
-  };
-  auto copy_tables = [&](double2* stage, int t) {
-    const index_t tile_row = static_cast<index_t>(t) * kTileRows;
-#pragma unroll
-    for (int h = 0; h < kStreams; ++h) {
-      const index_t left = table_n - (t_row[h] + tile_row);
-      const unsigned bytes = left >= kPerPiece ? 16u : left == 1 ? 8u : 0u;
-      copy_async(stage + kLanesDPieces + 32 * h + lane,
-                 reinterpret_cast<const double2*>(bytes ? t_src[h] + tile_row : d), bytes);
-    }
-  };
-  auto fetch = [&](int t) {
-    double2* stage = stages + (t & 1) * kLanesStagePieces;
-    if (t < tiles) {
-      copy_d(stage, t);
-      copy_tables(stage, t);
-    }
-    copy_async_commit();  // empty past the last tile, so that every wait counts the same groups
-  };
-  fetch(0);
-
-  const int h = lane / W;  // the lane's stream and system (selects, not a local array's index)
-  const index_t kk = (h == 0 ? stream_k0[0] : stream_k0[kStreams - 1]) + lane % W;
-  const bool active = kk < batch && first_stream + h < streams;
-  const index_t k = std::min(kk, batch - 1);
-  const index_t p = h == 0 ? stream_row[0] : stream_row[kStreams - 1];
+  const auto [h, k, p, active] = w.column();
   const T s = shifts[k];
-  T sub = p >= 1 && p < n ? load_read_only(m.a_off + p - 1) + s * load_read_only(m.m_off + p - 1)
-                          : T(0);
+  T sub = lanes_coupling(m, s, p);
   SegmentElimination<T> e;
   Row4<T> first, last;
   index_t seg = p / rows;  // the lane's segment, and its tile ts in it
   int ts = 0;
   for (int t = 0; t < tiles; ++t) {
-    fetch(t + 1);
+    stages.fetch(w, t + 1);
+    if constexpr (Checkpoints) {
+      if (active && ts > 0 && seg < segments) {
+        T* at = checkpoints + 3 * (ts - 1) * units + seg * batch + k;
+        at[0] = e.cp;
+        at[units] = e.dp;
+        at[2 * units] = e.gp;
+      }
+    }
     copy_async_wait_pending<1>();
     __syncwarp();
-    const double2* stage = stages + (t & 1) * kLanesStagePieces;
+    double2* stage = stages[t];
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
-    // Piece q of the lane's column: real rows 2q, 2q + 1, complex row q of its system.
-    auto pieces = [stage, h, lane](int q) {
-      if constexpr (sizeof(T) == 8) {
-        const double* column =
-            reinterpret_cast<const double*>(stage) + h * 2 * kStreamPieces + lane % W;
-        return make_double2(column[2 * q * W], column[(2 * q + 1) * W]);
-      } else {
-        return stage[h * kStreamPieces + q * W + lane % W];
-      }
-    };
-    segment_lanes_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n, pieces,
+    segment_lanes_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
+                          ColumnPieces<W, T>{stage + h * Warp::kStreamPieces, w.lane % W},
                           stage + kLanesDPieces + 32 * h, sub, e, first, last);
     if (++ts == seg_tiles) {
       Row4<T> P, Q;
@@ -681,6 +798,83 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
       ++seg;
     }
     __syncwarp();  // the stage is fetched into again at the next tile
+  }
+}
+
+/// The substitute pass after columns_lanes_reduce_kernel (with checkpoints) and the coarse solve
+/// (the coarse unknowns in cd), for systems side by side: each warp's streams (ColumnsLanesWarp,
+/// bands of `per` segments, not necessarily the reduce pass's) walk their bands' tiles backward,
+/// the next one (the one before) copied under the current one. Per tile a lane takes the
+/// elimination's state before the tile's first row (the reduce pass's checkpoint; a segment's
+/// first tile: the start) and its segment's coarse unknowns (rows 2·segment, + 1 of system k's
+/// coarse solution), segment_lanes_resolve_tile, and the warp stores the tile's x from the stage
+/// row by row as d was copied. x may alias d.
+template <int W, class T>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
+    columns_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                    index_t segments, int rows, int per, const T* d,
+                                    index_t d_row_stride, T* x, index_t x_row_stride, const T* cd,
+                                    const T* checkpoints) {
+  using Warp = ColumnsLanesWarp<W, T>;
+  constexpr int kTileRows = Warp::kTileRows;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const Warp w(batch, segments, rows, per, m.n);
+  if (w.idle()) return;  // uniform over the warp
+  const int seg_tiles = rows / kTileRows, tiles = w.tiles();
+  const LanesStages<ColumnsLanesFetch<W, T>> stages(ColumnsLanesFetch<W, T>(w, m, d, d_row_stride),
+                                                    smem_raw, d, tiles);
+  const index_t n = m.n, units = batch * segments;
+  const ColumnsLanesLines<W, T, T> out(w, x, x_row_stride, n);
+  stages.fetch(w, tiles - 1);
+
+  const typename Warp::Column c = w.column();
+  const index_t k = c.k, p = c.p;
+  const T s = shifts[k];
+  // The lane's segment (clamped where a band runs past the last: identity rows, nothing stored)
+  // and its tile ts in it, walked backward.
+  index_t seg = p / rows + w.per - 1;
+  int ts = seg_tiles - 1;
+  T x_first, x_last, x_next;
+  auto coarse = [&] {
+    const T* at = cd + k * 2 * segments + 2 * std::min(seg, segments - 1);
+    x_first = at[0];
+    x_last = at[1];
+    x_next = x_last;
+  };
+  coarse();
+  for (int t = tiles - 1; t >= 0; --t) {
+    stages.fetch(w, t - 1);
+    SegmentElimination<T> e;  // the state before the tile's first row
+    if (ts > 0) {
+      const T* at = checkpoints + 3 * (ts - 1) * units + std::min(seg, segments - 1) * batch + k;
+      e.cp = at[0];
+      e.dp = at[units];
+      e.gp = at[2 * units];
+    }
+    const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
+    const T sub = lanes_coupling(m, s, r0);
+    copy_async_wait_pending<1>();
+    __syncwarp();
+    double2* stage = stages[t];
+    const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
+    segment_lanes_resolve_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
+                                  ColumnPieces<W, T>{stage + c.h * Warp::kStreamPieces, w.lane % W},
+                                  stage + kLanesDPieces + 32 * c.h, sub, e, x_first, x_last,
+                                  x_next);
+    __syncwarp();  // the tile's x in the stage
+    out.each(w, t, [&](int slot, double2* to, unsigned bytes) {
+      const double2 v = stage[slot];
+      if (bytes == 16)
+        *to = v;
+      else if (bytes == 8)
+        *reinterpret_cast<double*>(to) = v.x;
+    });
+    __syncwarp();  // the stage is fetched into again at the next tile
+    if (ts-- == 0) {
+      ts = seg_tiles - 1;
+      --seg;
+      if (t > 0) coarse();
+    }
   }
 }
 

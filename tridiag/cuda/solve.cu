@@ -480,6 +480,22 @@ index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
   return detail::segment_lanes_checkpoints<T>(batch, segments, detail::kWarpLanes * K);
 }
 
+/// Whether the columns method's passes substitute one lane per (system, segment) unit too
+/// (detail::columns_lanes_substitute_kernel, after a reduce pass that keeps its checkpoints): the
+/// shifted form, whose reduce pass runs by lanes (launch_columns_lanes_reduce).
+template <class T, class Form>
+constexpr bool columns_lanes_substitute = std::is_same_v<Form, detail::ShiftedForm<T>>;
+
+/// Scalars of workspace that the columns method's lanes passes keep beyond the coarse systems:
+/// the reduce pass's checkpoints where columns_lanes_substitute (none for one segment).
+template <class T, class Form>
+index_t columns_lanes_workspace(index_t n, index_t batch, int K) {
+  const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
+  if (!columns_lanes_substitute<T, Form> || segments == 1) return 0;
+  return detail::segment_lanes_checkpoints<T>(batch, segments,
+                                              detail::columns_chunks(n, K, sizeof(T), false) * K);
+}
+
 /// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
 template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
@@ -501,10 +517,12 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
             : detail::columns_segments(n, opt.rows_per_thread, sizeof(T), tiles > 0);
     if (segments == 1) return 0;
     const index_t nc = 2 * segments;
+    const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
     const index_t kept =
-        opt.method == Method::segment && tiles == detail::ShiftedForm<T>::tiles
+        !shifted ? 0
+        : opt.method == Method::segment
             ? segment_lanes_workspace<T, detail::ShiftedForm<T>>(n, batch, opt.rows_per_thread)
-            : 0;
+            : columns_lanes_workspace<T, detail::ShiftedForm<T>>(n, batch, opt.rows_per_thread);
     return 4 * nc * batch + kept +
            required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
                                  segment_coarse_options(), budget);
@@ -771,44 +789,93 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
   }
 }
 
+/// The launch of a columns lanes pass (detail::ColumnsLanesWarp): bands of `per` segments, long
+/// enough that the warps of the kernel's `resident` (per device) fit at once.
+struct ColumnsLanesGrid {
+  index_t per, warps, blocks;
+};
+template <int W>
+ColumnsLanesGrid columns_lanes_grid(index_t batch, index_t segments, index_t resident) {
+  constexpr index_t streams_per_warp = detail::kWarpLanes / W;
+  const index_t groups = (batch + W - 1) / W;
+  ColumnsLanesGrid g;
+  g.per = std::max<index_t>(
+      1, (groups * segments + streams_per_warp * resident - 1) / (streams_per_warp * resident));
+  const index_t streams = groups * ((segments + g.per - 1) / g.per);
+  g.warps = (streams + streams_per_warp - 1) / streams_per_warp;
+  g.blocks = (g.warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
+  return g;
+}
+
+/// Calls f(std::integral_constant<int, W>{}) with the columns lanes passes' systems per stream for
+/// `batch` (detail::columns_lanes_width).
+template <class F>
+decltype(auto) with_columns_lanes_width(index_t batch, F&& f) {
+  return detail::columns_lanes_width(batch) == detail::kWarpLanes
+             ? f(std::integral_constant<int, detail::kWarpLanes>{})
+             : f(std::integral_constant<int, detail::kWarpLanes / 2>{});
+}
+
 /// The columns method's reduce pass with one lane per (system, segment) unit
-/// (detail::columns_lanes_reduce_kernel: each warp walks bands of `per` segments of 32 or 16
-/// adjacent systems, one launch) where it applies (the shifted form, systems side by side, rows
-/// 16-byte aligned: detail::columns_lanes_apply), with bands long enough that the warps fit at
-/// once, where it pays (lanes_pass_pays). Returns whether it launched.
+/// (detail::columns_lanes_reduce_kernel: each warp walks bands of segments of 32 or 16 adjacent
+/// systems, one launch: columns_lanes_grid) where it applies (the shifted form, systems side by
+/// side, rows 16-byte aligned: detail::columns_lanes_apply; where columns_lanes_substitute, the
+/// rows of x too, and the elimination's checkpoints kept at `checkpoints`) and pays
+/// (lanes_pass_pays). Returns whether it launched.
 template <class T, class Form>
 bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
-                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
-                                 T* cc, T* cd) {
+                                 index_t batch, const T* d, const BatchLayout& dl, const T* x,
+                                 const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd,
+                                 T* checkpoints) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    constexpr bool kCheckpoints = columns_lanes_substitute<T, Form>;
     const int rows = detail::columns_chunks(n, K, sizeof(T), false) * K;
     if (!detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, ca)) return false;
+    if (kCheckpoints && !detail::columns_lanes_apply(form.m, x, strides(xl), batch, rows, ca))
+      return false;
     const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
-    const int width = detail::columns_lanes_width(batch);
-    auto go = [&](auto w) {
+    return with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
-      auto* kernel = detail::columns_lanes_reduce_kernel<W, T>;
+      auto* kernel = detail::columns_lanes_reduce_kernel<W, T, kCheckpoints>;
       constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
-      constexpr index_t streams_per_warp = detail::kWarpLanes / W;
       const std::size_t smem = detail::segment_lanes_smem();
       const index_t resident = resident_blocks(kernel, threads, smem) * detail::kLanesWarps;
-      const index_t groups = (batch + W - 1) / W;
-      const index_t per = std::max<index_t>(
-          1, (groups * segments + streams_per_warp * resident - 1) / (streams_per_warp * resident));
-      const index_t streams = groups * ((segments + per - 1) / per);
-      const index_t warps = (streams + streams_per_warp - 1) / streams_per_warp;
-      if (!lanes_pass_pays(warps, resident)) return false;
-      const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
-      kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-          form.m, form.shifts, batch, segments, rows, static_cast<int>(per), d, dl.row_stride, ca,
-          cb, cc, cd);
+      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
+      if (!lanes_pass_pays(g.warps, resident)) return false;
+      kernel<<<static_cast<unsigned>(g.blocks), threads, smem, stream>>>(
+          form.m, form.shifts, batch, segments, rows, static_cast<int>(g.per), d, dl.row_stride, ca,
+          cb, cc, cd, checkpoints);
       PSCR_CUDA_CHECK_LAUNCH();
       return true;
-    };
-    return width == detail::kWarpLanes ? go(std::integral_constant<int, detail::kWarpLanes>{})
-                                       : go(std::integral_constant<int, detail::kWarpLanes / 2>{});
+    });
   } else {
     return false;
+  }
+}
+
+/// The columns method's substitute pass with one lane per (system, segment) unit
+/// (detail::columns_lanes_substitute_kernel, bands of columns_lanes_grid), after
+/// launch_columns_lanes_reduce launched with checkpoints (columns_lanes_substitute; a no-op for
+/// other forms).
+template <class T, class Form>
+void launch_columns_lanes_substitute(cudaStream_t stream, const Form& form, int K, index_t n,
+                                     index_t batch, const T* d, const BatchLayout& dl, T* x,
+                                     const BatchLayout& xl, const T* cd, const T* checkpoints) {
+  if constexpr (columns_lanes_substitute<T, Form>) {
+    const int rows = detail::columns_chunks(n, K, sizeof(T), false) * K;
+    const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
+    with_columns_lanes_width(batch, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      auto* kernel = detail::columns_lanes_substitute_kernel<W, T>;
+      constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
+      const std::size_t smem = detail::segment_lanes_smem();
+      const index_t resident = resident_blocks(kernel, threads, smem) * detail::kLanesWarps;
+      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
+      kernel<<<static_cast<unsigned>(g.blocks), threads, smem, stream>>>(
+          form.m, form.shifts, batch, segments, rows, static_cast<int>(g.per), d, dl.row_stride, x,
+          xl.row_stride, cd, checkpoints);
+      PSCR_CUDA_CHECK_LAUNCH();
+    });
   }
 }
 
@@ -1013,6 +1080,34 @@ void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t b
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
+/// The passes of the segment or columns method (run_segmented over `segments` segments) with the
+/// reduce pass by lanes where reduce_by_lanes(ca, cb, cc, cd, checkpoints) launches it, and then,
+/// where LanesSubstitute, the substitute pass by lanes too (substitute_by_lanes(cd, checkpoints));
+/// the other passes by passes(pass, ca, cb, cc, cd). The lanes passes' `kept` scalars of
+/// checkpoints lie at the workspace's end, past what the coarse solve may use.
+template <bool LanesSubstitute, class T, class Reduce, class Substitute, class Passes>
+void run_lanes_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, index_t wc,
+                         index_t kept, std::size_t budget, Reduce&& reduce_by_lanes,
+                         Substitute&& substitute_by_lanes, Passes&& passes) {
+  T* checkpoints = ws + (wc - kept);
+  bool lanes = false;  // the reduce pass ran by lanes (and kept its checkpoints)
+  run_segmented(stream, segments, batch, ws, wc - kept, budget,
+                [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                  constexpr detail::SegmentPass kPass = decltype(pass)::value;
+                  if constexpr (kPass == detail::SegmentPass::reduce) {
+                    lanes = reduce_by_lanes(ca, cb, cc, cd, checkpoints);
+                    if (lanes) return;
+                  }
+                  if constexpr (kPass == detail::SegmentPass::substitute && LanesSubstitute) {
+                    if (lanes) {
+                      substitute_by_lanes(cd, checkpoints);
+                      return;
+                    }
+                  }
+                  passes(pass, ca, cb, cc, cd);
+                });
+}
+
 /// Non-pivoting solve of any form on device scalars T (recursive for long systems).
 template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
@@ -1039,42 +1134,39 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if (opt.method == Method::segment) {
     const auto sf = segment_form(form);
     const int K = opt.rows_per_thread;
-    // The lanes passes' checkpoints at the workspace's end, past what the coarse solve may use.
-    const index_t kept = segment_lanes_workspace<T, Form>(n, batch, K);
-    T* checkpoints = ws + (wc - kept);
-    bool lanes = false;  // the reduce pass ran by lanes (and kept its checkpoints)
-    run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget,
-                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-                    constexpr detail::SegmentPass kPass = decltype(pass)::value;
-                    if constexpr (kPass == detail::SegmentPass::reduce) {
-                      lanes = launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl,
-                                                          ca, cb, cc, cd, checkpoints);
-                      if (lanes) return;
-                    }
-                    if constexpr (kPass == detail::SegmentPass::substitute &&
-                                  segment_lanes_substitute<T, Form>) {
-                      if (lanes) {
-                        launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd,
-                                                        checkpoints);
-                        return;
-                      }
-                    }
-                    launch_segment<kPass>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc, cd);
-                  });
+    run_lanes_segmented<segment_lanes_substitute<T, Form>>(
+        stream, detail::segment_count(n, K), batch, ws, wc,
+        segment_lanes_workspace<T, Form>(n, batch, K), budget,
+        [&](T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
+          return launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
+                                             cd, checkpoints);
+        },
+        [&](const T* cd, const T* checkpoints) {
+          launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd, checkpoints);
+        },
+        [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+          launch_segment<decltype(pass)::value>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc,
+                                                cd);
+        });
     return;
   }
   if (opt.method == Method::columns) {
     constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
-    run_segmented(stream, detail::columns_segments(n, opt.rows_per_thread, sizeof(T), general),
-                  batch, ws, wc, budget, [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-                    if constexpr (decltype(pass)::value == detail::SegmentPass::reduce) {
-                      if (launch_columns_lanes_reduce(stream, form, opt.rows_per_thread, n, batch,
-                                                      d, dl, ca, cb, cc, cd))
-                        return;
-                    }
-                    launch_columns<decltype(pass)::value>(stream, form, opt.rows_per_thread, n,
-                                                          batch, d, dl, x, xl, ca, cb, cc, cd);
-                  });
+    const int K = opt.rows_per_thread;
+    run_lanes_segmented<columns_lanes_substitute<T, Form>>(
+        stream, detail::columns_segments(n, K, sizeof(T), general), batch, ws, wc,
+        columns_lanes_workspace<T, Form>(n, batch, K), budget,
+        [&](T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
+          return launch_columns_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
+                                             cd, checkpoints);
+        },
+        [&](const T* cd, const T* checkpoints) {
+          launch_columns_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd, checkpoints);
+        },
+        [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+          launch_columns<decltype(pass)::value>(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
+                                                cd);
+        });
     return;
   }
   if (opt.method == Method::thomas) {
