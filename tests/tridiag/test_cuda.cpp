@@ -438,10 +438,11 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     return cuda::resolved_options<Scalar>(n, batch, l, general, o);
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
-  // Measured shapes whose entries are the block method: shifted 1024 × 2^14 complex (K = 4; real:
-  // the sweep method, its cluster kernel with K = 16), general 361 × 2^16 (K = 4).
+  // Measured shapes: shifted 1024 × 2^14, complex the segment method (K = 4, its passes one lane
+  // per segment), real the sweep method (its cluster kernel with K = 16); general 361 × 2^16 the
+  // block method (K = 4), which a request for the segment method keeps.
   const cuda::Options table = resolved(1024, 16384, c1024, false, {});
-  EXPECT_EQ(table.method, complex ? cuda::Method::block : cuda::Method::sweep);
+  EXPECT_EQ(table.method, complex ? cuda::Method::segment : cuda::Method::sweep);
   EXPECT_EQ(table.rows_per_thread, complex ? 4 : 16);
   const cuda::Options coarse =
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
@@ -454,11 +455,11 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       resolved(512, 32768, BatchLayout::interleaved(32768), false, {cuda::Method::partition});
   EXPECT_EQ(partition.method, cuda::Method::partition);
   if (complex) EXPECT_LE(partition.rows_per_thread, 4);
-  // Complex shifted 512 × 2^15 contiguous: the block method with 4 rows per lane, not the warp
-  // method (16 rows per lane there: 3D Helmholtz 511³ lost two orders of accuracy with it).
+  // Complex shifted 512 × 2^15 contiguous: the segment method with K = 4, not the warp method (16
+  // rows per lane there: 3D Helmholtz 511³ lost two orders of accuracy with it).
   if (complex) {
     const cuda::Options entry = resolved(512, 32768, BatchLayout::contiguous(512), false, {});
-    EXPECT_EQ(entry.method, cuda::Method::block);
+    EXPECT_EQ(entry.method, cuda::Method::segment);
     EXPECT_EQ(entry.rows_per_thread, 4);
   }
   // Declared dominant, complex systems may take more rows per lane: the sweep method at 512 ×
