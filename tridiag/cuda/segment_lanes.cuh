@@ -364,6 +364,41 @@ struct LanesStages {
   }
 };
 
+/// The elimination's state (cp, dp, gp) before tile ts ≥ 1 of a unit, kept by the reduce passes
+/// for the substitute passes at checkpoints[(3(ts − 1) + f)·units + unit] (f = 0, 1, 2): the units'
+/// scalars adjacent, so that a warp's lanes store and load them together.
+template <class T>
+__device__ __forceinline__ void store_checkpoint(T* checkpoints, index_t units, int ts,
+                                                 index_t unit, const SegmentElimination<T>& e) {
+  T* at = checkpoints + 3 * (ts - 1) * units + unit;
+  at[0] = e.cp;
+  at[units] = e.dp;
+  at[2 * units] = e.gp;
+}
+/// The state store_checkpoint kept before tile ts of a unit; at ts = 0 the start.
+template <class T>
+__device__ __forceinline__ SegmentElimination<T> load_checkpoint(const T* checkpoints,
+                                                                 index_t units, int ts,
+                                                                 index_t unit) {
+  SegmentElimination<T> e;
+  if (ts > 0) {
+    const T* at = checkpoints + 3 * (ts - 1) * units + unit;
+    e.cp = at[0];
+    e.dp = at[units];
+    e.gp = at[2 * units];
+  }
+  return e;
+}
+
+/// A piece of x from the stage (`from`), of `bytes` (16, 8: its first scalar only, 0: none).
+__device__ __forceinline__ void store_piece(double2* to, const double2* from, unsigned bytes) {
+  const double2 v = *from;
+  if (bytes == 16)
+    *to = v;
+  else if (bytes == 8)
+    *reinterpret_cast<double*>(to) = v.x;
+}
+
 /// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
 /// segment_lanes_substitute_kernel: (cp, dp, gp) before the first row of every tile but the first
 /// of each unit.
@@ -402,12 +437,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
     if constexpr (Checkpoints) {
-      if (active && t > 0) {
-        T* at = checkpoints + 3 * (t - 1) * units + u;
-        at[0] = e.cp;
-        at[units] = e.dp;
-        at[2 * units] = e.gp;
-      }
+      if (active && t > 0) store_checkpoint(checkpoints, units, t, u, e);
     }
     copy_async_wait_pending<1>();
     __syncwarp();
@@ -524,13 +554,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
   T x_next = x_last;
   for (int t = tiles - 1; t >= 0; --t) {
     stages.fetch(w, t - 1);
-    SegmentElimination<T> e;  // the state before the tile's first row
-    if (t > 0) {
-      const T* at = checkpoints + 3 * (t - 1) * units + u;
-      e.cp = at[0];
-      e.dp = at[units];
-      e.gp = at[2 * units];
-    }
+    // The state before the tile's first row.
+    const SegmentElimination<T> e = load_checkpoint(checkpoints, units, t, u);
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
@@ -541,11 +566,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
                                   tab, sub, e, x_first, x_last, x_next);
     __syncwarp();  // the tile's x in the stage
     out.each(w, t, [&](int piece, double2* to, unsigned bytes) {
-      const double2 v = stage[piece];
-      if (bytes == 16)
-        *to = v;
-      else if (bytes == 8)
-        *reinterpret_cast<double*>(to) = v.x;
+      store_piece(to, stage + piece, bytes);
     });
     __syncwarp();  // the stage is fetched into again at the next tile
   }
@@ -773,12 +794,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
     if constexpr (Checkpoints) {
-      if (active && ts > 0 && seg < segments) {
-        T* at = checkpoints + 3 * (ts - 1) * units + seg * batch + k;
-        at[0] = e.cp;
-        at[units] = e.dp;
-        at[2 * units] = e.gp;
-      }
+      if (active && ts > 0 && seg < segments)
+        store_checkpoint(checkpoints, units, ts, seg * batch + k, e);
     }
     copy_async_wait_pending<1>();
     __syncwarp();
@@ -844,13 +861,9 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   coarse();
   for (int t = tiles - 1; t >= 0; --t) {
     stages.fetch(w, t - 1);
-    SegmentElimination<T> e;  // the state before the tile's first row
-    if (ts > 0) {
-      const T* at = checkpoints + 3 * (ts - 1) * units + std::min(seg, segments - 1) * batch + k;
-      e.cp = at[0];
-      e.dp = at[units];
-      e.gp = at[2 * units];
-    }
+    // The state before the tile's first row.
+    const SegmentElimination<T> e =
+        load_checkpoint(checkpoints, units, ts, std::min(seg, segments - 1) * batch + k);
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
@@ -862,13 +875,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
                                   stage + kLanesDPieces + 32 * c.h, sub, e, x_first, x_last,
                                   x_next);
     __syncwarp();  // the tile's x in the stage
-    out.each(w, t, [&](int slot, double2* to, unsigned bytes) {
-      const double2 v = stage[slot];
-      if (bytes == 16)
-        *to = v;
-      else if (bytes == 8)
-        *reinterpret_cast<double*>(to) = v.x;
-    });
+    out.each(w, t,
+             [&](int slot, double2* to, unsigned bytes) { store_piece(to, stage + slot, bytes); });
     __syncwarp();  // the stage is fetched into again at the next tile
     if (ts-- == 0) {
       ts = seg_tiles - 1;
