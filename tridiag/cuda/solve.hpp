@@ -72,7 +72,13 @@
 ///              reduced rows go through shared memory, where a group of lanes per system solves
 ///              them with shuffles. One segment: d read once, x written once, no workspace;
 ///              several: reduce, recursive coarse solve and substitute, as the segment method.
-///              Layouts whose rows are contiguous run the segment method instead (same K).
+///              Shifted systems of several segments whose rows of d and x are 16-byte aligned
+///              (real: an even row stride), in large batches (at least 16 systems, and warps
+///              for an eighth of the GPU), reduce and substitute one lane per (system, segment)
+///              instead (tridiag/cuda/segment_lanes.cuh), the reduce pass keeping its
+///              elimination states in the workspace (3 scalars per tile: 16 real rows, 8
+///              complex). Layouts whose rows are contiguous run the segment method instead (same
+///              K).
 ///   tiled_pcr: tiled PCR with the buffered sliding window (kim2011; tridiag/cuda/tiled_pcr.cuh):
 ///              k = rows_per_thread PCR steps (1 to kTiledPcrMaxSteps; 0 = 4, fewer where n
 ///              needs fewer) split each system into 2^k independent ones of ⌈n / 2^k⌉ rows,
