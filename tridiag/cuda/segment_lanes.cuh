@@ -141,6 +141,27 @@ __device__ __forceinline__ T lanes_coupling(const ShiftedMatrix<T>& m, T s, inde
                            : T(0);
 }
 
+/// Bytes of a 16-byte piece of scalars T whose first scalar has `left` scalars from it on in its
+/// array: 16 where the piece is whole, 8 where one real scalar is left, 0 past the end.
+template <class T, class I>
+__device__ __forceinline__ unsigned piece_bytes_left(I left) {
+  return left >= scalars_per_piece<T>() ? 16u : left == 1 ? 8u : 0u;
+}
+
+/// Table `array` of A + s M's factors as the lanes passes copy them (0, 1: A's and M's diagonals,
+/// n rows; 2, 3: their couplings, n − 1), and its rows.
+template <class T>
+struct LanesTable {
+  const T* at;
+  index_t rows;
+  __device__ LanesTable(const ShiftedMatrix<T>& m, int array)
+      : at(array == 0   ? m.a_diag
+           : array == 1 ? m.m_diag
+           : array == 2 ? m.a_off
+                        : m.m_off),
+        rows(array < 2 ? m.n : m.n - 1) {}
+};
+
 /// The 16-byte piece of rows v[0], v[1] (real) or v[0] (complex): piece_row's inverse.
 template <class T>
 __device__ __forceinline__ double2 make_piece(const T (&v)[scalars_per_piece<T>()]) {
@@ -262,8 +283,7 @@ struct LanesWarp {
   /// Bytes of a piece at tile t whose line has `left` rows from its piece at tile 0 on (real: 8
   /// where one row is left).
   __device__ static unsigned piece_bytes(int left, int t) {
-    const int r = left - t * kTileRows;
-    return r >= kRowsPerPiece ? 16u : r == 1 ? 8u : 0u;
+    return piece_bytes_left<T>(left - t * kTileRows);
   }
 };
 
@@ -314,15 +334,13 @@ struct LanesFetch {
   __device__ LanesFetch(const LanesWarp<T>& w, const ShiftedMatrix<T>& m, const T* dv,
                         index_t system_stride)
       : d(w, dv, system_stride, m.n) {
-    const int array = w.lane / 8;
-    const T* t = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
-    const index_t table_n = array < 2 ? m.n : m.n - 1;
+    const LanesTable<T> tab(m, w.lane / 8);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const index_t first_row =
           (h == 0 ? w.seg_a : w.seg_b) * w.rows + LanesWarp<T>::kRowsPerPiece * w.q;
-      table[h] = reinterpret_cast<const double2*>(t + first_row);
-      table_left[h] = w.rows_left(table_n, first_row);
+      table[h] = reinterpret_cast<const double2*>(tab.at + first_row);
+      table_left[h] = w.rows_left(tab.rows, first_row);
     }
   }
   __device__ void operator()(const LanesWarp<T>& w, double2* stage, int t,
@@ -700,7 +718,7 @@ struct ColumnsLanesLines {
     for (int h = 0; h < Warp::kStreams; ++h) {
       const index_t k = w.stream_k0[h] + Warp::kPerPiece * (w.lane % Warp::kRowPieces);
       row[h] = w.stream_row[h] + w.lane / Warp::kRowPieces;
-      bytes[h] = w.batch - k >= Warp::kPerPiece ? 16u : w.batch - k == 1 ? 8u : 0u;
+      bytes[h] = piece_bytes_left<T>(w.batch - k);
       at[h] = v + std::min(k, w.batch - 1) + std::min(row[h], n - 1) * row_stride;
     }
   }
@@ -733,13 +751,12 @@ struct ColumnsLanesFetch {
   __device__ ColumnsLanesFetch(const Warp& w, const ShiftedMatrix<T>& m, const T* dv,
                                index_t row_stride)
       : d(w, dv, row_stride, m.n) {
-    const int array = w.lane / 8;
-    const T* t = array == 0 ? m.a_diag : array == 1 ? m.m_diag : array == 2 ? m.a_off : m.m_off;
-    table_n = array < 2 ? m.n : m.n - 1;
+    const LanesTable<T> tab(m, w.lane / 8);
+    table_n = tab.rows;
 #pragma unroll
     for (int h = 0; h < Warp::kStreams; ++h) {
       table_row[h] = w.stream_row[h] + Warp::kPerPiece * (w.lane & 7);
-      table[h] = t + std::min(table_row[h], m.n - 1);
+      table[h] = tab.at + std::min(table_row[h], m.n - 1);
     }
   }
   __device__ void operator()(const Warp& w, double2* stage, int t, const double2* zero) const {
@@ -749,8 +766,7 @@ struct ColumnsLanesFetch {
     const index_t tile_row = static_cast<index_t>(t) * Warp::kTileRows;
 #pragma unroll
     for (int h = 0; h < Warp::kStreams; ++h) {
-      const index_t left = table_n - (table_row[h] + tile_row);
-      const unsigned bytes = left >= Warp::kPerPiece ? 16u : left == 1 ? 8u : 0u;
+      const unsigned bytes = piece_bytes_left<T>(table_n - (table_row[h] + tile_row));
       copy_async(stage + kLanesDPieces + 32 * h + w.lane,
                  bytes ? reinterpret_cast<const double2*>(table[h] + tile_row) : zero, bytes);
     }

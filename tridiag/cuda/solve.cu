@@ -486,14 +486,20 @@ index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
 template <class T, class Form>
 constexpr bool columns_lanes_substitute = std::is_same_v<Form, detail::ShiftedForm<T>>;
 
+/// Rows of a segment of the columns method's shifted form, K rows per chunk: those of its lanes
+/// passes.
+template <class T>
+int columns_lanes_rows(index_t n, int K) {
+  return detail::columns_chunks(n, K, sizeof(T), false) * K;
+}
+
 /// Scalars of workspace that the columns method's lanes passes keep beyond the coarse systems:
 /// the reduce pass's checkpoints where columns_lanes_substitute (none for one segment).
 template <class T, class Form>
 index_t columns_lanes_workspace(index_t n, index_t batch, int K) {
   const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
   if (!columns_lanes_substitute<T, Form> || segments == 1) return 0;
-  return detail::segment_lanes_checkpoints<T>(batch, segments,
-                                              detail::columns_chunks(n, K, sizeof(T), false) * K);
+  return detail::segment_lanes_checkpoints<T>(batch, segments, columns_lanes_rows<T>(n, K));
 }
 
 /// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
@@ -736,6 +742,11 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
   return 8 * warps >= resident;
 }
 
+/// Warps of the segment method's lanes passes: one per 32 (system, segment) units.
+index_t segment_lanes_warps(index_t batch, index_t segments) {
+  return (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
+}
+
 /// The segment method's reduce pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
 /// shifted form, rows of d contiguous and 16-byte aligned: detail::segment_lanes_apply; where
@@ -752,7 +763,7 @@ bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     if (kCheckpoints && !detail::segment_lanes_apply(form.m, x, strides(xl), batch, K))
       return false;
     const index_t segments = detail::segment_count(n, K);
-    const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
+    const index_t warps = segment_lanes_warps(batch, segments);
     const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
     auto* kernel = detail::segment_lanes_reduce_kernel<T, kCheckpoints>;
     constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
@@ -778,8 +789,8 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
                                      const BatchLayout& xl, const T* cd, const T* checkpoints) {
   if constexpr (segment_lanes_substitute<T, Form>) {
     const index_t segments = detail::segment_count(n, K);
-    const index_t warps = (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
-    const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
+    const index_t blocks =
+        (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
     constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
     detail::segment_lanes_substitute_kernel<T>
         <<<static_cast<unsigned>(blocks), threads, detail::segment_lanes_smem(), stream>>>(
@@ -829,7 +840,7 @@ bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
                                  T* checkpoints) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     constexpr bool kCheckpoints = columns_lanes_substitute<T, Form>;
-    const int rows = detail::columns_chunks(n, K, sizeof(T), false) * K;
+    const int rows = columns_lanes_rows<T>(n, K);
     if (!detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, ca)) return false;
     if (kCheckpoints && !detail::columns_lanes_apply(form.m, x, strides(xl), batch, rows, ca))
       return false;
@@ -862,7 +873,7 @@ void launch_columns_lanes_substitute(cudaStream_t stream, const Form& form, int 
                                      index_t batch, const T* d, const BatchLayout& dl, T* x,
                                      const BatchLayout& xl, const T* cd, const T* checkpoints) {
   if constexpr (columns_lanes_substitute<T, Form>) {
-    const int rows = detail::columns_chunks(n, K, sizeof(T), false) * K;
+    const int rows = columns_lanes_rows<T>(n, K);
     const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
     with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
