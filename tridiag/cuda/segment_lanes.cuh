@@ -427,10 +427,10 @@ index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
 
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
 /// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
-/// segment_kernel's reduce pass). With Checkpoints, also the elimination's state (cp, dp, gp)
-/// before each tile t ≥ 1 at checkpoints[(3(t − 1) + f)·units + unit] (f = 0, 1, 2), for
-/// segment_lanes_substitute_kernel. Lanes past the last unit repeat it without storing. `rows` =
-/// 32·K, a multiple of lanes_tile_rows<T>(); segment_lanes_apply.
+/// segment_kernel's reduce pass), and with Checkpoints the elimination's state (cp, dp, gp) before
+/// each tile t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the last
+/// unit repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
+/// segment_lanes_apply.
 template <class T, bool Checkpoints>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -774,17 +774,17 @@ struct ColumnsLanesFetch {
 };
 
 /// The same reduce pass for systems side by side (the columns method's interleaved rows) and its
-/// segments of `rows` = columns_chunks·K rows: each warp's streams (ColumnsLanesWarp) walk their
-/// bands tile by tile, one segment after the other (the coupling to the row before carried
-/// across), each lane writing its segment's coarse rows as columns_kernel's reduce pass writes
-/// them, and with Checkpoints the elimination's state (cp, dp, gp) before each tile ts ≥ 1 of a
-/// segment at checkpoints[(3(ts − 1) + f)·units + unit] (unit = segment·batch + system, so a
-/// stream's lanes store adjacent scalars), for columns_lanes_substitute_kernel. A tile's rows of d
+/// segments of `rows` rows (solve.cu: columns_lanes_rows): each warp's streams (ColumnsLanesWarp)
+/// walk their bands tile by tile, one segment after the other (the coupling to the row before
+/// carried across), each lane writing its segment's coarse rows as columns_kernel's reduce pass
+/// writes them, and the elimination's state (cp, dp, gp) before each tile ts ≥ 1 of a segment
+/// (store_checkpoint; unit = segment·batch + system, so a stream's lanes store adjacent scalars),
+/// for columns_lanes_substitute_kernel. A tile's rows of d
 /// are copied with coalesced 16-byte cp.async into the stage row by row, and its segment's rows
 /// of A and M as in segment_lanes_reduce_kernel. `rows` ≥ 2 TR, a multiple of TR;
 /// columns_lanes_apply. Complex: at most 168 registers (three blocks per SM), as the segment
 /// pass's complex instance takes.
-template <int W, class T, bool Checkpoints>
+template <int W, class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, int per, const T* d, index_t row_stride,
@@ -809,10 +809,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   int ts = 0;
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
-    if constexpr (Checkpoints) {
-      if (active && ts > 0 && seg < segments)
-        store_checkpoint(checkpoints, units, ts, seg * batch + k, e);
-    }
+    if (active && ts > 0 && seg < segments)
+      store_checkpoint(checkpoints, units, ts, seg * batch + k, e);
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];

@@ -464,42 +464,85 @@ Options segment_coarse_options() {
   return Options{Method::block};
 }
 
-/// Whether the segment method's passes substitute one lane per (system, segment) unit too
-/// (detail::segment_lanes_substitute_kernel, after a reduce pass that keeps its checkpoints):
-/// complex shifted systems, whose substitute pass by lanes of K rows is bound by its instructions.
-template <class T, class Form>
-constexpr bool segment_lanes_substitute = std::is_same_v<Form, detail::ShiftedForm<T>> &&
-                                          sizeof(T) == 16;
+/// Whether the segment method's substitute pass runs one lane per (system, segment) unit where its
+/// reduce pass does (complex), rather than segment_kernel's substitute pass (real). For real
+/// systems segment_kernel's pass already moves its bytes at the rate of the lanes reduce pass
+/// (114 against 59 µs for twice the bytes, 65536 × 256, K = 8), and the lanes substitute pass
+/// costs the reduce pass its checkpoints (3 scalars per 16 rows written, then read): 3–5% more
+/// time at K = 8 (H100 A/B, 512 × 2^15 to 2^20 × 16, docs/tridiag-performance.md).
+template <class T>
+constexpr bool kSegmentLanesSubstitute = !std::is_floating_point_v<T>;
 
 /// Scalars of workspace that the segment method's lanes passes keep beyond the coarse systems:
-/// the reduce pass's checkpoints where segment_lanes_substitute (none for one segment).
-template <class T, class Form>
+/// the reduce pass's checkpoints where kSegmentLanesSubstitute.
+template <class T>
 index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
-  const index_t segments = detail::segment_count(n, K);
-  if (!segment_lanes_substitute<T, Form> || segments == 1) return 0;
-  return detail::segment_lanes_checkpoints<T>(batch, segments, detail::kWarpLanes * K);
+  if constexpr (!kSegmentLanesSubstitute<T>) return 0;
+  return detail::segment_lanes_checkpoints<T>(batch, detail::segment_count(n, K),
+                                              detail::kWarpLanes * K);
 }
 
-/// Whether the columns method's passes substitute one lane per (system, segment) unit too
-/// (detail::columns_lanes_substitute_kernel, after a reduce pass that keeps its checkpoints): the
-/// shifted form, whose reduce pass runs by lanes (launch_columns_lanes_reduce).
-template <class T, class Form>
-constexpr bool columns_lanes_substitute = std::is_same_v<Form, detail::ShiftedForm<T>>;
+/// Chunks of K rows in a complex segment of the columns method's lanes passes: four times
+/// columns_kernel's 16 (256 rows at K = 4). A lane eliminates its whole segment alone and
+/// substitutes it with both ends known, which a CPU probe found accurate on indefinite Helmholtz
+/// systems at segments of 128 to 512 rows alike (docs/tridiag-performance.md), so the bound on K
+/// for complex systems (kMaxComplexLaneRows, which limits the rows a thread of columns_kernel
+/// eliminates) need not keep them as short as columns_kernel's: at 64 rows (K = 4) the
+/// per-segment work (coarse rows, coarse unknowns, the coarse solve of n/32 rows) made the passes
+/// 13–16% slower than at 256 (H100, complex interleaved, 1024 × 2^14 to 2^20 × 16; 512 × 2^15 24%
+/// faster). Systems of at most that many rows keep columns_kernel's segments: in one segment they
+/// would not run by lanes at all, and complex 255 × 2^16 took 0.57 ms that way against 0.47 in
+/// segments of 64 rows by lanes (K = 4, H100).
+constexpr int kColumnsComplexLanesChunks = 64;
 
-/// Rows of a segment of the columns method's shifted form, K rows per chunk: those of its lanes
-/// passes.
+/// Rows of a segment of the columns method's lanes passes for systems of n rows and K rows per
+/// chunk: columns_kernel's segments (16 chunks of K), for complex systems of more than
+/// kColumnsComplexLanesChunks·K rows that many.
 template <class T>
 int columns_lanes_rows(index_t n, int K) {
-  return detail::columns_chunks(n, K, sizeof(T), false) * K;
+  const int complex_rows = kColumnsComplexLanesChunks * K;
+  return sizeof(T) == 16 && n > complex_rows ? complex_rows
+                                             : detail::columns_segment_chunks(sizeof(T), false) * K;
+}
+
+/// Segments of columns_lanes_rows in a system of n rows.
+template <class T>
+index_t columns_lanes_segments(index_t n, int K) {
+  const int rows = columns_lanes_rows<T>(n, K);
+  return (n + rows - 1) / rows;
+}
+
+/// Whether systems of n rows take several segments both in columns_kernel's passes and in the
+/// lanes passes, which alone may run them. Where columns_kernel's chunks cover a system (n ≤ 32·K)
+/// its one pass beats the two lanes passes: complex 512 × 2^15 at K = 16, 0.313 against 0.390 ms
+/// in segments of 256 rows (H100).
+template <class T>
+bool columns_lanes_segmented(index_t n, int K) {
+  return columns_lanes_segments<T>(n, K) > 1 &&
+         detail::columns_segments(n, K, sizeof(T), false) > 1;
 }
 
 /// Scalars of workspace that the columns method's lanes passes keep beyond the coarse systems:
-/// the reduce pass's checkpoints where columns_lanes_substitute (none for one segment).
-template <class T, class Form>
+/// the reduce pass's checkpoints.
+template <class T>
 index_t columns_lanes_workspace(index_t n, index_t batch, int K) {
-  const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
-  if (!columns_lanes_substitute<T, Form> || segments == 1) return 0;
-  return detail::segment_lanes_checkpoints<T>(batch, segments, columns_lanes_rows<T>(n, K));
+  return detail::segment_lanes_checkpoints<T>(batch, columns_lanes_segments<T>(n, K),
+                                              columns_lanes_rows<T>(n, K));
+}
+
+template <class T>
+index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
+                           std::size_t budget);
+
+/// Workspace scalars of a segmented solve (run_segmented) of `segments` segments per system that
+/// keeps `kept` scalars besides its coarse systems: none for one segment.
+template <class T>
+index_t segmented_workspace(index_t segments, index_t batch, index_t kept, std::size_t budget) {
+  if (segments == 1) return 0;
+  const index_t nc = 2 * segments;
+  return 4 * nc * batch + kept +
+         required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
+                               segment_coarse_options(), budget);
 }
 
 /// Workspace scalars of one non-pivoting solve with a known form (tiles), layout and options.
@@ -516,22 +559,22 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
-  if (opt.method == Method::segment || opt.method == Method::columns) {
-    const index_t segments =
-        opt.method == Method::segment
-            ? detail::segment_count(n, opt.rows_per_thread)
-            : detail::columns_segments(n, opt.rows_per_thread, sizeof(T), tiles > 0);
-    if (segments == 1) return 0;
-    const index_t nc = 2 * segments;
-    const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
-    const index_t kept =
-        !shifted ? 0
-        : opt.method == Method::segment
-            ? segment_lanes_workspace<T, detail::ShiftedForm<T>>(n, batch, opt.rows_per_thread)
-            : columns_lanes_workspace<T, detail::ShiftedForm<T>>(n, batch, opt.rows_per_thread);
-    return 4 * nc * batch + kept +
-           required_workspace<T>(nc, batch, false, detail::GeneralForm<T>::tiles,
-                                 segment_coarse_options(), budget);
+  const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
+  const int K = opt.rows_per_thread;
+  if (opt.method == Method::segment) {
+    const index_t segments = detail::segment_count(n, K);
+    return segmented_workspace<T>(
+        segments, batch, shifted && segments > 1 ? segment_lanes_workspace<T>(n, batch, K) : 0,
+        budget);
+  }
+  if (opt.method == Method::columns) {
+    // columns_kernel's passes, or the lanes passes where they run (decided at the solve).
+    const index_t kernel = segmented_workspace<T>(
+        detail::columns_segments(n, K, sizeof(T), !shifted), batch, 0, budget);
+    if (!shifted || !columns_lanes_segmented<T>(n, K)) return kernel;
+    return std::max(kernel,
+                    segmented_workspace<T>(columns_lanes_segments<T>(n, K), batch,
+                                           columns_lanes_workspace<T>(n, batch, K), budget));
   }
   const PartitionPlan pl =
       plan_partition(n, batch, opt.rows_per_thread, interleaved, sizeof(T), tiles, 0, budget);
@@ -742,58 +785,73 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
   return 8 * warps >= resident;
 }
 
+/// Threads of a block of the lanes kernels.
+constexpr int kLanesThreads = detail::kLanesWarps * detail::kWarpLanes;
+
+/// Warps of a lanes kernel resident on the device at once.
+template <class Kernel>
+index_t lanes_resident(Kernel* kernel) {
+  return resident_blocks(kernel, kLanesThreads, detail::segment_lanes_smem()) * detail::kLanesWarps;
+}
+
 /// Warps of the segment method's lanes passes: one per 32 (system, segment) units.
 index_t segment_lanes_warps(index_t batch, index_t segments) {
   return (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
 }
 
-/// The segment method's reduce pass with one lane per (system, segment) unit
-/// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch) where it applies (the
-/// shifted form, rows of d contiguous and 16-byte aligned: detail::segment_lanes_apply; where
-/// segment_lanes_substitute, the rows of x too, and the elimination's checkpoints kept at
-/// `checkpoints`) and pays (lanes_pass_pays). Returns whether it launched.
+/// Whether the segment method's reduce pass runs one lane per (system, segment) unit for this
+/// solve (launch_segment_lanes_reduce), and with it, where kSegmentLanesSubstitute, the substitute
+/// pass (launch_segment_lanes_substitute): the shifted form, several segments, the rows of d (and
+/// of x, which that substitute pass writes) contiguous and 16-byte aligned
+/// (detail::segment_lanes_apply), and the reduce pass's warps enough to pay (lanes_pass_pays).
 template <class T, class Form>
-bool launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
-                                 index_t batch, const T* d, const BatchLayout& dl, const T* x,
-                                 const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd,
-                                 T* checkpoints) {
+bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const T* d,
+                       const BatchLayout& dl, const T* x, const BatchLayout& xl) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
-    constexpr bool kCheckpoints = segment_lanes_substitute<T, Form>;
-    if (!detail::segment_lanes_apply(form.m, d, strides(dl), batch, K)) return false;
-    if (kCheckpoints && !detail::segment_lanes_apply(form.m, x, strides(xl), batch, K))
-      return false;
+    constexpr bool kCheckpoints = kSegmentLanesSubstitute<T>;
     const index_t segments = detail::segment_count(n, K);
-    const index_t warps = segment_lanes_warps(batch, segments);
-    const index_t blocks = (warps + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    auto* kernel = detail::segment_lanes_reduce_kernel<T, kCheckpoints>;
-    constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
-    const std::size_t smem = detail::segment_lanes_smem();
-    if (!lanes_pass_pays(warps, resident_blocks(kernel, threads, smem) * detail::kLanesWarps))
-      return false;
-    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-        form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
-        cc, cd, checkpoints);
-    PSCR_CUDA_CHECK_LAUNCH();
-    return true;
+    return segments > 1 && detail::segment_lanes_apply(form.m, d, strides(dl), batch, K) &&
+           (!kCheckpoints || detail::segment_lanes_apply(form.m, x, strides(xl), batch, K)) &&
+           lanes_pass_pays(segment_lanes_warps(batch, segments),
+                           lanes_resident(detail::segment_lanes_reduce_kernel<T, kCheckpoints>));
   } else {
     return false;
   }
 }
 
+/// The segment method's reduce pass with one lane per (system, segment) unit
+/// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch), keeping the
+/// elimination's checkpoints at `checkpoints` where kSegmentLanesSubstitute, where
+/// segment_lanes_run.
+template <class T, class Form>
+void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
+                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
+                                 T* cc, T* cd, T* checkpoints) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    const index_t segments = detail::segment_count(n, K);
+    const index_t blocks =
+        (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
+    detail::segment_lanes_reduce_kernel<T, kSegmentLanesSubstitute<T>>
+        <<<static_cast<unsigned>(blocks), kLanesThreads, detail::segment_lanes_smem(), stream>>>(
+            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
+            cb, cc, cd, checkpoints);
+    PSCR_CUDA_CHECK_LAUNCH();
+  }
+}
+
 /// The segment method's substitute pass with one lane per (system, segment) unit
-/// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce launched with
-/// checkpoints (segment_lanes_substitute; a no-op for other forms and scalars).
+/// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce, where
+/// kSegmentLanesSubstitute.
 template <class T, class Form>
 void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int K, index_t n,
                                      index_t batch, const T* d, const BatchLayout& dl, T* x,
                                      const BatchLayout& xl, const T* cd, const T* checkpoints) {
-  if constexpr (segment_lanes_substitute<T, Form>) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && kSegmentLanesSubstitute<T>) {
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
     detail::segment_lanes_substitute_kernel<T>
-        <<<static_cast<unsigned>(blocks), threads, detail::segment_lanes_smem(), stream>>>(
+        <<<static_cast<unsigned>(blocks), kLanesThreads, detail::segment_lanes_smem(), stream>>>(
             form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, x,
             xl.system_stride, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
@@ -827,64 +885,71 @@ decltype(auto) with_columns_lanes_width(index_t batch, F&& f) {
              : f(std::integral_constant<int, detail::kWarpLanes / 2>{});
 }
 
-/// The columns method's reduce pass with one lane per (system, segment) unit
-/// (detail::columns_lanes_reduce_kernel: each warp walks bands of segments of 32 or 16 adjacent
-/// systems, one launch: columns_lanes_grid) where it applies (the shifted form, systems side by
-/// side, rows 16-byte aligned: detail::columns_lanes_apply; where columns_lanes_substitute, the
-/// rows of x too, and the elimination's checkpoints kept at `checkpoints`) and pays
-/// (lanes_pass_pays). Returns whether it launched.
+/// Whether the columns method's passes run one lane per (system, segment) unit for this solve
+/// (launch_columns_lanes_reduce, then launch_columns_lanes_substitute): the shifted form, systems
+/// of several segments (columns_lanes_segmented), side by side with the rows of d and x 16-byte
+/// aligned (detail::columns_lanes_apply; `coarse`: the workspace, where the coarse rows go), and
+/// the reduce pass's warps enough to pay (lanes_pass_pays). Decided before the passes: the segments
+/// of the lanes passes (complex: kColumnsComplexLanesChunks) may differ from columns_kernel's.
 template <class T, class Form>
-bool launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
-                                 index_t batch, const T* d, const BatchLayout& dl, const T* x,
-                                 const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd,
-                                 T* checkpoints) {
+bool columns_lanes_run(const Form& form, int K, index_t n, index_t batch, const T* d,
+                       const BatchLayout& dl, const T* x, const BatchLayout& xl, const T* coarse) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
-    constexpr bool kCheckpoints = columns_lanes_substitute<T, Form>;
     const int rows = columns_lanes_rows<T>(n, K);
-    if (!detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, ca)) return false;
-    if (kCheckpoints && !detail::columns_lanes_apply(form.m, x, strides(xl), batch, rows, ca))
+    const index_t segments = columns_lanes_segments<T>(n, K);
+    if (!columns_lanes_segmented<T>(n, K) ||
+        !detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, coarse) ||
+        !detail::columns_lanes_apply(form.m, x, strides(xl), batch, rows, coarse))
       return false;
-    const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
     return with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
-      auto* kernel = detail::columns_lanes_reduce_kernel<W, T, kCheckpoints>;
-      constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
-      const std::size_t smem = detail::segment_lanes_smem();
-      const index_t resident = resident_blocks(kernel, threads, smem) * detail::kLanesWarps;
-      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
-      if (!lanes_pass_pays(g.warps, resident)) return false;
-      kernel<<<static_cast<unsigned>(g.blocks), threads, smem, stream>>>(
-          form.m, form.shifts, batch, segments, rows, static_cast<int>(g.per), d, dl.row_stride, ca,
-          cb, cc, cd, checkpoints);
-      PSCR_CUDA_CHECK_LAUNCH();
-      return true;
+      const index_t resident = lanes_resident(detail::columns_lanes_reduce_kernel<W, T>);
+      return lanes_pass_pays(columns_lanes_grid<W>(batch, segments, resident).warps, resident);
     });
   } else {
     return false;
   }
 }
 
+/// The columns method's reduce pass with one lane per (system, segment) unit
+/// (detail::columns_lanes_reduce_kernel: each warp walks bands of segments of 32 or 16 adjacent
+/// systems, one launch: columns_lanes_grid), keeping the elimination's checkpoints at
+/// `checkpoints`, where columns_lanes_run.
+template <class T, class Form>
+void launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
+                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
+                                 T* cc, T* cd, T* checkpoints) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    const index_t segments = columns_lanes_segments<T>(n, K);
+    with_columns_lanes_width(batch, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      auto* kernel = detail::columns_lanes_reduce_kernel<W, T>;
+      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, lanes_resident(kernel));
+      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, detail::segment_lanes_smem(),
+               stream>>>(form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
+                         static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints);
+      PSCR_CUDA_CHECK_LAUNCH();
+    });
+  }
+}
+
 /// The columns method's substitute pass with one lane per (system, segment) unit
 /// (detail::columns_lanes_substitute_kernel, bands of columns_lanes_grid), after
-/// launch_columns_lanes_reduce launched with checkpoints (columns_lanes_substitute; a no-op for
-/// other forms).
+/// launch_columns_lanes_reduce.
 template <class T, class Form>
 void launch_columns_lanes_substitute(cudaStream_t stream, const Form& form, int K, index_t n,
                                      index_t batch, const T* d, const BatchLayout& dl, T* x,
                                      const BatchLayout& xl, const T* cd, const T* checkpoints) {
-  if constexpr (columns_lanes_substitute<T, Form>) {
-    const int rows = columns_lanes_rows<T>(n, K);
-    const index_t segments = detail::columns_segments(n, K, sizeof(T), false);
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    const index_t segments = columns_lanes_segments<T>(n, K);
     with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
       auto* kernel = detail::columns_lanes_substitute_kernel<W, T>;
-      constexpr int threads = detail::kLanesWarps * detail::kWarpLanes;
-      const std::size_t smem = detail::segment_lanes_smem();
-      const index_t resident = resident_blocks(kernel, threads, smem) * detail::kLanesWarps;
-      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
-      kernel<<<static_cast<unsigned>(g.blocks), threads, smem, stream>>>(
-          form.m, form.shifts, batch, segments, rows, static_cast<int>(g.per), d, dl.row_stride, x,
-          xl.row_stride, cd, checkpoints);
+      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, lanes_resident(kernel));
+      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, detail::segment_lanes_smem(),
+               stream>>>(form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
+                         static_cast<int>(g.per), d, dl.row_stride, x, xl.row_stride, cd,
+                         checkpoints);
       PSCR_CUDA_CHECK_LAUNCH();
     });
   }
@@ -1091,34 +1156,6 @@ void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t b
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The passes of the segment or columns method (run_segmented over `segments` segments) with the
-/// reduce pass by lanes where reduce_by_lanes(ca, cb, cc, cd, checkpoints) launches it, and then,
-/// where LanesSubstitute, the substitute pass by lanes too (substitute_by_lanes(cd, checkpoints));
-/// the other passes by passes(pass, ca, cb, cc, cd). The lanes passes' `kept` scalars of
-/// checkpoints lie at the workspace's end, past what the coarse solve may use.
-template <bool LanesSubstitute, class T, class Reduce, class Substitute, class Passes>
-void run_lanes_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, index_t wc,
-                         index_t kept, std::size_t budget, Reduce&& reduce_by_lanes,
-                         Substitute&& substitute_by_lanes, Passes&& passes) {
-  T* checkpoints = ws + (wc - kept);
-  bool lanes = false;  // the reduce pass ran by lanes (and kept its checkpoints)
-  run_segmented(stream, segments, batch, ws, wc - kept, budget,
-                [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-                  constexpr detail::SegmentPass kPass = decltype(pass)::value;
-                  if constexpr (kPass == detail::SegmentPass::reduce) {
-                    lanes = reduce_by_lanes(ca, cb, cc, cd, checkpoints);
-                    if (lanes) return;
-                  }
-                  if constexpr (kPass == detail::SegmentPass::substitute && LanesSubstitute) {
-                    if (lanes) {
-                      substitute_by_lanes(cd, checkpoints);
-                      return;
-                    }
-                  }
-                  passes(pass, ca, cb, cc, cd);
-                });
-}
-
 /// Non-pivoting solve of any form on device scalars T (recursive for long systems).
 template <class T, class Form>
 void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
@@ -1145,39 +1182,56 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if (opt.method == Method::segment) {
     const auto sf = segment_form(form);
     const int K = opt.rows_per_thread;
-    run_lanes_segmented<segment_lanes_substitute<T, Form>>(
-        stream, detail::segment_count(n, K), batch, ws, wc,
-        segment_lanes_workspace<T, Form>(n, batch, K), budget,
-        [&](T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
-          return launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
-                                             cd, checkpoints);
-        },
-        [&](const T* cd, const T* checkpoints) {
-          launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd, checkpoints);
-        },
-        [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-          launch_segment<decltype(pass)::value>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc,
+    if (segment_lanes_run(form, K, n, batch, d, dl, x, xl)) {
+      const index_t kept = segment_lanes_workspace<T>(n, batch, K);
+      T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
+      run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget,
+                    [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                      constexpr detail::SegmentPass kPass = decltype(pass)::value;
+                      if constexpr (kPass == detail::SegmentPass::reduce)
+                        launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, ca, cb, cc,
+                                                    cd, checkpoints);
+                      if constexpr (kPass == detail::SegmentPass::substitute) {
+                        if constexpr (kSegmentLanesSubstitute<T>)
+                          launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl,
+                                                          cd, checkpoints);
+                        else
+                          launch_segment<kPass>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc,
                                                 cd);
-        });
+                      }
+                    });
+      return;
+    }
+    run_segmented(stream, detail::segment_count(n, K), batch, ws, wc, budget,
+                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    launch_segment<decltype(pass)::value>(stream, sf, K, n, batch, d, dl, x, xl, ca,
+                                                          cb, cc, cd);
+                  });
     return;
   }
   if (opt.method == Method::columns) {
     constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
     const int K = opt.rows_per_thread;
-    run_lanes_segmented<columns_lanes_substitute<T, Form>>(
-        stream, detail::columns_segments(n, K, sizeof(T), general), batch, ws, wc,
-        columns_lanes_workspace<T, Form>(n, batch, K), budget,
-        [&](T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
-          return launch_columns_lanes_reduce(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
-                                             cd, checkpoints);
-        },
-        [&](const T* cd, const T* checkpoints) {
-          launch_columns_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd, checkpoints);
-        },
-        [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-          launch_columns<decltype(pass)::value>(stream, form, K, n, batch, d, dl, x, xl, ca, cb, cc,
-                                                cd);
-        });
+    if (columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
+      const index_t kept = columns_lanes_workspace<T>(n, batch, K);
+      T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
+      run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget,
+                    [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                      constexpr detail::SegmentPass kPass = decltype(pass)::value;
+                      if constexpr (kPass == detail::SegmentPass::reduce)
+                        launch_columns_lanes_reduce(stream, form, K, n, batch, d, dl, ca, cb, cc,
+                                                    cd, checkpoints);
+                      if constexpr (kPass == detail::SegmentPass::substitute)
+                        launch_columns_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd,
+                                                        checkpoints);
+                    });
+      return;
+    }
+    run_segmented(stream, detail::columns_segments(n, K, sizeof(T), general), batch, ws, wc, budget,
+                  [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+                    launch_columns<decltype(pass)::value>(stream, form, K, n, batch, d, dl, x, xl,
+                                                          ca, cb, cc, cd);
+                  });
     return;
   }
   if (opt.method == Method::thomas) {

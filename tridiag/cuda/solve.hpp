@@ -77,8 +77,8 @@
 ///              for an eighth of the GPU), reduce and substitute one lane per (system, segment)
 ///              instead (tridiag/cuda/segment_lanes.cuh), the reduce pass keeping its
 ///              elimination states in the workspace (3 scalars per tile: 16 real rows, 8
-///              complex). Layouts whose rows are contiguous run the segment method instead (same
-///              K).
+///              complex); their complex segments are 64·K rows (16·K in systems of at most 64·K
+///              rows). Layouts whose rows are contiguous run the segment method instead (same K).
 ///   tiled_pcr: tiled PCR with the buffered sliding window (kim2011; tridiag/cuda/tiled_pcr.cuh):
 ///              k = rows_per_thread PCR steps (1 to kTiledPcrMaxSteps; 0 = 4, fewer where n
 ///              needs fewer) split each system into 2^k independent ones of ⌈n / 2^k⌉ rows,
