@@ -7,24 +7,15 @@
 # count. Then a whole run on stand-in trees (a CMake project whose tridiag_bench target is a
 # script writing one CSV row that names its tree): two baselines and the working tree, built at
 # once, run in order for 2 rounds into one CSV with the variant and round columns; a baseline
-# that does not configure exits 1 with its log's end.
+# that does not configure exits 1 with its log's end. Packed binaries (bench/pack.sh) as the
+# baseline and as the working tree (PSCR_AB_NEW) run without a build; a pack without the target,
+# or a PSCR_AB_NEW that is not a pack, exits 2.
 # Usage: test_ab.sh PATH/TO/bench/ab.sh
 set -u
 ab=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-expect() {  # EXIT_CODE PATTERN ARGS...
-  local want=$1 pattern=$2
-  shift 2
-  local text rc
-  text=$(bash "$ab" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! grep -q -- "$pattern" <<< "$text"; then
-    echo "FAIL: ab.sh $* -> exit $rc (want $want), output: $text"
-    fail=1
-  fi
-}
+# shellcheck source=expect_cli.sh
+source "$(dirname "$0")/expect_cli.sh"
+expect() { expect_cli "$ab" "$@"; }  # EXIT_CODE PATTERN ARGS...
 mkdir -p "$tmp/base" "$tmp/empty" "$tmp/other/base" "$tmp/new"
 for tree in base other/base new; do : > "$tmp/$tree/CMakeLists.txt"; done
 expect 0 "Usage: bench/ab.sh BASE_DIR.*OUTDIR TARGET ROUNDS" --help
@@ -79,6 +70,46 @@ CMAKE
     echo "$got"
     echo "expected"
     echo "$want"
+    fail=1
+  fi
+  # Packed binaries (bench/pack.sh) as the baseline and, through PSCR_AB_NEW, as the working
+  # tree: run as they are, nothing built; the working tree's own build is not touched.
+  packed_stand_in() {  # DIR NAME: a pack whose tridiag_bench writes "n,tree" and "1,NAME"
+    mkdir -p "$1"
+    printf '#!/bin/sh\nprintf "n,tree\\n1,%s\\n" > "$1"\n' "$2" > "$1/tridiag_bench"
+    chmod +x "$1/tridiag_bench"
+    echo "stand-in revision" > "$1/PACKED"
+  }
+  packed_stand_in "$tmp/run/packed-base" pb
+  packed_stand_in "$tmp/run/packed-new" pn
+  if ! PSCR_AB_NEW="$tmp/run/packed-new" bash "$tmp/run/root/bench/ab.sh" \
+      "$tmp/run/packed-base" "$tmp/run/out3" tridiag_bench 2 > "$tmp/run/stdout3" 2>&1; then
+    echo "FAIL: the packed run exited non-zero:"
+    cat "$tmp/run/stdout3"
+    fail=1
+  fi
+  want=$(printf '%s\n' variant,round,n,tree base,1,1,pb new,1,1,pn base,2,1,pb new,2,1,pn)
+  got=$(cat "$tmp/run/out3/ab-tridiag_bench.csv" 2> /dev/null)
+  if [ "$got" != "$want" ] || grep -q "== build" "$tmp/run/stdout3"; then
+    echo "FAIL: the packed run's CSV is"
+    echo "$got"
+    echo "expected (and no build)"
+    echo "$want"
+    fail=1
+  fi
+  # A pack without the target, and a PSCR_AB_NEW that is not a pack: exit 2 before any build.
+  mkdir -p "$tmp/run/packed-empty"
+  echo "stand-in revision" > "$tmp/run/packed-empty/PACKED"
+  expect 2 "the packed baseline '$tmp/run/packed-empty' holds no executable tridiag_bench" \
+    "$tmp/run/packed-empty" "$tmp/out" tridiag_bench 1
+  text=$(PSCR_AB_NEW="$tmp/run/v1" bash "$ab" "$tmp/run/packed-base" "$tmp/out" tridiag_bench 1 2>&1)
+  rc=$?
+  if [ $rc -ne 2 ] || ! grep -q "PSCR_AB_NEW='$tmp/run/v1' is not a directory made by bench/pack.sh" <<< "$text"; then
+    echo "FAIL: PSCR_AB_NEW of a source tree -> exit $rc (want 2), output: $text"
+    fail=1
+  fi
+  if [ -e "$tmp/out" ]; then
+    echo "FAIL: a rejected packed command line created $tmp/out"
     fail=1
   fi
   # A baseline that does not build: exit 1, its log's end on stderr.
