@@ -1457,5 +1457,70 @@ TEST(EmulationHelmholtz, GrowthAlongTheWarpFlagsEveryInaccurateSweep) {
   }
 }
 
+/// How emulate_warp_of_lanes solves its 64-row coarse system: Thomas (one lane, in order) or the
+/// warp's solve of reduced rows (cr_even, then PCR: emulate_warp_solve).
+enum class CoarseSolve { thomas, warp_tree };
+
+/// One warp per system, one lane per segment: the system in 32 segments of L·K rows, each lane
+/// eliminating its segment downward alone (eliminate_segment), the 64-row coarse system of the
+/// segments' first and last rows solved as `coarse` says, and each lane solving its segment with
+/// both ends known (substitute_segment): what a one-pass kernel with the lanes passes' numerics
+/// would compute for systems of up to 32·L·K rows.
+template <int K>
+std::vector<cuda::detail::Complex> emulate_warp_of_lanes(const HelmholtzShifts& h,
+                                                         cuda::detail::Complex s, int L,
+                                                         CoarseSolve coarse) {
+  using T = cuda::detail::Complex;
+  constexpr int W = cuda::detail::kWarpLanes;
+  const index_t n = h.m.n;
+  RegisterLanes<K, T> lanes{h.m, s, h.d, std::vector<T>(n)};
+  if (coarse == CoarseSolve::thomas)  // the coarse system by the reference (Thomas)
+    return emulate_segment<K, T>(std::move(lanes), n, L, W, SegmentPasses::lanes);
+  std::vector<cuda::detail::Row4<T>> P(W), Q(W);
+  for (int j = 0; j < W; ++j) {
+    const cuda::detail::Condensed<T> c = eliminate_segment(lanes, j, L);
+    P[j] = c.F;
+    Q[j] = c.L;
+  }
+  const auto xr = emulate_warp_solve(P, Q);
+  for (int j = 0; j < W; ++j) substitute_segment(lanes, j, L, xr.first[j][0], xr.last[j][0]);
+  return lanes.x();
+}
+
+// A one-pass kernel for complex systems beyond 4 rows per lane (docs/tridiag-performance.md,
+// section of 2026-11-27 on a warp of lanes per system): with each lane eliminating its segment of
+// n/32 rows alone and the 64-row coarse system solved by Thomas, no shift of HelmholtzShifts loses
+// accuracy; with the same lanes and the warp's tree for the coarse system, some do, as with the
+// segment method at K = 4 (the table's configuration). Measured on 20 problems (n = 511, 1023,
+// 2047, 4095; seeds 3, 5, 7, 11, 13; 4000 shifts each): Thomas 0 shifts above 1e-10 (worst
+// 5.0e-11), the warp's tree 14 (worst 3.5e-7), segment K = 4 17 (worst 3.8e-9). Here the two
+// problems where the tree fails worst.
+TEST(EmulationHelmholtz, WarpOfLanesWithThomasCoarseSolve) {
+  using T = HelmholtzShifts::T;
+  constexpr int K = 4;
+  const int shifts = 4000;
+  for (const auto& [n, seed] : {std::pair<index_t, int>{1023, 3}, {4095, 13}}) {
+    const int L = static_cast<int>((n + 1) / (cuda::detail::kWarpLanes * K));
+    HelmholtzShifts h(n, seed, shifts);
+    int inaccurate[2] = {0, 0};  // Thomas, the warp's tree
+    double worst[2] = {0, 0};
+    for (int j = 0; j < shifts; ++j) {
+      const T s = h.shift(j);
+      for (CoarseSolve coarse : {CoarseSolve::thomas, CoarseSolve::warp_tree}) {
+        const int q = coarse == CoarseSolve::warp_tree;
+        const double residual = h.residual(emulate_warp_of_lanes<K>(h, s, L, coarse));
+        worst[q] = std::max(worst[q], residual);
+        if (residual > 1e-10) ++inaccurate[q];
+      }
+    }
+    SCOPED_TRACE(::testing::Message()
+                 << "n " << n << ", seed " << seed << ", " << L * K << " rows per lane");
+    EXPECT_EQ(inaccurate[0], 0) << "worst " << worst[0];
+    EXPECT_LE(worst[0], 1e-10);
+    EXPECT_GE(inaccurate[1], 1) << "no shift where the warp's tree loses accuracy";
+    EXPECT_GE(worst[1], 1e-9);
+  }
+}
+
 }  // namespace
 }  // namespace pscr::tridiag
