@@ -42,7 +42,7 @@ for name in "$@"; do
   case "$name" in
     */* | '' | PACKED | libpscr.so.0) echo "pack: NAME must be an executable's file name, found '$name'" >&2; exit 2 ;;
   esac
-  exe=$(find "$build" -maxdepth 3 -type f -name "$name" -perm -u+x -not -path '*/CMakeFiles/*' | head -n 1)
+  exe=$(find "$build" -maxdepth 3 -type f -name "$name" -perm -u+x -not -path '*/CMakeFiles/*' -print -quit)
   [ -n "$exe" ] || { echo "pack: no executable '$name' in $build (build its target first)" >&2; exit 1; }
   exes+=("$exe")
 done

@@ -215,8 +215,9 @@ std::vector<T> emulate_warp(const RowsOf& rows_of, const std::vector<T>& d) {
 /// or by the warp's cyclic reduction and PCR (emulate_warp_solve, as the kernels do).
 enum class CoarseSolve { thomas, warp_tree };
 
-/// The reduced rows P, Q of L lanes solved in order (CoarseSolve::thomas), by the reference's
-/// Thomas on the 2L-row system they form.
+/// The reduced rows P, Q of L lanes (or a segmented system's coarse rows F, L of L segments)
+/// solved in order (CoarseSolve::thomas), by the reference's Thomas on the 2L-row system they
+/// form; the reference reads neither P[0].a nor Q[L − 1].c.
 template <class T>
 LaneUnknowns<T, 1> thomas_reduced_solve(const std::vector<cuda::detail::Row4<T>>& P,
                                         const std::vector<cuda::detail::Row4<T>>& Q) {
@@ -233,7 +234,6 @@ LaneUnknowns<T, 1> thomas_reduced_solve(const std::vector<cuda::detail::Row4<T>>
     put(2 * l, P[l]);
     put(2 * l + 1, Q[l]);
   }
-  a[0] = c[nc - 1] = S(0);  // the first lane's P and the last lane's Q couple nothing outside
   const BatchLayout cl = BatchLayout::contiguous(nc);
   reference::solve_general(nc, 1, a.data(), b.data(), c.data(), d.data(), cl, x.data(), cl,
                            work.data(), nc);
@@ -472,51 +472,40 @@ enum class SegmentPasses { tree, lanes };
 /// lanes' rows from `lanes` (TileLanes, RegisterLanes or ColumnLanes) and segments of L lanes
 /// (chunks of the columns method): one pass for one segment (L lanes: reduce, warp solve, the
 /// interior solved again from the interface values); else per segment its coarse rows F, L, the
-/// coarse system is solved (by the reference here), and each segment solves its reduced rows with
-/// the first and last fixed to the coarse solution, both passes as `passes` says. The columns
-/// method computes the same with a thread per lane.
+/// coarse system is solved (by the reference's Thomas here: thomas_reduced_solve), and each segment
+/// solves its reduced rows with the first and last fixed to the coarse solution, both passes as
+/// `passes` says. The columns method computes the same with a thread per lane.
 template <int K, class T, class Lanes>
 std::vector<T> emulate_segment(Lanes lanes, index_t n, int L, index_t segments,
                                SegmentPasses passes = SegmentPasses::tree) {
   using cuda::detail::Row4;
-  const index_t nc = 2 * segments;
-  std::vector<T> ca(nc), cb(nc), cc(nc), cd(nc);
   std::vector<std::vector<Row4<T>>> P(segments, std::vector<Row4<T>>(L)), Q = P;
+  LaneUnknowns<T, 1> xc;  // each segment's first and last unknowns
   if (segments > 1) {
-    for (index_t j = 0; j < segments; ++j) {  // reduce
+    std::vector<Row4<T>> F(segments), Last(segments);  // each segment's coarse rows
+    for (index_t j = 0; j < segments; ++j) {           // reduce
       cuda::detail::Condensed<T> c;
       if constexpr (std::is_same_v<Lanes, RegisterLanes<K, T>>)
         c = passes == SegmentPasses::lanes ? eliminate_segment(lanes, j, L)
                                            : condense_segment<K, T>(lanes, j, L);
       else
         c = condense_segment<K, T>(lanes, j, L);
-      for (const auto& [e, r] : {std::pair{2 * j, c.F}, std::pair{2 * j + 1, c.L}}) {
-        ca[e] = r.a;
-        cb[e] = r.b;
-        cc[e] = r.c;
-        cd[e] = r.d[0];
-      }
+      F[j] = c.F;
+      Last[j] = c.L;
     }
+    xc = thomas_reduced_solve(F, Last);
   }
-  // The reference works on the host scalar (std::complex<double> has the kernel Complex layout).
-  using S = std::conditional_t<std::is_same_v<T, double>, double, std::complex<double>>;
-  auto host = [](std::vector<T>& v) { return reinterpret_cast<S*>(v.data()); };
-  std::vector<T> xc(nc), work(nc);
-  const BatchLayout cl = BatchLayout::contiguous(nc);
-  if (segments > 1)
-    reference::solve_general(nc, 1, host(ca), host(cb), host(cc), host(cd), cl, host(xc), cl,
-                             host(work), nc);
   for (index_t j = 0; j < segments; ++j) {  // substitute (the whole pass for one segment)
     if constexpr (std::is_same_v<Lanes, RegisterLanes<K, T>>) {
       if (segments > 1 && passes == SegmentPasses::lanes) {
-        substitute_segment(lanes, j, L, xc[2 * j], xc[2 * j + 1]);
+        substitute_segment(lanes, j, L, xc.first[j][0], xc.last[j][0]);
         continue;
       }
     }
     for (int l = 0; l < L; ++l) lanes.reduce((j * L + l) * K, P[j][l], Q[j][l]);
     if (segments > 1) {
-      P[j][0] = {T(0), T(1), T(0), {xc[2 * j]}};
-      Q[j][L - 1] = {T(0), T(1), T(0), {xc[2 * j + 1]}};
+      P[j][0] = {T(0), T(1), T(0), {xc.first[j][0]}};
+      Q[j][L - 1] = {T(0), T(1), T(0), {xc.last[j][0]}};
     }
     const auto xr = emulate_warp_solve(P[j], Q[j]);
     for (int l = 0; l < L; ++l) lanes.resolve((j * L + l) * K, xr.first[l][0], xr.last[l][0]);
