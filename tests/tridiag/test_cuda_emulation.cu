@@ -19,7 +19,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "problems/generate.hpp"
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 #include "tests/support/typed.hpp"
@@ -1326,33 +1325,24 @@ TYPED_TEST(EmulationTest, SegmentLanesSolve) {
   }
 }
 
-/// The indefinite systems of a 2D Helmholtz solve, one at a time: A2 + s M2 of helmholtz_factor
-/// (random mesh of seed `seed`, absorbing ends, ω = 2π(n + 1)/10 as in pscr_gpu_bench) for
-/// `shifts` real shifts s = λ + c evenly across the spectrum (the eigenvalues of interior blocks of
-/// the other dimension are real), with no damping inside, and one random right-hand side.
+/// The systems of testing::HelmholtzPencil, one at a time: `shifts` shifts evenly across the
+/// spectrum.
 class HelmholtzShifts {
  public:
-  using S = std::complex<double>;
+  using S = testing::HelmholtzPencil::S;
   using T = cuda::detail::Complex;
 
-  HelmholtzShifts(index_t n, int seed, int shifts) : shifts_(shifts) {
-    problems::DimensionSpec dim;
-    dim.n = n;
-    dim.mesh.kind = problems::MeshKind::random;
-    dim.left = dim.right = problems::Boundary::absorbing;
-    omega_ = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
-    f_ = problems::helmholtz_factor(problems::mesh_steps(dim, seed), dim.left, dim.right, omega_);
-    m = {cuda::detail::as_kernel(f_.A.diag.data()), cuda::detail::as_kernel(f_.A.off.data()),
-         cuda::detail::as_kernel(f_.M.diag.data()), cuda::detail::as_kernel(f_.M.off.data()), n};
-    for (index_t i = 0; i < n; ++i)  // an upper bound of the pencil's spectrum (Gershgorin-like)
-      lambda_max_ = std::max(lambda_max_, 4 * std::abs(f_.A.diag[i] / f_.M.diag[i]));
-    t_ = {n, 1, {}, {}, {}, pscr::testing::random_vector<S>(n, 3), f_.A, f_.M, {S(0)}};
+  HelmholtzShifts(index_t n, int seed, int shifts)
+      : pencil_(n, seed), shifts_(shifts), t_(pencil_.batch({S(0)})) {
+    const pscr::Factor<S>& f = pencil_.factor;
+    m = {cuda::detail::as_kernel(f.A.diag.data()), cuda::detail::as_kernel(f.A.off.data()),
+         cuda::detail::as_kernel(f.M.diag.data()), cuda::detail::as_kernel(f.M.off.data()), n};
     d.resize(n);
     for (index_t i = 0; i < n; ++i) d[i] = reinterpret_cast<const T&>(t_.d[i]);
   }
   /// Shift j of the sweep (also set as the system's, for residual()).
   T shift(int j) {
-    const S s(lambda_max_ * (j + 0.5) / shifts_ - omega_ * omega_, 0.0);
+    const S s = pencil_.shift(j, shifts_);
     t_.shifts[0] = s;
     testing::fill_explicit_from_shifted(t_);
     return {s.real(), s.imag()};
@@ -1366,9 +1356,8 @@ class HelmholtzShifts {
   std::vector<T> d;  ///< the right-hand side, kernel scalars
 
  private:
+  testing::HelmholtzPencil pencil_;
   int shifts_;
-  double omega_ = 0, lambda_max_ = 0;
-  pscr::Factor<S> f_;
   testing::Batch<S> t_;
 };
 
