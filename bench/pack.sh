@@ -7,21 +7,22 @@
 # bench/ab.sh checks that every shared library resolves before it runs anything.
 #
 # Usage: bench/pack.sh BUILD_DIR OUTDIR NAME [NAME...]
-#   BUILD_DIR  a build directory of this tree configured with -DPSCR_ENABLE_CUDA=ON (and
+#   BUILD_DIR  a build directory configured with -DPSCR_ENABLE_CUDA=ON (and
 #              -DCMAKE_CUDA_ARCHITECTURES=90 for the Hopper GPUs), its targets already built
 #   OUTDIR     where the pack goes (e.g. .ab/new, ignored by git; carry .ab in the device call);
 #              a directory that holds anything but an earlier pack is refused, an earlier pack
 #              is replaced
 #   NAME       executables of the build to pack, by file name: tridiag_bench, pscr_gpu_bench,
 #              test_tridiag_cuda, ...
-# Writes OUTDIR/NAME..., OUTDIR/libpscr.so.0 (the file, not the link) and OUTDIR/PACKED (this
-# tree's revision when packed, so build right before packing; then where and when). Run one on
+# Writes OUTDIR/NAME..., OUTDIR/libpscr.so.0 (the file, not the link) and OUTDIR/PACKED (the
+# revision of the build's source tree when packed, so build right before packing, or that tree's
+# path where it is not a git checkout; then where and when). Run one on
 # the device with LD_LIBRARY_PATH=OUTDIR.
 # Exit code: 0 packed, 1 an executable or the library not found in BUILD_DIR, 2 bad arguments or
 # an OUTDIR that is not a pack.
 set -euo pipefail
 if [ $# -ge 1 ] && { [ "$1" = --help ] || [ "$1" = -h ]; }; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 if [ $# -lt 3 ]; then
@@ -50,9 +51,20 @@ rm -rf "$out"
 mkdir -p "$out"
 cp -L "$lib" "$out/libpscr.so.0"
 cp "${exes[@]}" "$out/"
-root=$(cd "$(dirname "$0")/.." && pwd)
-revision=$(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo "unknown revision")
-git -C "$root" diff --quiet HEAD 2> /dev/null || revision="$revision with uncommitted changes"
+# The build's own source tree (CMAKE_HOME_DIRECTORY): its revision where it is a git checkout of
+# its own, not a tree exported under another checkout (bench/ab.sh's .ab/base).
+source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+toplevel=$(git -C "$source_dir" rev-parse --show-toplevel 2> /dev/null || true)
+if [ -z "$source_dir" ]; then
+  revision="unknown source (no CMAKE_HOME_DIRECTORY in $build/CMakeCache.txt)"
+elif [ ! -d "$source_dir" ]; then
+  revision="$source_dir (no longer there)"
+elif [ "$toplevel" = "$(cd "$source_dir" && pwd -P)" ]; then
+  revision=$(git -C "$source_dir" rev-parse --short HEAD)
+  git -C "$source_dir" diff --quiet HEAD || revision="$revision with uncommitted changes"
+else
+  revision="$source_dir (not a git checkout)"
+fi
 {
   echo "$revision"
   echo "built in $(cd "$build" && pwd) on $(hostname), packed $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -5,7 +5,8 @@
 # build (libpscr.so.0 a link to the versioned file, executables under bench/ and tests/tridiag/,
 # a same-named file under CMakeFiles/ that is not taken): the executables and the library's file
 # (not the link) side by side with PACKED, and a second pack into the same directory replaces the
-# first.
+# first. PACKED names the revision of the build's source tree (CMAKE_HOME_DIRECTORY) where that is
+# a git checkout of its own, its path where it is not (a tree exported inside another checkout).
 # Usage: test_pack.sh PATH/TO/bench/pack.sh
 set -u
 pack=$1
@@ -14,7 +15,9 @@ source "$(dirname "$0")/expect_cli.sh"
 expect() { expect_cli "$pack" "$@"; }  # EXIT_CODE PATTERN ARGS...
 build="$tmp/build"
 mkdir -p "$build/bench" "$build/tests/tridiag" "$build/CMakeFiles/x" "$tmp/other"
-: > "$build/CMakeCache.txt"
+source_dir="$tmp/exported"  # inside no git checkout of its own
+mkdir -p "$source_dir"
+echo "CMAKE_HOME_DIRECTORY:INTERNAL=$source_dir" > "$build/CMakeCache.txt"
 echo library > "$build/libpscr.so.0.1.0"
 ln -s libpscr.so.0.1.0 "$build/libpscr.so.0"
 for exe in bench/tridiag_bench tests/tridiag/test_tridiag_cuda CMakeFiles/x/tridiag_bench; do
@@ -44,7 +47,20 @@ if [ "$got" != "PACKED libpscr.so.0 test_tridiag_cuda tridiag_bench " ] ||
   echo "FAIL: the pack holds '$got' (want PACKED, the library's file and two executables)"
   fail=1
 fi
-expect 0 "tridiag_bench and libpscr.so.0" "$build" "$tmp/out" tridiag_bench
+if [ "$(head -n 1 "$tmp/out/PACKED")" != "$source_dir (not a git checkout)" ]; then
+  echo "FAIL: PACKED names '$(head -n 1 "$tmp/out/PACKED")' for a source tree outside git"
+  fail=1
+fi
+git init -q "$source_dir" && echo a > "$source_dir/a" && git -C "$source_dir" add a &&
+  git -C "$source_dir" -c user.name=test -c user.email=test@example.com commit -qm a
+rev=$(git -C "$source_dir" rev-parse --short HEAD)
+expect 0 "tridiag_bench and libpscr.so.0 of $rev in" "$build" "$tmp/out" tridiag_bench
+echo b > "$source_dir/a"
+expect 0 "of $rev with uncommitted changes in" "$build" "$tmp/out" tridiag_bench
+if [ "$(head -n 1 "$tmp/out/PACKED")" != "$rev with uncommitted changes" ]; then
+  echo "FAIL: PACKED names '$(head -n 1 "$tmp/out/PACKED")' (want $rev with uncommitted changes)"
+  fail=1
+fi
 if [ -e "$tmp/out/test_tridiag_cuda" ]; then
   echo "FAIL: a second pack into $tmp/out kept the first one's test_tridiag_cuda"
   fail=1
