@@ -264,43 +264,70 @@ __global__ void __launch_bounds__(kMaxPartitionThreads)
   store_tile(x, xs, k0, gv, 0, ni, x_row_fastest, dt, idx);
 }
 
-/// Long systems over several blocks, step 1: block b takes systems [k0, k0 + G) (k0 = G·(b /
-/// chunks)) and rows [r0, r0 + Pc·M) (r0 = Pc·M·(b % chunks)); thread t: system t / Pc,
-/// partition t % Pc. Writes the coarse rows to ca..cd, system k at k·nc (contiguous).
+/// The tile of a block of the long-system kernels (partition_reduce_kernel,
+/// partition_substitute_kernel): block b takes systems [k0, k0 + G) (k0 = G·(b / chunks)) and
+/// rows [r0, r0 + Pc·M) (r0 = Pc·M·(b % chunks)), gv systems and lv rows of them where the batch
+/// or n ends first; thread t: system g = t / Pc, partition j = t % Pc, its m rows from row p
+/// (`owns`: any). Its d in dt, the form's coefficient tiles after it (coef).
+template <int M, class T>
+struct PartitionBlock {
+  using Index = PaddedIndex<M>;
+  Index idx;
+  int tile;
+  T* dt;
+  T* coef;
+  index_t k0, r0;
+  int gv, lv, g, j;
+  index_t p;
+  int m;
+
+  __device__ PartitionBlock(unsigned char* smem, index_t n, index_t batch, int G, int Pc,
+                            index_t chunks)
+      : idx{Index::system_stride(Pc * M)},
+        tile(G * idx.stride),
+        dt(reinterpret_cast<T*>(smem)),
+        coef(dt + tile),
+        k0(blockIdx.x / chunks * G),
+        r0((blockIdx.x - blockIdx.x / chunks * chunks) * Pc * M),
+        gv(static_cast<int>(min(static_cast<index_t>(G), batch - k0))),
+        lv(static_cast<int>(min(static_cast<index_t>(Pc * M), n - r0))),
+        g(static_cast<int>(threadIdx.x) / Pc),
+        j(static_cast<int>(threadIdx.x) - g * Pc),
+        p(r0 + static_cast<index_t>(j) * M),
+        m(min(M, lv - j * M)) {}
+  /// Whether the thread has a partition: a system of the block and rows before n.
+  __device__ bool owns() const { return g < gv && j * M < lv; }
+  /// The block's d and coefficients into the tiles.
+  template <class Form>
+  __device__ void load(const Form& form, const T* d, Strides ds, bool d_row_fastest) const {
+    load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
+    form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
+    __syncthreads();
+  }
+  /// The rows of the thread's system (the form's accessor on the tiles).
+  template <class Form>
+  __device__ auto rows(const Form& form) const {
+    return form.rows(k0 + g, g, r0, coef, idx, tile);
+  }
+  /// Where the thread's two coarse rows go in ca..cd (system k at k·nc).
+  __device__ index_t coarse_index(index_t nc) const { return (k0 + g) * nc + 2 * (p / M); }
+};
+
+/// Long systems over several blocks, step 1 (PartitionBlock): each thread reduces its partition
+/// and writes its coarse rows to ca..cd, system k at k·nc (contiguous).
 template <int M, class T, class Form>
 __global__ void __launch_bounds__(kMaxPartitionThreads)
     partition_reduce_kernel(Form form, index_t n, index_t batch, int G, int Pc, index_t chunks,
                             const T* d, Strides ds, bool d_row_fastest, T* ca, T* cb, T* cc, T* cd,
                             index_t nc) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* smem = reinterpret_cast<T*>(smem_raw);
-  using Index = PaddedIndex<M>;
-  const int rows_per_block = Pc * M;
-  const Index idx{Index::system_stride(rows_per_block)};
-  const int tile = G * idx.stride;
-  T* dt = smem;
-  T* coef = dt + tile;
-
-  const index_t sg = blockIdx.x / chunks;
-  const index_t k0 = sg * G;
-  const index_t r0 = (blockIdx.x - sg * chunks) * rows_per_block;
-  const int gv = static_cast<int>(min(static_cast<index_t>(G), batch - k0));
-  const int lv = static_cast<int>(min(static_cast<index_t>(rows_per_block), n - r0));
-  load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
-  form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
-  __syncthreads();
-
-  const int g = threadIdx.x / Pc;
-  const int j = threadIdx.x - g * Pc;
-  if (g >= gv || j * M >= lv) return;
-  const index_t p = r0 + static_cast<index_t>(j) * M;
-  const int m = min(M, lv - j * M);
-  const auto rows = form.rows(k0 + g, g, r0, coef, idx, tile);
-  const TileVector<T, Index> rhs{dt, idx, g, r0};
+  const PartitionBlock<M, T> b(smem_raw, n, batch, G, Pc, chunks);
+  b.load(form, d, ds, d_row_fastest);
+  if (!b.owns()) return;
+  const TileVector<T, typename PartitionBlock<M, T>::Index> rhs{b.dt, b.idx, b.g, b.r0};
   CoarseRows<T> cr;
-  partition_reduce(rows, rhs, p, m, cr);
-  const index_t e = (k0 + g) * nc + 2 * (p / M);
-  store_coarse(cr, m, ca, cb, cc, cd, e);
+  partition_reduce(b.rows(form), rhs, b.p, b.m, cr);
+  store_coarse(cr, b.m, ca, cb, cc, cd, b.coarse_index(nc));
 }
 
 /// Long systems, step 3 (after the coarse solve left the interface values in xc, system k at
@@ -311,35 +338,15 @@ __global__ void __launch_bounds__(kMaxPartitionThreads)
                                 const T* d, Strides ds, bool d_row_fastest, T* x, Strides xs,
                                 bool x_row_fastest, const T* xc, index_t nc) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* smem = reinterpret_cast<T*>(smem_raw);
-  using Index = PaddedIndex<M>;
-  const int rows_per_block = Pc * M;
-  const Index idx{Index::system_stride(rows_per_block)};
-  const int tile = G * idx.stride;
-  T* dt = smem;
-  T* coef = dt + tile;
-
-  const index_t sg = blockIdx.x / chunks;
-  const index_t k0 = sg * G;
-  const index_t r0 = (blockIdx.x - sg * chunks) * rows_per_block;
-  const int gv = static_cast<int>(min(static_cast<index_t>(G), batch - k0));
-  const int lv = static_cast<int>(min(static_cast<index_t>(rows_per_block), n - r0));
-  load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
-  form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
-  __syncthreads();
-
-  const int g = threadIdx.x / Pc;
-  const int j = threadIdx.x - g * Pc;
-  if (g < gv && j * M < lv) {
-    const index_t p = r0 + static_cast<index_t>(j) * M;
-    const int m = min(M, lv - j * M);
-    const auto rows = form.rows(k0 + g, g, r0, coef, idx, tile);
-    const TileVector<T, Index> v{dt, idx, g, r0};
-    const index_t e = (k0 + g) * nc + 2 * (p / M);
-    partition_substitute<M>(rows, v, p, m, xc[e], m >= 2 ? xc[e + 1] : T(0));
+  const PartitionBlock<M, T> b(smem_raw, n, batch, G, Pc, chunks);
+  b.load(form, d, ds, d_row_fastest);
+  if (b.owns()) {
+    const TileVector<T, typename PartitionBlock<M, T>::Index> v{b.dt, b.idx, b.g, b.r0};
+    const index_t e = b.coarse_index(nc);
+    partition_substitute<M>(b.rows(form), v, b.p, b.m, xc[e], b.m >= 2 ? xc[e + 1] : T(0));
   }
   __syncthreads();
-  store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+  store_tile(x, xs, b.k0, b.gv, b.r0, b.lv, x_row_fastest, b.dt, b.idx);
 }
 
 }  // namespace pscr::tridiag::cuda::detail

@@ -11,37 +11,94 @@ namespace pscr::tridiag::cuda::detail {
 /// few blocks per SM can be sized to fit (tridiag/cuda/solve.cu: thomas_direct_plan).
 constexpr int kThomasDirectThreads = 64;
 
-/// p-Thomas: block b solves systems [k0, k0 + blockDim) (k0 = b·blockDim), thread t system
-/// k0 + t. Rows pass through a shared tile of C rows per system (stride C + 1), loaded and
-/// stored in the layout's coalesced order. Forward elimination (kim2011 eqs. 2–3) leaves d' in x
-/// and c' in cp_ws (row r of system k at r·batch + k: coalesced); back substitution (eq. 4)
-/// walks the chunks in reverse. The last chunk stays in shared memory between the two passes.
+/// The block's systems [k0, k0 + blockDim) (k0 = b·blockDim) as thomas_kernel and pivoting_kernel
+/// walk them, thread t system k = k0 + t: rows pass through a shared tile of C rows per system
+/// (stride C + 1: dt, row i of the block's system t at idx(t, i)), the form's coefficient tiles
+/// after it (coef), loaded and stored in the layout's coalesced order, chunk by chunk down, then
+/// back up. The last chunk (first row last0) stays in the tile between the two sweeps.
+template <int C, class T>
+struct ChunkedSystems {
+  T* dt;
+  StrideIndex idx;
+  int tile;
+  T* coef;
+  index_t n, k0;
+  int gv, t;  // the block's systems (fewer in the last block), the thread's
+  bool active;
+  index_t k, last0;
+
+  __device__ ChunkedSystems(unsigned char* smem, index_t n_, index_t batch)
+      : dt(reinterpret_cast<T*>(smem)),
+        idx{C + 1},
+        tile(static_cast<int>(blockDim.x) * (C + 1)),
+        coef(dt + tile),
+        n(n_),
+        k0(static_cast<index_t>(blockIdx.x) * blockDim.x),
+        gv(static_cast<int>(min(static_cast<index_t>(blockDim.x), batch - k0))),
+        t(static_cast<int>(threadIdx.x)),
+        active(t < gv),
+        k(k0 + t),
+        last0(((n_ - 1) / C) * C) {}
+  /// Rows of the chunk that starts at row r0.
+  __device__ int rows(index_t r0) const {
+    return static_cast<int>(min(static_cast<index_t>(C), n - r0));
+  }
+  /// Down: chunk r0's d and coefficients into the tiles; returns its rows.
+  template <class Form>
+  __device__ int load_down(const Form& form, const T* d, Strides ds, bool d_row_fastest,
+                           index_t r0) const {
+    const int lv = rows(r0);
+    load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
+    form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
+    __syncthreads();
+    return lv;
+  }
+  /// Down, after the chunk: its tile to x, but for the last chunk, which the way up starts from.
+  __device__ void store_down(T* x, Strides xs, bool x_row_fastest, index_t r0, int lv) const {
+    __syncthreads();
+    if (r0 != last0) {
+      store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+      __syncthreads();
+    }
+  }
+  /// Up: chunk r0 back from x into the tile (the last one is there); returns its rows.
+  __device__ int load_up(const T* x, Strides xs, bool x_row_fastest, index_t r0) const {
+    const int lv = rows(r0);
+    if (r0 != last0) {
+      load_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+      __syncthreads();
+    }
+    return lv;
+  }
+  /// Up, after the chunk: its tile to x.
+  __device__ void store_up(T* x, Strides xs, bool x_row_fastest, index_t r0, int lv) const {
+    __syncthreads();
+    store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
+    __syncthreads();
+  }
+};
+
+/// p-Thomas: thread t of block b solves system k0 + t (k0 = b·blockDim), its rows through the
+/// chunks of ChunkedSystems. Forward elimination (kim2011 eqs. 2–3) leaves d' in x and c' in
+/// cp_ws (row r of system k at r·batch + k: coalesced); back substitution (eq. 4) walks the
+/// chunks in reverse.
 template <int C, class T, class Form>
 __global__ void __launch_bounds__(256)
     thomas_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, bool d_row_fastest,
                   T* x, Strides xs, bool x_row_fastest, T* cp_ws) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* dt = reinterpret_cast<T*>(smem_raw);
-  const StrideIndex idx{C + 1};
-  const int tile = blockDim.x * (C + 1);
-  T* coef = dt + tile;
-
-  const index_t k0 = static_cast<index_t>(blockIdx.x) * blockDim.x;
-  const int gv = static_cast<int>(min(static_cast<index_t>(blockDim.x), batch - k0));
-  const int t = threadIdx.x;
-  const bool active = t < gv;
-  const index_t k = k0 + t;
-  const index_t last0 = ((n - 1) / C) * C;  // first row of the last chunk
+  const ChunkedSystems<C, T> b(smem_raw, n, batch);
+  T* dt = b.dt;
+  const StrideIndex idx = b.idx;
+  const int t = b.t;
+  const index_t k = b.k;
 
   T cprev = T(0);
   T dprev = T(0);
   for (index_t r0 = 0; r0 < n; r0 += C) {
-    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
-    load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
-    form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
-    __syncthreads();
-    if (active) {
-      const auto rows = form.rows(k, t, r0, coef, idx, tile);
+    const int lv = b.load_down(form, d, ds, d_row_fastest, r0);
+    if (b.active) {
+      const auto rows = form.rows(k, t, r0, b.coef, idx, b.tile);
       for (int i = 0; i < lv; ++i) {
         const index_t r = r0 + i;
         const T e = rows.sub(r);
@@ -52,20 +109,12 @@ __global__ void __launch_bounds__(256)
         if (r + 1 < n) cp_ws[r * batch + k] = cprev;
       }
     }
-    __syncthreads();
-    if (r0 != last0) {
-      store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-      __syncthreads();
-    }
+    b.store_down(x, xs, x_row_fastest, r0, lv);
   }
   T xn = T(0);
-  for (index_t r0 = last0; r0 >= 0; r0 -= C) {
-    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
-    if (r0 != last0) {
-      load_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-      __syncthreads();
-    }
-    if (active) {
+  for (index_t r0 = b.last0; r0 >= 0; r0 -= C) {
+    const int lv = b.load_up(x, xs, x_row_fastest, r0);
+    if (b.active) {
       for (int i = lv - 1; i >= 0; --i) {
         const index_t r = r0 + i;
         const T cpr = r + 1 < n ? cp_ws[r * batch + k] : T(0);
@@ -73,9 +122,7 @@ __global__ void __launch_bounds__(256)
         dt[idx(t, i)] = xn;
       }
     }
-    __syncthreads();
-    store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-    __syncthreads();
+    b.store_up(x, xs, x_row_fastest, r0, lv);
   }
 }
 
@@ -162,29 +209,23 @@ __global__ void __launch_bounds__(kThomasDirectThreads)
 }
 
 /// LU with scaled partial pivoting, one thread per system: the streaming ?gtsv form of the
-/// reference (tridiag/reference/solve.cpp, `pivoting`), with rows through shared-memory chunks as
-/// in thomas_kernel. Incoming row r competes with the remaining row r − 1 for the pivot, relative
-/// to their largest entries (RPTS, klein2021); U's three diagonals of row r − 1 go to ws (u0, u1,
-/// u2, each n·batch, row r of system k at r·batch + k), its transformed right-hand side y_{r−1}
-/// to the tile (or, for the last row of the previous chunk, straight to x, overwriting what the
-/// previous chunk's store put there). Back substitution walks the chunks in reverse. A singular
-/// system gives Inf/NaN.
+/// reference (tridiag/reference/solve.cpp, `pivoting`), with rows through the chunks of
+/// ChunkedSystems as thomas_kernel. Incoming row r competes with the remaining row r − 1 for the
+/// pivot, relative to their largest entries (RPTS, klein2021); U's three diagonals of row r − 1 go
+/// to ws (u0, u1, u2, each n·batch, row r of system k at r·batch + k), its transformed right-hand
+/// side y_{r−1} to the tile (or, for the last row of the previous chunk, straight to x, overwriting
+/// what the previous chunk's store put there). Back substitution walks the chunks in reverse. A
+/// singular system gives Inf/NaN.
 template <int C, class T, class Form>
 __global__ void __launch_bounds__(256)
     pivoting_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, bool d_row_fastest,
                     T* x, Strides xs, bool x_row_fastest, T* ws) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* dt = reinterpret_cast<T*>(smem_raw);
-  const StrideIndex idx{C + 1};
-  const int tile = blockDim.x * (C + 1);
-  T* coef = dt + tile;
-
-  const index_t k0 = static_cast<index_t>(blockIdx.x) * blockDim.x;
-  const int gv = static_cast<int>(min(static_cast<index_t>(blockDim.x), batch - k0));
-  const int t = threadIdx.x;
-  const bool active = t < gv;
-  const index_t k = k0 + t;
-  const index_t last0 = ((n - 1) / C) * C;  // first row of the last chunk
+  const ChunkedSystems<C, T> b(smem_raw, n, batch);
+  T* dt = b.dt;
+  const StrideIndex idx = b.idx;
+  const int t = b.t;
+  const index_t k = b.k;
   T* u0 = ws;
   T* u1 = ws + n * batch;
   T* u2 = ws + 2 * n * batch;
@@ -192,12 +233,9 @@ __global__ void __launch_bounds__(256)
 
   T cd = zero, cu = zero, xi = zero;  // the remaining row: columns r−1, r and its right-hand side
   for (index_t r0 = 0; r0 < n; r0 += C) {
-    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
-    load_tile(d, ds, k0, gv, r0, lv, d_row_fastest, dt, idx);
-    form.load(ds, k0, gv, r0, lv, d_row_fastest, coef, idx, tile);
-    __syncthreads();
-    if (active) {
-      const auto A = form.rows(k, t, r0, coef, idx, tile);
+    const int lv = b.load_down(form, d, ds, d_row_fastest, r0);
+    if (b.active) {
+      const auto A = form.rows(k, t, r0, b.coef, idx, b.tile);
       for (int i = 0; i < lv; ++i) {
         const index_t r = r0 + i;
         if (r == 0) {
@@ -248,23 +286,15 @@ __global__ void __launch_bounds__(256)
         else
           x[xs.at(k, r - 1)] = y;
       }
-      if (r0 == last0) dt[idx(t, lv - 1)] = xi / cd;  // x_{n−1}
+      if (r0 == b.last0) dt[idx(t, lv - 1)] = xi / cd;  // x_{n−1}
     }
-    __syncthreads();
-    if (r0 != last0) {
-      store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-      __syncthreads();
-    }
+    b.store_down(x, xs, x_row_fastest, r0, lv);
   }
   // Back substitution with U: x_r = (y_r − u1_r x_{r+1} − u2_r x_{r+2}) / u0_r.
   T x1 = zero, x2 = zero;
-  for (index_t r0 = last0; r0 >= 0; r0 -= C) {
-    const int lv = static_cast<int>(min(static_cast<index_t>(C), n - r0));
-    if (r0 != last0) {
-      load_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-      __syncthreads();
-    }
-    if (active) {
+  for (index_t r0 = b.last0; r0 >= 0; r0 -= C) {
+    const int lv = b.load_up(x, xs, x_row_fastest, r0);
+    if (b.active) {
       for (int i = lv - 1; i >= 0; --i) {
         const index_t r = r0 + i;
         T v = dt[idx(t, i)];
@@ -277,9 +307,7 @@ __global__ void __launch_bounds__(256)
         x1 = v;
       }
     }
-    __syncthreads();
-    store_tile(x, xs, k0, gv, r0, lv, x_row_fastest, dt, idx);
-    __syncthreads();
+    b.store_up(x, xs, x_row_fastest, r0, lv);
   }
 }
 
