@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -563,9 +564,8 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   const int K = opt.rows_per_thread;
   if (opt.method == Method::segment) {
     const index_t segments = detail::segment_count(n, K);
-    return segmented_workspace<T>(
-        segments, batch, shifted && segments > 1 ? segment_lanes_workspace<T>(n, batch, K) : 0,
-        budget);
+    return segmented_workspace<T>(segments, batch,
+                                  shifted ? segment_lanes_workspace<T>(n, batch, K) : 0, budget);
   }
   if (opt.method == Method::columns) {
     // columns_kernel's passes, or the lanes passes where they run (decided at the solve).
@@ -885,46 +885,50 @@ decltype(auto) with_columns_lanes_width(index_t batch, F&& f) {
              : f(std::integral_constant<int, detail::kWarpLanes / 2>{});
 }
 
-/// Whether the columns method's passes run one lane per (system, segment) unit for this solve
-/// (launch_columns_lanes_reduce, then launch_columns_lanes_substitute): the shifted form, systems
-/// of several segments (columns_lanes_segmented), side by side with the rows of d and x 16-byte
-/// aligned (detail::columns_lanes_apply; `coarse`: the workspace, where the coarse rows go), and
-/// the reduce pass's warps enough to pay (lanes_pass_pays). Decided before the passes: the segments
-/// of the lanes passes (complex: kColumnsComplexLanesChunks) may differ from columns_kernel's.
+/// The reduce pass's grid where the columns method's passes run one lane per (system, segment)
+/// unit for this solve (launch_columns_lanes_reduce, then launch_columns_lanes_substitute), none
+/// otherwise: the shifted form, systems of several segments (columns_lanes_segmented), side by
+/// side with the rows of d and x 16-byte aligned (detail::columns_lanes_apply; `coarse`: the
+/// workspace, where the coarse rows go), and the reduce pass's warps enough to pay
+/// (lanes_pass_pays). Decided before the passes: the segments of the lanes passes (complex:
+/// kColumnsComplexLanesChunks) may differ from columns_kernel's.
 template <class T, class Form>
-bool columns_lanes_run(const Form& form, int K, index_t n, index_t batch, const T* d,
-                       const BatchLayout& dl, const T* x, const BatchLayout& xl, const T* coarse) {
+std::optional<ColumnsLanesGrid> columns_lanes_run(const Form& form, int K, index_t n, index_t batch,
+                                                  const T* d, const BatchLayout& dl, const T* x,
+                                                  const BatchLayout& xl, const T* coarse) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     const int rows = columns_lanes_rows<T>(n, K);
     const index_t segments = columns_lanes_segments<T>(n, K);
     if (!columns_lanes_segmented<T>(n, K) ||
         !detail::columns_lanes_apply(form.m, d, strides(dl), batch, rows, coarse) ||
         !detail::columns_lanes_apply(form.m, x, strides(xl), batch, rows, coarse))
-      return false;
-    return with_columns_lanes_width(batch, [&](auto w) {
+      return std::nullopt;
+    return with_columns_lanes_width(batch, [&](auto w) -> std::optional<ColumnsLanesGrid> {
       constexpr int W = decltype(w)::value;
       const index_t resident = lanes_resident(detail::columns_lanes_reduce_kernel<W, T>);
-      return lanes_pass_pays(columns_lanes_grid<W>(batch, segments, resident).warps, resident);
+      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
+      if (!lanes_pass_pays(g.warps, resident)) return std::nullopt;
+      return g;
     });
   } else {
-    return false;
+    return std::nullopt;
   }
 }
 
 /// The columns method's reduce pass with one lane per (system, segment) unit
 /// (detail::columns_lanes_reduce_kernel: each warp walks bands of segments of 32 or 16 adjacent
-/// systems, one launch: columns_lanes_grid), keeping the elimination's checkpoints at
-/// `checkpoints`, where columns_lanes_run.
+/// systems, one launch: grid `g`, from columns_lanes_run), keeping the elimination's checkpoints
+/// at `checkpoints`.
 template <class T, class Form>
 void launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
-                                 index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
-                                 T* cc, T* cd, T* checkpoints) {
+                                 index_t batch, const ColumnsLanesGrid& g, const T* d,
+                                 const BatchLayout& dl, T* ca, T* cb, T* cc, T* cd,
+                                 T* checkpoints) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     const index_t segments = columns_lanes_segments<T>(n, K);
     with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
       auto* kernel = detail::columns_lanes_reduce_kernel<W, T>;
-      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, lanes_resident(kernel));
       kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, detail::segment_lanes_smem(),
                stream>>>(form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
                          static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints);
@@ -1212,15 +1216,15 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if (opt.method == Method::columns) {
     constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
     const int K = opt.rows_per_thread;
-    if (columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
+    if (const auto lanes_grid = columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
       const index_t kept = columns_lanes_workspace<T>(n, batch, K);
       T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
       run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget,
                     [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                       constexpr detail::SegmentPass kPass = decltype(pass)::value;
                       if constexpr (kPass == detail::SegmentPass::reduce)
-                        launch_columns_lanes_reduce(stream, form, K, n, batch, d, dl, ca, cb, cc,
-                                                    cd, checkpoints);
+                        launch_columns_lanes_reduce(stream, form, K, n, batch, *lanes_grid, d, dl,
+                                                    ca, cb, cc, cd, checkpoints);
                       if constexpr (kPass == detail::SegmentPass::substitute)
                         launch_columns_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd,
                                                         checkpoints);
