@@ -37,7 +37,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tridiag_select import MAX_COMPLEX_LANE_ROWS, lane_rows  # noqa: E402
+from tridiag_select import serves_indefinite  # noqa: E402
 
 EXIT_INPUT, EXIT_USAGE, EXIT_EXISTS, EXIT_NO_MATPLOTLIB = 1, 2, 3, 4
 
@@ -410,16 +410,15 @@ def timed(r):
 
 def candidate(r, dominant=False):
     """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
-    accurate, and for complex scalars at most MAX_COMPLEX_LANE_ROWS rows per thread unless
-    `dominant` (the table's entries for diagonally dominant systems; automatic and
+    accurate, and for complex scalars one that serves systems not declared dominant
+    (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally dominant systems; automatic and
     automatic_dominant are the selection among the others)."""
     if (not timed(r) or r["max_residual"] > ACCURATE
             or r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False
-    rows = lane_rows(r["method"], int(r["rows_per_thread"]), r["n"])
-    return (dominant or r["scalar"] != "complex" or rows is None
-            or rows <= MAX_COMPLEX_LANE_ROWS)
+    return (dominant or r["scalar"] != "complex"
+            or serves_indefinite(r["method"], int(r["rows_per_thread"]), r["n"]))
 
 
 def best_shifted(rows, scalar, layout, n, batch, dominant=False):

@@ -6,7 +6,7 @@ Usage: tridiag_goals.py CSV
 For the issue's six shapes (n, batch) = (64, 2^18), (512, 2^15), (1024, 2^14), (8192, 2^11),
 (65536, 256), (2^20, 16), real and complex, with the numbers of bench/plot_results.py (the same
 functions; our methods counted as the selection table may pick them: timed, max residual below
-1e-10, complex with at most 4 rows per thread):
+1e-10, complex with at most 4 rows per thread or the guarded sweep method):
   shifted form  the best method's fraction of the copy bandwidth of the same run, per layout,
                 against >= 70% (the first four shapes) or >= 50% (the last two);
   general form  cuSPARSE's time over our best time: gtsv2StridedBatch on contiguous systems

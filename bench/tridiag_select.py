@@ -24,7 +24,11 @@ Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement
 of lanes of K rows and the warp's solve. Complex shifted systems of several segments with large
 batches now run both passes one lane per segment, which a CPU probe found accurate at K = 4, 8
 and 16 alike (docs/tridiag-performance.md); the bound still applies to their K here, K = 4 being
-the fastest of them anyway.) CSVs from before the staging/note columns are read too
+the fastest of them anyway.) The sweep method on complex systems of one warp up to
+SWEEP_GUARDED_MAX_ROWS rows is not bounded: not declared dominant, it guards its reduced solve
+(tridiag/cuda/warp.cuh, ReducedGrowth) and solves the reduced rows again in order where the guard
+flags them, which met 1e-10 on the GPU's Helmholtz test up to K = 32 (n = 1023; the bound of 4
+came from the unguarded solve). CSVs from before the staging/note columns are read too
 (staging "global", no note).
 Complex shapes get a second entry, `dominant`, without that bound: the fastest configuration for
 diagonally dominant systems (tridiag::cuda::Options::dominant), on which elimination without
@@ -35,6 +39,7 @@ import sys
 
 MAX_COMPLEX_LANE_ROWS = 4  # tridiag/cuda/selection.hpp: kMaxComplexLaneRows, the same bound
 WARP_LANES = 32
+SWEEP_GUARDED_MAX_ROWS = 32 * WARP_LANES  # the guarded complex sweep, K <= 32
 SWEEP_CLUSTER_MIN_ROWS = 769  # tridiag/cuda/sweep_cluster.cuh: kSweepClusterMinRows
 SWEEP_CLUSTER_MAX_SEGMENTS = 32  # kSweepClusterMaxSegments
 SWEEP_CLUSTER_WIDE_ROWS = 1 << 23  # tridiag/cuda/solve.cu: kSweepClusterWideRows
@@ -54,6 +59,15 @@ def lane_rows(method, rows_per_thread, n):
     if method == "sweep":
         return sweep_rows(n, rows_per_thread)
     return None
+
+
+def serves_indefinite(method, rows_per_thread, n):
+    """Whether a complex configuration may serve systems not declared dominant (the table's
+    entries that are not `dominant`): at most MAX_COMPLEX_LANE_ROWS rows per lane, or none
+    (lane_rows), or the guarded sweep method up to SWEEP_GUARDED_MAX_ROWS rows."""
+    rows = lane_rows(method, rows_per_thread, n)
+    return (rows is None or rows <= MAX_COMPLEX_LANE_ROWS or
+            (method == "sweep" and n <= SWEEP_GUARDED_MAX_ROWS))
 
 
 def sweep_rows(n, requested):
@@ -103,13 +117,12 @@ def main(path, output):
                 continue
             if float(row["max_residual"]) > 1e-10 or float(row["median_ms"]) <= 0:
                 continue
-            rows = lane_rows(row["method"], int(row["rows_per_thread"]), int(row["n"]))
             complex_ = row["scalar"] == "complex"
             # The entries this row may win: real rows the one real entry; complex rows the
             # dominant entry, and the other one where they keep within the bound.
             if not complex_:
                 kinds = (False,)
-            elif rows is None or rows <= MAX_COMPLEX_LANE_ROWS:
+            elif serves_indefinite(row["method"], int(row["rows_per_thread"]), int(row["n"])):
                 kinds = (False, True)
             else:
                 kinds = (True,)

@@ -5,7 +5,7 @@ rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows nev
 configurations whose threads take more than MAX_COMPLEX_LANE_ROWS rows (segment, block, partition,
 and the warp method with the K it raises its rows per lane to) are left out of the complex entries
 (they lost accuracy on PSCR's indefinite Helmholtz systems) but not of the dominant ones (for
-diagonally dominant systems); a CSV without a usable row is refused with a message and no table
+diagonally dominant systems), except the guarded sweep method up to 1024 rows; a CSV without a usable row is refused with a message and no table
 written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
@@ -70,11 +70,13 @@ class TridiagSelectTest(ScriptTest):
             row("complex", 128, 131072, "warp", 0, 0.10, staging="shared"),  # K = 4: kept
             row("complex", 128, 131072, "segment", 4, 0.12),
             row("complex", 96, 131072, "sweep", 0, 0.11),  # K = 4 (32 K >= 96): kept
-            row("complex", 130, 131072, "sweep", 0, 0.11),  # K = 6: left out
+            row("complex", 130, 131072, "sweep", 0, 0.11),  # K = 6, guarded: kept
             row("complex", 130, 131072, "segment", 4, 0.13),
+            row("complex", 2048, 8192, "sweep", 0, 0.30),  # K = 64: beyond the guarded sweep
+            row("complex", 2048, 8192, "segment", 4, 0.40),
             row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),  # K = 16
             row("complex", 512, 32768, "warp", 4, 0.40),  # raised to K = 16 too
-            row("complex", 512, 32768, "sweep", 0, 0.20),  # K = 16: left out
+            row("complex", 512, 32768, "sweep", 0, 0.20),  # K = 16, guarded: kept
             row("complex", 512, 32768, "block", 8, 0.30),
             row("complex", 512, 32768, "block", 4, 0.45),
             row("complex", 1024, 16384, "block", 8, 0.30),
@@ -95,15 +97,17 @@ class TridiagSelectTest(ScriptTest):
             "{false, false, false, false, 8192, 2048, Method::segment, 8, false},  // 0.22 ms",
             "{false, true, false, false, 96, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, false, false, 128, 131072, Method::warp, 0, true},  // 0.1 ms",
-            "{false, true, false, false, 130, 131072, Method::segment, 4, false},  // 0.13 ms",
-            "{false, true, false, false, 512, 32768, Method::block, 4, false},  // 0.45 ms",
+            "{false, true, false, false, 130, 131072, Method::sweep, 0, false},  // 0.11 ms",
+            "{false, true, false, false, 512, 32768, Method::sweep, 0, false},  // 0.2 ms",
             "{false, true, false, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
+            "{false, true, false, false, 2048, 8192, Method::segment, 4, false},  // 0.4 ms",
             "{false, true, false, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
             "{false, true, true, false, 96, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, true, false, 128, 131072, Method::warp, 0, true},  // 0.1 ms",
             "{false, true, true, false, 130, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, true, false, 512, 32768, Method::sweep, 0, false},  // 0.2 ms",
             "{false, true, true, false, 1024, 16384, Method::block, 8, false},  // 0.3 ms",
+            "{false, true, true, false, 2048, 8192, Method::sweep, 0, false},  // 0.3 ms",
             "{false, true, true, false, 8192, 2048, Method::segment, 16, false},  // 0.6 ms",
             "{true, true, false, false, 1024, 16384, Method::partition, 4, false},  // 0.5 ms",
             "{true, true, true, false, 1024, 16384, Method::warp, 0, false},  // 0.2 ms",

@@ -108,6 +108,27 @@ TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
   expect(cuda::entry_options(thomas, 4000), Method::thomas, 0);
 }
 
+// A complex sweep entry that is not dominant (the guarded sweep) takes systems of up to
+// kSweepGuardedMaxRows rows, longer ones the block method with kMaxComplexLaneRows; a dominant or
+// real sweep entry takes any.
+TEST(CudaOptions, GuardedSweepEntriesStopAtTheirVerifiedRows) {
+  auto expect = [](const cuda::Options& o, Method method, int rows) {
+    EXPECT_EQ(o.method, method);
+    EXPECT_EQ(o.rows_per_thread, rows);
+  };
+  const cuda::SelectionEntry guarded{false, true,          false, false, 512,
+                                     32768, Method::sweep, 0,     false};
+  expect(cuda::entry_options(guarded, 700), Method::sweep, 0);
+  expect(cuda::entry_options(guarded, cuda::kSweepGuardedMaxRows), Method::sweep, 0);
+  expect(cuda::entry_options(guarded, cuda::kSweepGuardedMaxRows + 1), Method::block,
+         cuda::kMaxComplexLaneRows);
+  const cuda::SelectionEntry dominant{false, true,          true, false, 512,
+                                      32768, Method::sweep, 0,    false};
+  expect(cuda::entry_options(dominant, 1500), Method::sweep, 0);
+  const cuda::SelectionEntry real{false, false, false, false, 512, 32768, Method::sweep, 0, false};
+  expect(cuda::entry_options(real, 1500), Method::sweep, 0);
+}
+
 // PSCR's 2D systems (batch ≈ n, far in batch from every entry of 2^24 rows) take the entry of
 // their own n, not a neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep
 // method would run one warp of K = 64 per system (selection.cpp, kNWeight).

@@ -23,10 +23,10 @@ struct Strides {
 };
 
 /// |re| + |im|: the pivot-size measure of the reference (LAPACK's cabs1).
-__device__ __forceinline__ double abs1(double v) {
+PSCR_HD double abs1(double v) {
   return fabs(v);
 }
-__device__ __forceinline__ double abs1(const Complex& z) {
+PSCR_HD double abs1(const Complex& z) {
   return fabs(z.re) + fabs(z.im);
 }
 

@@ -27,6 +27,8 @@ Options entry_options(const SelectionEntry& e, index_t n) {
   Options o{e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
             e.staged ? Staging::shared : Staging::global};
   const index_t lanes = 32;  // a segment's lanes (detail::kWarpLanes)
+  if (e.method == Method::sweep && e.complex && !e.dominant && n > kSweepGuardedMaxRows)
+    return {Method::block, kMaxComplexLaneRows, Staging::global};
   if (e.method != Method::segment || lanes * e.rows_per_thread < e.n ||
       lanes * e.rows_per_thread >= n)
     return o;

@@ -19,7 +19,8 @@ struct SelectionEntry {
   bool complex;      ///< complex scalar
   /// Complex entries: the fastest configuration for diagonally dominant systems
   /// (Options::dominant), with no bound on the rows a lane eliminates; false: the fastest with at
-  /// most kMaxComplexLaneRows. Real entries: false (their configurations have no such bound).
+  /// most kMaxComplexLaneRows, or the guarded sweep method up to kSweepGuardedMaxRows. Real
+  /// entries: false (their configurations have no such bound).
   bool dominant;
   bool general;  ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
@@ -34,6 +35,12 @@ struct SelectionEntry {
 /// Diagonally dominant systems (Options::dominant) are not bound by it.
 inline constexpr int kMaxComplexLaneRows = 4;
 
+/// @brief Most rows of complex systems not declared dominant that the selection table sends to the
+/// sweep method (K ≤ 32 rows per lane), whose reduced solve guards against growth and solves again
+/// in order where it finds some (sweep.cuh): verified on the GPU on Helmholtz systems of up to
+/// 1023 rows (bench/tridiag_select.py, SWEEP_GUARDED_MAX_ROWS).
+inline constexpr index_t kSweepGuardedMaxRows = 1024;
+
 /// @brief Entry e's configuration for systems of n rows. An entry of the segment method measured
 /// on one segment (32·K ≥ e.n) would cut longer systems into several, which takes the segment
 /// method's three launches and a second read of d, a configuration the entry never measured: such
@@ -44,7 +51,9 @@ inline constexpr int kMaxComplexLaneRows = 4;
 /// with K = 4 at 127 rows): with the segment method's two segments per system Poisson 180³
 /// took 9.07 ms and Helmholtz 20.7 ms, against 6.27 ms (one segment, K = 8) and 16.9 ms (the block
 /// method, K = 4) with the table before the 127-row entry; with this rule (A/B, one H200) 8.59
-/// → 5.82 ms and 20.1 → 16.5 ms. Every other entry is taken as it is.
+/// → 5.82 ms and 20.1 → 16.5 ms. A complex sweep entry that is not `dominant` takes systems of up
+/// to kSweepGuardedMaxRows rows; longer ones take the block method with kMaxComplexLaneRows. Every
+/// other entry is taken as it is.
 Options entry_options(const SelectionEntry& e, index_t n);
 
 /// @brief The configuration for this shape: entry_options of the nearest entry of the same

@@ -204,11 +204,11 @@ struct SweepBlocks {
 /// A warp solves its systems one after another, so resident warps are what overlaps one
 /// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
 /// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
-template <class T, int RegisterRows>
+template <class T, int RegisterRows, bool Guarded>
 SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   static const int regs = [] {
     cudaFuncAttributes a{};
-    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows>));
+    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded>));
     return a.numRegs;
   }();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
@@ -1088,15 +1088,15 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
 }
 
 /// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
-/// (RegisterRows = 0) or registers, in `blocks` of warps, as many blocks as are resident (or
-/// systems need).
-template <class T, int RegisterRows>
+/// (RegisterRows = 0) or registers, its reduced rows' solve Guarded or not, in `blocks` of warps,
+/// as many blocks as are resident (or systems need).
+template <class T, int RegisterRows, bool Guarded>
 void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                          SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
                          T* x, const BatchLayout& xl) {
   const int warps = blocking.warps;
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), RegisterRows);
-  auto* kernel = detail::sweep_kernel<T, RegisterRows>;
+  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded>;
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks =
       std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
@@ -1128,23 +1128,31 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>
 
 /// The sweep method: real K ≤ kSweepRegisterRows keeps c′ in registers where that keeps more
 /// warps resident per SM (from K = 18 on, where three shared arrays per warp leave fewer than
-/// 16), the rest in shared memory.
+/// 16), the rest in shared memory. Complex systems not declared `dominant` run the guarded
+/// reduced solve (sweep.cuh).
 template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
-                  std::size_t budget) {
+                  std::size_t budget, bool dominant) {
   const SmLimits sm = sm_limits();
-  const SweepBlocks shared = sweep_block_warps<T, 0>(K, budget, sm);
   if constexpr (std::is_floating_point_v<T>) {
+    const SweepBlocks shared = sweep_block_warps<T, 0, false>(K, budget, sm);
     if (K <= kSweepRegisterRows) {
-      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows>(K, budget, sm);
+      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows, false>(K, budget, sm);
       if (registers.resident > shared.resident) {
-        launch_sweep_kernel<T, kSweepRegisterRows>(stream, form, K, registers, batch, d, dl, x, xl);
+        launch_sweep_kernel<T, kSweepRegisterRows, false>(stream, form, K, registers, batch, d, dl,
+                                                          x, xl);
         return;
       }
     }
+    launch_sweep_kernel<T, 0, false>(stream, form, K, shared, batch, d, dl, x, xl);
+  } else if (dominant) {
+    launch_sweep_kernel<T, 0, false>(stream, form, K, sweep_block_warps<T, 0, false>(K, budget, sm),
+                                     batch, d, dl, x, xl);
+  } else {
+    launch_sweep_kernel<T, 0, true>(stream, form, K, sweep_block_warps<T, 0, true>(K, budget, sm),
+                                    batch, d, dl, x, xl);
   }
-  launch_sweep_kernel<T, 0>(stream, form, K, shared, batch, d, dl, x, xl);
 }
 
 template <class T, class Form>
@@ -1175,7 +1183,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
           return;
         }
       }
-      launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
+      launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget, opt.dominant);
       return;
     }
   }

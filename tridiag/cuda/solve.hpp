@@ -57,6 +57,10 @@
 ///              keeps c′ in registers instead, for more warps per SM); the shifted form's A, M stay
 ///              in shared memory for the launch, up to 16 warps per block as the shared memory
 ///              holds. d read once (coalesced asynchronous copies), x written once, no workspace.
+///              Complex systems not declared `dominant` guard the warp's solve of the lanes'
+///              reduced rows (cyclic reduction and PCR) against growth and solve them again in
+///              order where it finds some (about 1.5% of indefinite Helmholtz shifts): accurate
+///              on those up to 1023 rows (K = 32), where the selection table uses it.
 ///              Real systems of 769 to 16384 rows: clusters of blocks
 ///              (tridiag/cuda/sweep_cluster.cuh), a warp per segment of 32·K rows and system (K =
 ///              16, or 8: see Options::rows_per_thread), a cluster solving as many systems at once
@@ -167,9 +171,9 @@ struct Options {
   /// Gaussian elimination is at most 2 (Wilkinson; Higham, Accuracy and Stability of Numerical
   /// Algorithms, 2nd ed., §9.5). So complex systems may take configurations that eliminate more
   /// than kMaxComplexLaneRows (selection.hpp) rows per lane: the selection table's dominant
-  /// entries, and 8 rows per thread where the call and the table give none. Real systems run the
-  /// same either way. A system that is not dominant may lose accuracy (as the rows_per_thread a
-  /// call sets may).
+  /// entries, and 8 rows per thread where the call and the table give none, and the sweep method
+  /// skips its guard (Method::sweep). Real systems run the same either way. A system that is not
+  /// dominant may lose accuracy (as the rows_per_thread a call sets may).
   bool dominant = false;
 };
 

@@ -215,38 +215,71 @@ PSCR_HD Row<T, R> unit_row(Row<T, R> r) {
   return r;
 }
 
+/// What the warp's reduced solve reports of its eliminations without pivoting: each step's fill
+/// (the products its multipliers add to the row's entries) against the row's own magnitude.
+/// NoGrowth ignores them (real systems, complex ones declared dominant).
+struct NoGrowth {
+  template <class T>
+  PSCR_HD void note(const T&, const T&, const T&, const T&, const T&) {}
+};
+
+/// The guard of complex systems not declared dominant (docs/tridiag-performance.md, sections of
+/// 2026-11-27 on where complex systems lose accuracy and on the guarded sweep): flagged once a
+/// step's fill, |f₁| + |f₂|, exceeds kLimit times its row's |a| + |b| + |c| (magnitudes abs1:
+/// |re| + |im|, no square roots), or is not a number. On the CPU emulation of the sweep method on
+/// 2D Helmholtz systems (30 problems of 255 to 2047 rows, 4000 shifts each) it flagged 1.3–1.6%
+/// of the shifts, every one where cyclic reduction and PCR lost accuracy among them, and with the
+/// flagged ones' reduced rows solved again in order (warp_ordered_solve) 1 of the 120000 shifts
+/// stayed above 1e-10 (1.06e-10, n = 767).
+struct ReducedGrowth {
+  static constexpr double kLimit = 10;
+  bool flagged = false;
+  template <class T>
+  PSCR_HD void note(const T& f1, const T& f2, const T& a, const T& b, const T& c) {
+    flagged |= !(abs1(f1) + abs1(f2) <= kLimit * (abs1(a) + abs1(b) + abs1(c)));
+  }
+};
+
 /// Cyclic reduction of the last rows: the lane's first row P with the previous lane's last row
 /// `qp` (absent on lane 0) and its own last row Q eliminated; the result couples the previous
-/// and next lanes' first unknowns, as a unit row (unit_row).
-template <class T, int R>
+/// and next lanes' first unknowns, as a unit row (unit_row). `growth` sees the fills k₂ Q.a and
+/// k₁ qp.c against P.
+template <class T, int R, class Growth = NoGrowth>
 PSCR_HD Row<T, R> cr_even(const Row<T, R>& P, const Row<T, R>& qp, bool has_prev,
-                          const Row<T, R>& Q) {
+                          const Row<T, R>& Q, Growth&& growth = Growth{}) {
   const T k2 = P.c * recip(Q.b);
-  Row<T, R> r{T(0), P.b - k2 * Q.a, -k2 * Q.c};
+  const T f2 = k2 * Q.a;
+  Row<T, R> r{T(0), P.b - f2, -k2 * Q.c};
 #pragma unroll
   for (int j = 0; j < R; ++j) r.d[j] = P.d[j] - k2 * Q.d[j];
+  T f1(0);
   if (has_prev) {
     const T k1 = P.a * recip(qp.b);
+    f1 = k1 * qp.c;
     r.a = -k1 * qp.a;
-    r.b -= k1 * qp.c;
+    r.b -= f1;
 #pragma unroll
     for (int j = 0; j < R; ++j) r.d[j] -= k1 * qp.d[j];
   }
+  growth.note(f1, f2, P.a, P.b, P.c);
   return unit_row(r);
 }
 
 /// One PCR step (kim2011 eqs. 5–6) of the unit row r with the unit rows `lo` (stride below, if
 /// has_lo) and `hi` (stride above, if has_hi); absent rows count as identity rows. With b = 1 in
 /// all three the multipliers are r.a and r.c themselves (zero for an absent row: no branch, the
-/// absent row's finite values are multiplied by zero); the result is a unit row again.
-template <class T, int R>
+/// absent row's finite values are multiplied by zero); the result is a unit row again. `growth`
+/// sees the fills lo.c r.a and hi.a r.c against r.
+template <class T, int R, class Growth = NoGrowth>
 PSCR_HD Row<T, R> pcr_combine(const Row<T, R>& r, const Row<T, R>& lo, bool has_lo,
-                              const Row<T, R>& hi, bool has_hi) {
+                              const Row<T, R>& hi, bool has_hi, Growth&& growth = Growth{}) {
   const T k1 = has_lo ? r.a : T(0);
   const T k2 = has_hi ? r.c : T(0);
-  Row<T, R> o{lo.a * -k1, T(1) - lo.c * k1 - hi.a * k2, hi.c * -k2};
+  const T f1 = lo.c * k1, f2 = hi.a * k2;
+  Row<T, R> o{lo.a * -k1, T(1) - f1 - f2, hi.c * -k2};
 #pragma unroll
   for (int j = 0; j < R; ++j) o.d[j] = r.d[j] - lo.d[j] * k1 - hi.d[j] * k2;
+  growth.note(f1, f2, r.a, T(1), r.c);
   return unit_row(o);
 }
 
@@ -302,24 +335,76 @@ __device__ __forceinline__ Row<T, R> shfl_down(const Row<T, R>& r, int s, int wi
 
 /// Solves the reduced system of each group of `width` lanes (a power of two ≤ 32; lane l of the
 /// group: rows 2l = P, 2l + 1 = Q of 2·width) for R right-hand sides with shuffles: one
-/// cyclic-reduction step, log2(width) PCR steps on unit rows. Every lane of the warp calls it.
-template <class T, int R>
+/// cyclic-reduction step, log2(width) PCR steps on unit rows, each reported to `growth` (the
+/// lane's own steps). Every lane of the warp calls it.
+template <class T, int R, class Growth = NoGrowth>
 __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
-                                   T (&x_last)[R], int width = kWarpLanes) {
+                                   T (&x_last)[R], int width = kWarpLanes,
+                                   Growth&& growth = Growth{}) {
   const int lane = threadIdx.x & (width - 1);
-  Row<T, R> r = cr_even(P, shfl_up(Q, 1, width), lane > 0, Q);
+  Row<T, R> r = cr_even(P, shfl_up(Q, 1, width), lane > 0, Q, growth);
 #pragma unroll
   for (int s = 1; s < kWarpLanes; s <<= 1) {
     if (s >= width) break;                            // uniform over the warp
     const Row<T, R> lo = shfl_up<true>(r, s, width);  // unit rows
     const Row<T, R> hi = shfl_down<true>(r, s, width);
-    r = pcr_combine(r, lo, lane >= s, hi, lane + s < width);
+    r = pcr_combine(r, lo, lane >= s, hi, lane + s < width, growth);
   }
 #pragma unroll
   for (int j = 0; j < R; ++j) {
     x_first[j] = r.d[j];  // a unit row with no couplings left
     const T next = shfl_down(x_first[j], 1, width);
     x_last[j] = solve_last(Q, j, x_first[j], lane + 1 < width ? next : T(0));
+  }
+}
+
+/// A lane's reduced rows P, Q after Thomas's elimination in order: x_first + c1 x_last = d1,
+/// x_last + c2 x_next = d2 (x_next: the next lane's first unknown).
+template <class T>
+struct EliminatedPair {
+  T c1, d1, c2, d2;
+};
+
+/// Thomas's step on a lane's rows P, Q after the previous lane's eliminated last row (c_in, d_in;
+/// none before lane 0: `first`).
+template <class T>
+PSCR_HD EliminatedPair<T> eliminate_pair(const Row4<T>& P, const Row4<T>& Q, bool first, T c_in,
+                                         T d_in) {
+  EliminatedPair<T> e;
+  const T a = first ? T(0) : P.a;
+  const T inv1 = recip(P.b - a * c_in);
+  e.c1 = P.c * inv1;
+  e.d1 = (P.d[0] - a * d_in) * inv1;
+  const T inv2 = recip(Q.b - Q.a * e.c1);
+  e.c2 = Q.c * inv2;
+  e.d2 = (Q.d[0] - Q.a * e.d1) * inv2;
+  return e;
+}
+
+/// Solves the reduced system of the warp's 32 lanes (lane l: rows 2l = P, 2l + 1 = Q of 64) in
+/// order, Thomas down and back up with the warp in lockstep: at step l lane l eliminates its rows
+/// after the previous lane's last (eliminate_pair, passed by shuffle), and on the way back solves
+/// them from the next lane's first unknown. 32 dependent steps each way against
+/// warp_reduced_solve's one CR and five PCR steps, but without the reordering that loses accuracy
+/// on indefinite complex systems: the guarded sweep's solve where ReducedGrowth flags the warp's
+/// tree. Every lane of the warp calls it; lane 31's Q couples nothing after it.
+template <class T>
+__device__ void warp_ordered_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
+  EliminatedPair<T> e{T(0), T(0), T(0), T(0)};
+  T c_in(0), d_in(0);  // the previous lane's eliminated last row
+  for (int l = 0; l < kWarpLanes; ++l) {
+    if (lane == l) e = eliminate_pair(P, Q, l == 0, c_in, d_in);
+    c_in = shfl_from(e.c2, l);
+    d_in = shfl_from(e.d2, l);
+  }
+  T x_next(0);  // the next lane's first unknown
+  for (int l = kWarpLanes - 1; l >= 0; --l) {
+    if (lane == l) {
+      x_last = e.d2 - e.c2 * x_next;  // c2 = 0 on lane 31
+      x_first = e.d1 - e.c1 * x_last;
+    }
+    x_next = shfl_from(x_first, l);
   }
 }
 
