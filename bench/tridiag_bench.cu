@@ -91,11 +91,16 @@ struct Selection {
 /// entries where PSCR needs them, and 2048 and 4096 rows (2^24 rows each), where the 2D PSCR
 /// benchmark's systems took the nearest entry, 8192 × 2^11: once the sweep method's cluster kernel
 /// won there, 2048-row systems took the sweep method's one warp of K = 64 (2D Poisson 2048²,
-/// separate stages, H100: 1.246 → 1.357 ms).
+/// separate stages, H100: 1.246 → 1.357 ms). Last the 2D PSCR benchmark's own shapes, n systems of
+/// n = 2^k − 1 rows (255 to 4095), whose few systems favour other configurations than 2^24 rows
+/// do: complex 511 × 511 took 0.0341 ms with its nearest entry's configuration then (1024 × 2^14:
+/// the segment method, K = 4) against 0.0187 with the sweep method, 1023 × 1023 0.0732 against
+/// the block method's 0.0456 (H100).
 std::vector<Shape> default_shapes() {
-  return {{64, 1 << 18},  {512, 1 << 15}, {1024, 1 << 14}, {8192, 1 << 11},
-          {65536, 256},   {1 << 20, 16},  {127, 1 << 14},  {255, 1 << 16},
-          {361, 1 << 16}, {511, 1 << 16}, {2048, 1 << 13}, {4096, 1 << 12}};
+  return {{64, 1 << 18},   {512, 1 << 15},  {1024, 1 << 14}, {8192, 1 << 11}, {65536, 256},
+          {1 << 20, 16},   {127, 1 << 14},  {255, 1 << 16},  {361, 1 << 16},  {511, 1 << 16},
+          {2048, 1 << 13}, {4096, 1 << 12}, {255, 255},      {511, 511},      {1023, 1023},
+          {2047, 2047},    {4095, 4095}};
 }
 
 struct Timing {

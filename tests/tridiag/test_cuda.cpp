@@ -512,12 +512,13 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       resolved(512, 32768, BatchLayout::interleaved(32768), false, {cuda::Method::partition});
   EXPECT_EQ(partition.method, cuda::Method::partition);
   if (complex) EXPECT_LE(partition.rows_per_thread, 4);
-  // Complex shifted 512 × 2^15 contiguous: the segment method with K = 4, not the warp method (16
-  // rows per lane there: 3D Helmholtz 511³ lost two orders of accuracy with it).
+  // Complex shifted 512 × 2^15 contiguous: the sweep method (16 rows per lane), whose reduced solve
+  // is guarded, not the warp method (16 rows per lane, unguarded: 3D Helmholtz 511³ lost two orders
+  // of accuracy with it).
   if (complex) {
     const cuda::Options entry = resolved(512, 32768, BatchLayout::contiguous(512), false, {});
-    EXPECT_EQ(entry.method, cuda::Method::segment);
-    EXPECT_EQ(entry.rows_per_thread, 4);
+    EXPECT_EQ(entry.method, cuda::Method::sweep);
+    EXPECT_EQ(entry.rows_per_thread, 16);
   }
   // Declared dominant, complex systems may take more rows per lane: the sweep method at 512 ×
   // 2^15 contiguous (16 rows per lane), the dominant option kept, 8 rows per partition where the

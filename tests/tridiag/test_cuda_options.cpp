@@ -129,20 +129,22 @@ TEST(CudaOptions, GuardedSweepEntriesStopAtTheirVerifiedRows) {
   expect(cuda::entry_options(real, 1500), Method::sweep, 0);
 }
 
-// PSCR's 2D systems (batch ≈ n, far in batch from every entry of 2^24 rows) take the entry of
-// their own n, not a neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep
-// method would run one warp of K = 64 per system (selection.cpp, kNWeight).
+// PSCR's 2D systems (batch ≈ n) take the entry measured at their own shape, n × n for the
+// benchmark's n = 255 to 4095, and beyond those the entry of their own n (2^24 rows), not a
+// neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep method once ran one
+// warp of K = 64 per system (selection.cpp, kNWeight).
 TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
   for (bool complex : {false, true})
     for (bool general : {false, true})
-      for (index_t n : {512, 1024, 2048, 8192})
-        for (index_t batch : {3 * n / 4, n}) {
-          const cuda::Options own =
-              cuda::select_method(n, (index_t{1} << 24) / n, false, complex, general, false);
+      for (index_t n : {511, 1023, 2047, 4095, 8192}) {
+        const index_t measured = n < 8192 ? n : (index_t{1} << 24) / n;
+        const cuda::Options own = cuda::select_method(n, measured, false, complex, general, false);
+        for (index_t batch : {3 * n / 4, n, 4 * n / 3}) {
           const cuda::Options pscr = cuda::select_method(n, batch, false, complex, general, false);
           EXPECT_EQ(pscr.method, own.method) << "n " << n << ", batch " << batch;
           EXPECT_EQ(pscr.rows_per_thread, own.rows_per_thread) << "n " << n << ", batch " << batch;
         }
+      }
 }
 
 // The table (tridiag/cuda/selection_table.inc) as select_method reads it: complex systems that
