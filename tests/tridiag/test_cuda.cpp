@@ -409,6 +409,27 @@ TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {
   }
 }
 
+/// The shifts of a HelmholtzPencil batch whose relative residual is above 1e-10 (or NaN) in the
+/// GPU solution x of `cfg` (run_gpu, layout l for d and x), and the worst; printed with `label`.
+struct Inaccurate {
+  int count = 0;
+  double worst = 0;
+  bool padding_ok = false;
+};
+Inaccurate inaccurate_shifts(const Batch<testing::HelmholtzPencil::S>& t, const Config& cfg,
+                             BatchLayout l, const std::string& label) {
+  Inaccurate r;
+  const auto x = run_gpu(t, Form::shifted, cfg, l, l, false, r.padding_ok);
+  for (index_t k = 0; k < t.batch; ++k) {
+    const double residual = testing::relative_residual(t, x, k);
+    r.worst = std::isnan(residual) ? HUGE_VAL : std::max(r.worst, residual);
+    if (!(residual <= 1e-10)) ++r.count;
+  }
+  std::printf("%s: %d of %lld shifts above 1e-10, worst %.2e\n", label.c_str(), r.count,
+              static_cast<long long>(t.batch), r.worst);
+  return r;
+}
+
 // Complex indefinite Helmholtz systems (testing::HelmholtzPencil: 4000 real shifts across the
 // spectrum, no damping), the problems where the CPU emulation found the sweep method's reduced
 // solve losing accuracy (test_cuda_emulation.cu, EmulationHelmholtz.SweepWithReducedRowsInOrder).
@@ -437,28 +458,44 @@ TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
     const BatchLayout l = BatchLayout::contiguous(n);
     for (const Config& cfg :
          {kPivoting, Config{"automatic", false, {}}, sweep_guarded, sweep_dominant}) {
-      bool padding_ok = false;
-      const auto x = run_gpu(t, Form::shifted, cfg, l, l, false, padding_ok);
-      int inaccurate = 0;
-      double worst = 0;
-      for (index_t k = 0; k < count; ++k) {
-        const double residual = testing::relative_residual(t, x, k);
-        worst = std::isnan(residual) ? HUGE_VAL : std::max(worst, residual);
-        if (!(residual <= 1e-10)) ++inaccurate;
-      }
-      std::printf("%s, n %lld, seed %d: %d of %d shifts above 1e-10, worst %.2e\n",
-                  cfg.name.c_str(), static_cast<long long>(n), seed, inaccurate, count, worst);
-      SCOPED_TRACE(::testing::Message() << cfg.name << ", n " << n << ", seed " << seed);
-      EXPECT_TRUE(padding_ok);
+      const std::string label =
+          cfg.name + ", n " + std::to_string(n) + ", seed " + std::to_string(seed);
+      const Inaccurate r = inaccurate_shifts(t, cfg, l, label);
+      SCOPED_TRACE(label);
+      EXPECT_TRUE(r.padding_ok);
       if (cfg.pivoting || (cfg.name == sweep_guarded.name && n <= cuda::kSweepGuardedMaxRows))
-        EXPECT_EQ(inaccurate, 0) << "worst " << worst;
+        EXPECT_EQ(r.count, 0) << "worst " << r.worst;
       else if (cfg.name == sweep_dominant.name)
-        tree_inaccurate += inaccurate;
+        tree_inaccurate += r.count;
       else
-        EXPECT_LE(worst, 1e-9);
+        EXPECT_LE(r.worst, 1e-9);
     }
   }
   EXPECT_GE(tree_inaccurate, 1) << "no shift where the dominant sweep loses accuracy";
+}
+
+// The segment and columns methods guard the solve of a segment's reduced rows for complex systems
+// (guarded_reduced_solve): with one segment of 16 rows per lane (n = 511, the problem where the
+// CPU emulation found their tree failing: EmulationHelmholtz.GuardedSegmentMeetsTheResidual...),
+// contiguous and interleaved, every shift meets 1e-10.
+TEST(CudaTridiagHelmholtz, GuardedSegmentsSolveIndefiniteShifts) {
+  if (pscr::cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  using S = testing::HelmholtzPencil::S;
+  const int count = 4000;
+  const index_t n = 511;
+  const testing::HelmholtzPencil pencil(n, 5);
+  std::vector<S> shifts(count);
+  for (int j = 0; j < count; ++j) shifts[j] = pencil.shift(j, count);
+  const Batch<S> t = pencil.batch(shifts);
+  for (const auto& [cfg, l] : {std::pair{Config{"segment K 16", false, {cuda::Method::segment, 16}},
+                                         BatchLayout::contiguous(n)},
+                               std::pair{Config{"columns K 16", false, {cuda::Method::columns, 16}},
+                                         BatchLayout::interleaved(count)}}) {
+    const Inaccurate r = inaccurate_shifts(t, cfg, l, cfg.name + ", n " + std::to_string(n));
+    SCOPED_TRACE(cfg.name);
+    EXPECT_TRUE(r.padding_ok);
+    EXPECT_EQ(r.count, 0) << "worst " << r.worst;
+  }
 }
 
 TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {

@@ -310,10 +310,10 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
           if (j == 0) P = {T(0), T(1), T(0), {cd[e]}};
           if (j == chunks - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
         }
-        T xf[1], xl[1];
-        warp_reduced_solve(P, Q, xf, xl, chunks);
-        sm[coarse] = xf[0];
-        sm[count + coarse] = xl[0];
+        T xf, xl;
+        guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, chunks);
+        sm[coarse] = xf;
+        sm[count + coarse] = xl;
       }
     }
     if constexpr (Pass != SegmentPass::reduce) {

@@ -519,9 +519,9 @@ __global__ void __launch_bounds__(kSegmentThreads)
         if (lane == 0) P = {T(0), T(1), T(0), {cd[e]}};
         if (lane == kWarpLanes - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
       }
-      T xf[1], xl[1];
-      warp_reduced_solve(P, Q, xf, xl, width);
-      lane_resolve<K>(rows, vec, p, n, xf[0], xl[0]);
+      T xf, xl;
+      guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, width);
+      lane_resolve<K>(rows, vec, p, n, xf, xl);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
     if constexpr (!Staged) u.next();

@@ -13,7 +13,7 @@
 ///  3. the 64-row reduced system of P and Q is solved with shuffles (warp_reduced_solve); for
 ///     complex systems not declared dominant (Guarded) the warp's growth guard watches that
 ///     solve, and where it flags any lane's step the warp solves the reduced rows again in order
-///     (warp_ordered_solve), which cyclic reduction and PCR's reordering may not afford on
+///     (guarded_reduced_solve), which cyclic reduction and PCR's reordering may not afford on
 ///     indefinite shifts (about 1.5% of Helmholtz shifts flagged: ReducedGrowth);
 ///  4. each lane substitutes upward, x_i = d′_i − c′_i x_{i+1} − v_i x_p, over d′;
 ///  5. the warp stores x with coalesced stores.
@@ -183,25 +183,6 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
   });
 }
 
-/// The reduced rows' solve of step 3: the warp's tree, guarded (growth watched, the rows solved
-/// again in order where it flags) or not.
-template <bool Guarded, class T>
-__device__ void sweep_reduced_solve(const Row4<T>& P, const Row4<T>& Q, T& first, T& last) {
-  T f[1], l[1];
-  if constexpr (Guarded) {
-    ReducedGrowth growth;
-    warp_reduced_solve(P, Q, f, l, kWarpLanes, growth);
-    if (__any_sync(0xffffffffu, growth.flagged)) {
-      warp_ordered_solve(P, Q, first, last);
-      return;
-    }
-  } else {
-    warp_reduced_solve(P, Q, f, l);
-  }
-  first = f[0];
-  last = l[0];
-}
-
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
 /// > 0: c′ in registers (K ≤ RegisterRows). Guarded: step 3 with the growth guard.
@@ -244,7 +225,7 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
       Row4<T> P, Q;
       sweep_reduce(SweepRows<T>{ad, md, ao, mo, shifts[k]}, dx, kept, base, K, P, Q);
       T first, last;
-      sweep_reduced_solve<Guarded>(P, Q, first, last);
+      guarded_reduced_solve<Guarded>(P, Q, first, last);
       sweep_substitute(dx, kept, base, K, first, last);
     };
     if constexpr (RegisterRows > 0) {

@@ -303,11 +303,12 @@ __device__ __forceinline__ Complex shfl_up(const Complex& v, int s, int width) {
 __device__ __forceinline__ Complex shfl_down(const Complex& v, int s, int width) {
   return {shfl_down(v.re, s, width), shfl_down(v.im, s, width)};
 }
-__device__ __forceinline__ double shfl_from(double v, int src) {
-  return __shfl_sync(0xffffffffu, v, src);
+/// Lane `src` of the caller's group of `width` lanes.
+__device__ __forceinline__ double shfl_from(double v, int src, int width = kWarpLanes) {
+  return __shfl_sync(0xffffffffu, v, src, width);
 }
-__device__ __forceinline__ Complex shfl_from(const Complex& v, int src) {
-  return {shfl_from(v.re, src), shfl_from(v.im, src)};
+__device__ __forceinline__ Complex shfl_from(const Complex& v, int src, int width = kWarpLanes) {
+  return {shfl_from(v.re, src, width), shfl_from(v.im, src, width)};
 }
 /// Row r moved between lanes by `move` (the shuffle of one value); of a unit row (b = 1, Unit)
 /// a, c, d only.
@@ -381,31 +382,66 @@ PSCR_HD EliminatedPair<T> eliminate_pair(const Row4<T>& P, const Row4<T>& Q, boo
   return e;
 }
 
-/// Solves the reduced system of the warp's 32 lanes (lane l: rows 2l = P, 2l + 1 = Q of 64) in
-/// order, Thomas down and back up with the warp in lockstep: at step l lane l eliminates its rows
-/// after the previous lane's last (eliminate_pair, passed by shuffle), and on the way back solves
-/// them from the next lane's first unknown. 32 dependent steps each way against
-/// warp_reduced_solve's one CR and five PCR steps, but without the reordering that loses accuracy
-/// on indefinite complex systems: the guarded sweep's solve where ReducedGrowth flags the warp's
-/// tree. Every lane of the warp calls it; lane 31's Q couples nothing after it.
+/// Solves the reduced system of each group of `width` lanes (as warp_reduced_solve: lane l of the
+/// group, rows 2l = P, 2l + 1 = Q) in order, Thomas down and back up with the group in lockstep:
+/// at step l lane l eliminates its rows after the previous lane's last (eliminate_pair, passed by
+/// shuffle), and on the way back solves them from the next lane's first unknown. `width`
+/// dependent steps each way against warp_reduced_solve's one CR and log2(width) PCR steps, but
+/// without the reordering that loses accuracy on indefinite complex systems: the guarded solve's
+/// where ReducedGrowth flags the tree (guarded_reduced_solve). Every lane of the warp calls it;
+/// the group's last Q couples nothing after it (its c is not read).
 template <class T>
-__device__ void warp_ordered_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
+__device__ void warp_ordered_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last,
+                                   int width = kWarpLanes) {
+  const int lane = static_cast<int>(threadIdx.x) & (width - 1);
   EliminatedPair<T> e{T(0), T(0), T(0), T(0)};
   T c_in(0), d_in(0);  // the previous lane's eliminated last row
-  for (int l = 0; l < kWarpLanes; ++l) {
+  for (int l = 0; l < width; ++l) {
     if (lane == l) e = eliminate_pair(P, Q, l == 0, c_in, d_in);
-    c_in = shfl_from(e.c2, l);
-    d_in = shfl_from(e.d2, l);
+    c_in = shfl_from(e.c2, l, width);
+    d_in = shfl_from(e.d2, l, width);
   }
-  T x_next(0);  // the next lane's first unknown
-  for (int l = kWarpLanes - 1; l >= 0; --l) {
+  x_first = x_last = T(0);
+  T x_next(0);  // the next lane's first unknown (none after the last)
+  for (int l = width - 1; l >= 0; --l) {
     if (lane == l) {
-      x_last = e.d2 - e.c2 * x_next;  // c2 = 0 on lane 31
+      x_last = e.d2 - e.c2 * x_next;
       x_first = e.d1 - e.c1 * x_last;
     }
-    x_next = shfl_from(x_first, l);
+    x_next = shfl_from(x_first, l, width);
   }
+}
+
+/// Whether the segment and columns kernels with K rows per lane guard their solve of a segment's
+/// reduced rows (guarded_reduced_solve): complex systems beyond 4 rows per lane (the most the
+/// selection table gave complex systems unguarded, selection.hpp: kMaxComplexLaneRows). The CPU
+/// emulation of one segment on indefinite Helmholtz shifts: the tree lost accuracy at K = 8 and 16,
+/// the guarded solve nowhere (docs/tridiag-performance.md). At K ≤ 4 the guard measured up to 13%
+/// slower (complex contiguous 64 × 2^18, segment K = 4, H100), where the tree lost no shift of a
+/// single segment (n = 63, 127).
+template <int K, class T>
+inline constexpr bool kGuardedLanes = !std::is_floating_point_v<T> && K > 4;
+
+/// The reduced rows' solve of the kernels that take one right-hand side: the warp's tree over
+/// groups of `width` lanes (warp_reduced_solve), Guarded or not: guarded, its growth is watched
+/// (ReducedGrowth) and, where any lane of the warp flags a step, every group solves its rows again
+/// in order (warp_ordered_solve). Every lane of the warp calls it.
+template <bool Guarded, class T>
+__device__ void guarded_reduced_solve(const Row4<T>& P, const Row4<T>& Q, T& first, T& last,
+                                      int width = kWarpLanes) {
+  T f[1], l[1];
+  if constexpr (Guarded) {
+    ReducedGrowth growth;
+    warp_reduced_solve(P, Q, f, l, width, growth);
+    if (__any_sync(0xffffffffu, growth.flagged)) {
+      warp_ordered_solve(P, Q, first, last, width);
+      return;
+    }
+  } else {
+    warp_reduced_solve(P, Q, f, l, width);
+  }
+  first = f[0];
+  last = l[0];
 }
 
 /// A block of W warps takes groups of G systems (G ≥ W, so that each load phase has enough bytes
