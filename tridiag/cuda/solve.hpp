@@ -41,7 +41,11 @@
 ///              segment's interior alone (tridiag/cuda/segment_lanes.cuh); complex systems then
 ///              substitute one lane per segment too, from the reduce pass's elimination states
 ///              kept in the workspace (3 scalars per 8 rows). Layouts whose rows are not
-///              contiguous (interleaved) run the columns method (same K).
+///              contiguous (interleaved) run the columns method (same K). Complex systems with
+///              K = 8 or 16 (this method and columns) guard the warp's solve of a segment's
+///              reduced rows against growth and solve them again in order where it finds some
+///              (warp.cuh, guarded_reduced_solve); the selection table still gives complex
+///              systems K ≤ 4 here.
 ///   block:     the segment method in one pass for systems of 2 to 16 segments
 ///              (tridiag/cuda/segment.cuh, segment_block_kernel): one block per system, a warp
 ///              per segment; the segments' coarse rows go through shared memory and every warp

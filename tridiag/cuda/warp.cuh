@@ -217,14 +217,16 @@ PSCR_HD Row<T, R> unit_row(Row<T, R> r) {
 
 /// What the warp's reduced solve reports of its eliminations without pivoting: each step's fill
 /// (the products its multipliers add to the row's entries) against the row's own magnitude.
-/// NoGrowth ignores them (real systems, complex ones declared dominant).
+/// NoGrowth ignores them (real systems; complex ones where the kernel runs unguarded: the sweep's
+/// declared dominant, the segment and columns kernels' of at most 4 rows per lane).
 struct NoGrowth {
   template <class T>
   PSCR_HD void note(const T&, const T&, const T&, const T&, const T&) {}
 };
 
-/// The guard of complex systems not declared dominant (docs/tridiag-performance.md, sections of
-/// 2026-11-27 on where complex systems lose accuracy and on the guarded sweep): flagged once a
+/// The guard of complex systems (guarded_reduced_solve: the sweep's not declared dominant, the
+/// segment and columns kernels' of more than 4 rows per lane; docs/tridiag-performance.md, sections
+/// of 2026-11-27 on where complex systems lose accuracy and on the guarded sweep): flagged once a
 /// step's fill, |f₁| + |f₂|, exceeds kLimit times its row's |a| + |b| + |c| (magnitudes abs1:
 /// |re| + |im|, no square roots), or is not a number. On the CPU emulation of the sweep method on
 /// 2D Helmholtz systems (30 problems of 255 to 2047 rows, 4000 shifts each) it flagged 1.3–1.6%
