@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Several full tridiag_bench runs as one CSV: every configuration's row from the run where its
+median was fastest, and every shape's copy bandwidth the fastest of the runs.
+
+Usage: tridiag_merge.py [--force] OUTPUT.csv RUN.csv RUN.csv [RUN.csv...]
+
+A run can pass through stretches where the GPU is slower throughout: two full runs of the same
+binaries on one H100 (2026-11-27, 20 repetitions per median) agreed within a few per cent on
+most of their 2414 rows, but each had its own stretch of configurations 1.5 to 3.5 times slower
+(real 127 x 16384 in both, at different methods; real 2047 x 2047 in one; complex interleaved
+512 x 32768, columns K = 16, 0.40 against 0.32 ms in the other), enough to change the selection
+table's choice there. Such stretches only slow a configuration down, so the fastest of its
+medians over the runs is its measurement, as a run already takes its copy bandwidth as the
+fastest of three medians (tridiag_bench.cu). Each output row is the winning run's row as it is
+(median, minimum, residual, reps, note), with copy_gbs set to the shape's fastest copy over the
+runs and fraction_of_copy recomputed from it (gbs_floor / copy_gbs); rows keep the first run's
+order and columns. The runs must come from one device and hold the same configurations (one
+tridiag_bench command line, run several times: bench/tridiag_bench.sh does).
+
+An existing OUTPUT is refused unless --force; it may never be one of the runs.
+Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
+misaligned rows, missing columns, no rows, a median_ms that is not a number; or runs of
+different devices or configurations); 2 bad arguments; 3 OUTPUT exists.
+"""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_results import (EXIT_EXISTS, EXIT_INPUT, EXIT_USAGE, InputError,  # noqa: E402
+                          number, read_csv)
+
+KEY = ["scalar", "n", "batch", "form", "layout", "method", "rows_per_thread", "staging"]
+SHAPE = ["scalar", "n", "batch"]
+REQUIRED = KEY + ["device", "median_ms", "gbs_floor", "copy_gbs", "fraction_of_copy"]
+
+
+def keyed(rows):
+    """Each row's key: its configuration and how many rows of that configuration came before it
+    (the general form has no staging, and a run times it once per staging of the shifted form)."""
+    seen = {}
+    keys = []
+    for row in rows:
+        config = tuple(row[c] for c in KEY)
+        seen[config] = seen.get(config, 0) + 1
+        keys.append(config + (str(seen[config]),))
+    return keys
+
+
+def load(path):
+    """(header, rows in file order, their keys, {key: row}) of one run."""
+    rows = read_csv(path, REQUIRED)
+    for row in rows:
+        number(row, "median_ms", path, required=True)
+    keys = keyed(rows)
+    return list(rows[0]), rows, keys, dict(zip(keys, rows))
+
+
+def merge(paths):
+    """The merged rows (the first run's order and header) and that header."""
+    runs = [load(p) for p in paths]
+    header, first_rows, first_keys, first = runs[0]
+    devices = {row["device"] for _, rows, _, _ in runs for row in rows}
+    if len(devices) != 1:
+        raise InputError(f"runs of different devices ({', '.join(sorted(devices))}); expected "
+                         f"runs of one device")
+    for path, (h, _, _, by_key) in zip(paths[1:], runs[1:]):
+        if h != header:
+            raise InputError(f"{path}: columns differ from {paths[0]}'s")
+        if by_key.keys() != first.keys():
+            only = sorted(set(by_key) ^ set(first))[0]
+            raise InputError(f"{path}: configurations differ from {paths[0]}'s (e.g. "
+                             f"{', '.join(only[:-1])}); expected runs of one command line")
+    copy = {}  # shape -> fastest copy GB/s over the runs
+    for path, (_, rows, _, _) in zip(paths, runs):
+        for row in rows:
+            if row["method"] == "copy":
+                shape = tuple(row[c] for c in SHAPE)
+                copy[shape] = max(copy.get(shape, 0.0),
+                                  number(row, "copy_gbs", path, required=True))
+
+    def positive(ms):  # a median of 0 (nothing timed) never wins over a timed one
+        return ms if ms > 0 else float("inf")
+
+    merged = []
+    for row, key in zip(first_rows, first_keys):
+        best = min((by_key[key] for _, _, _, by_key in runs),
+                   key=lambda r: positive(float(r["median_ms"])))
+        out = dict(best)
+        shape_copy = copy.get(tuple(row[c] for c in SHAPE))
+        if shape_copy:
+            out["copy_gbs"] = f"{shape_copy:.6g}"
+            out["fraction_of_copy"] = f"{float(best['gbs_floor']) / shape_copy:.6g}"
+        merged.append(out)
+    return header, merged
+
+
+def main(argv):
+    args = [a for a in argv if a != "--force"]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__)
+        return 0
+    if len(args) < 3 or any(a.startswith("-") for a in args):
+        print(f"tridiag_merge: expected OUTPUT.csv and at least two RUN.csv (got "
+              f"{' '.join(argv) or 'nothing'}); see --help", file=sys.stderr)
+        return EXIT_USAGE
+    output, paths = args[0], args[1:]
+    if any(os.path.exists(p) and os.path.samefile(output, p) for p in paths
+           if os.path.exists(output)):
+        print(f"tridiag_merge: {output} is one of the runs; expected a new file",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(output) and "--force" not in argv:
+        print(f"tridiag_merge: {output} exists (--force replaces it)", file=sys.stderr)
+        return EXIT_EXISTS
+    try:
+        header, rows = merge(paths)
+    except InputError as e:
+        print(f"tridiag_merge: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    with open(output, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"tridiag_merge: {len(rows)} configurations of {len(paths)} runs -> {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

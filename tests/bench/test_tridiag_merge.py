@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Tests of bench/tridiag_merge.py (several tridiag_bench runs as one CSV) on tiny synthetic runs:
+every configuration takes the row of its fastest median (a median of 0 never wins), the copy
+bandwidth is the fastest per shape and every fraction_of_copy follows it, repeated rows of one
+configuration (the general form under both stagings) stay apart, and runs of different devices or
+configurations, a run as the output, or an existing output without --force are refused with a
+message and nothing written.
+
+Run by CTest as: python3 test_tridiag_merge.py PATH_TO_tridiag_merge.py
+"""
+import csv
+import os
+
+from script_test import ScriptTest, main
+
+HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,median_ms,min_ms,"
+          "gbs_floor,copy_gbs,fraction_of_copy,gflops_nominal,max_residual,reps,note")
+
+
+def row(method, k, ms, gbs, copy_gbs, form="shifted", staging="-", device="Test GPU", n=64,
+        note=""):
+    """A tridiag_bench row of real n x 1024 systems with the given timing and bandwidths."""
+    return (f'"{device}",real,{n},1024,{form},contiguous,{method},{k},{staging},{ms},{ms},{gbs},'
+            f'{copy_gbs},{gbs / copy_gbs:.6g},1,1e-16,20,"{note}"')
+
+
+def copy(ms, gbs, n=64, device="Test GPU"):
+    return (f'"{device}",real,{n},1024,-,-,copy,0,-,{ms},{ms},{gbs},{gbs},1,0,0,20,""')
+
+
+class TridiagMergeTest(ScriptTest):
+    def setUp(self):
+        super().setUp()
+        self.out = self.path("merged.csv")
+
+    def merge(self, *runs, extra=()):
+        paths = [self.write(f"run{i}.csv", [HEADER] + rows) for i, rows in enumerate(runs)]
+        return self.run_script(*extra, self.out, *paths)
+
+    def rows(self):
+        with open(self.out, newline="") as f:
+            return list(csv.DictReader(f))
+
+    def test_fastest_median_per_configuration(self):
+        r = self.merge(
+            [copy(0.10, 2000), row("segment", 4, 0.30, 1000, 2000),
+             row("segment", 8, 0.90, 333, 2000), row("thomas", 0, 0, 0, 2000, note="skipped"),
+             row("thomas", 0, 0.5, 600, 2000, form="general"),
+             row("thomas", 0, 0.4, 750, 2000, form="general"),
+             copy(0.05, 2500, n=128)],
+            [copy(0.08, 2500), row("segment", 4, 0.31, 968, 2500),
+             row("segment", 8, 0.30, 1000, 2500), row("thomas", 0, 0.7, 428, 2500),
+             row("thomas", 0, 0.6, 500, 2500, form="general"),
+             row("thomas", 0, 0.3, 1000, 2500, form="general"),
+             copy(0.06, 2100, n=128)])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["method"], x["rows_per_thread"], x["form"], x["median_ms"], x["copy_gbs"],
+                x["fraction_of_copy"]) for x in self.rows()]
+        self.assertEqual(got, [
+            ("copy", "0", "-", "0.08", "2500", "1"),
+            ("segment", "4", "shifted", "0.3", "2500", "0.4"),  # run 0's median, run 1's copy
+            ("segment", "8", "shifted", "0.3", "2500", "0.4"),
+            ("thomas", "0", "shifted", "0.7", "2500", "0.1712"),  # a median of 0 never wins
+            ("thomas", "0", "general", "0.5", "2500", "0.24"),  # the first general row
+            ("thomas", "0", "general", "0.3", "2500", "0.4"),  # the second, kept apart
+            ("copy", "0", "-", "0.05", "2500", "1"),  # n = 128: its own fastest copy
+        ])
+        self.assertEqual(self.rows()[0]["device"], "Test GPU")
+
+    def test_runs_must_match(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000)]
+        other_device = [copy(0.1, 2000, device="Other GPU"),
+                        row("segment", 4, 0.3, 1000, 2000, device="Other GPU")]
+        r = self.merge(base, other_device)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("different devices", r.stderr)
+        r = self.merge(base, [copy(0.1, 2000), row("segment", 8, 0.3, 1000, 2000)])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("configurations differ", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_outputs_are_not_overwritten(self):
+        run = self.write("run.csv", [HEADER, copy(0.1, 2000)])
+        r = self.run_script(run, run, run)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is one of the runs", r.stderr)
+        self.write("merged.csv", ["keep"])
+        r = self.run_script(self.out, run, run)
+        self.assertEqual(r.returncode, 3)
+        with open(self.out) as f:
+            self.assertEqual(f.read(), "keep\n")
+        r = self.run_script("--force", self.out, run, run)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(self.rows()), 1)
+
+    def test_usage(self):
+        r = self.run_script("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("Usage: tridiag_merge.py", r.stdout)
+        r = self.run_script(self.out, self.path("run.csv"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("at least two RUN.csv", r.stderr)
+
+
+if __name__ == "__main__":
+    main()
