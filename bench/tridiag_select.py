@@ -28,8 +28,12 @@ the fastest of them anyway.) The sweep method on complex systems of one warp up 
 SWEEP_GUARDED_MAX_ROWS rows is not bounded: not declared dominant, it guards its reduced solve
 (tridiag/cuda/warp.cuh, ReducedGrowth) and solves the reduced rows again in order where the guard
 flags them, which met 1e-10 on the GPU's Helmholtz test up to K = 32 (n = 1023; the bound of 4
-came from the unguarded solve). CSVs from before the staging/note columns are read too
-(staging "global", no note).
+came from the unguarded solve). Likewise the segment and columns methods on complex systems of
+one segment (32 lanes or chunks of K rows cover n) up to MAX_GUARDED_LANE_ROWS: beyond K = 4
+they guard their reduced solve the same way (tridiag/cuda/warp.cuh, kGuardedLanes), which met
+1e-10 on the GPU's Helmholtz test at K = 8 and 16 (n = 127, 255, 511, both forms); systems of
+several segments are condensed unguarded and keep the bound. CSVs from before the staging/note
+columns are read too (staging "global", no note).
 Complex shapes get a second entry, `dominant`, without that bound: the fastest configuration for
 diagonally dominant systems (tridiag::cuda::Options::dominant), on which elimination without
 pivoting is stable in any order. The benchmark's systems are diagonally dominant.
@@ -40,6 +44,7 @@ import sys
 MAX_COMPLEX_LANE_ROWS = 4  # tridiag/cuda/selection.hpp: kMaxComplexLaneRows, the same bound
 WARP_LANES = 32
 SWEEP_GUARDED_MAX_ROWS = 32 * WARP_LANES  # the guarded complex sweep, K <= 32
+MAX_GUARDED_LANE_ROWS = 16  # kMaxGuardedLaneRows: guarded segment and columns kernels, one segment
 SWEEP_CLUSTER_MIN_ROWS = 769  # tridiag/cuda/sweep_cluster.cuh: kSweepClusterMinRows
 SWEEP_CLUSTER_MAX_SEGMENTS = 32  # kSweepClusterMaxSegments
 SWEEP_CLUSTER_WIDE_ROWS = 1 << 23  # tridiag/cuda/solve.cu: kSweepClusterWideRows
@@ -64,10 +69,17 @@ def lane_rows(method, rows_per_thread, n):
 def serves_indefinite(method, rows_per_thread, n):
     """Whether a complex configuration may serve systems not declared dominant (the table's
     entries that are not `dominant`): at most MAX_COMPLEX_LANE_ROWS rows per lane, or none
-    (lane_rows), or the guarded sweep method up to SWEEP_GUARDED_MAX_ROWS rows."""
+    (lane_rows); the guarded sweep method up to SWEEP_GUARDED_MAX_ROWS rows; the segment and
+    columns methods up to MAX_GUARDED_LANE_ROWS rows per lane where one segment of 32 lanes or
+    chunks covers the system (their guarded reduced solve; several segments are condensed
+    unguarded)."""
     rows = lane_rows(method, rows_per_thread, n)
-    return (rows is None or rows <= MAX_COMPLEX_LANE_ROWS or
-            (method == "sweep" and n <= SWEEP_GUARDED_MAX_ROWS))
+    if rows is None or rows <= MAX_COMPLEX_LANE_ROWS:
+        return True
+    if method == "sweep":
+        return n <= SWEEP_GUARDED_MAX_ROWS
+    return (method in ("segment", "columns") and rows <= MAX_GUARDED_LANE_ROWS and
+            WARP_LANES * rows >= n)
 
 
 def sweep_rows(n, requested):

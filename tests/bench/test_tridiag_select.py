@@ -5,8 +5,9 @@ rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows nev
 configurations whose threads take more than MAX_COMPLEX_LANE_ROWS rows (segment, block, partition,
 and the warp method with the K it raises its rows per lane to) are left out of the complex entries
 (they lost accuracy on PSCR's indefinite Helmholtz systems) but not of the dominant ones (for
-diagonally dominant systems), except the guarded sweep method up to 1024 rows; a CSV without a usable row is refused with a message and no table
-written.
+diagonally dominant systems), except the guarded ones: the sweep method up to 1024 rows, the
+segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
+a CSV without a usable row is refused with a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -111,6 +112,30 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, true, false, 8192, 2048, Method::segment, 16, false},  // 0.6 ms",
             "{true, true, false, false, 1024, 16384, Method::partition, 4, false},  // 0.5 ms",
             "{true, true, true, false, 1024, 16384, Method::warp, 0, false},  // 0.2 ms",
+        ])
+
+    def test_guarded_segments_serve_complex_systems_of_one_segment(self):
+        r = self.run_select([
+            row("complex", 255, 65536, "columns", 16, 0.26, layout="interleaved"),  # 512 rows
+            row("complex", 255, 65536, "columns", 4, 0.45, layout="interleaved"),
+            row("complex", 255, 65536, "segment", 8, 0.30),  # 256 rows
+            row("complex", 255, 65536, "block", 8, 0.28),  # several segments in one block
+            row("complex", 255, 65536, "segment", 4, 0.40),
+            row("complex", 1024, 16384, "columns", 16, 0.30, layout="interleaved"),  # 2 segments
+            row("complex", 1024, 16384, "columns", 4, 0.39, layout="interleaved"),
+            row("complex", 1024, 16384, "segment", 16, 0.35),  # 2 segments
+            row("complex", 1024, 16384, "segment", 4, 0.43),
+        ])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, true, false, false, 255, 65536, Method::segment, 8, false},  // 0.3 ms",
+            "{false, true, false, false, 1024, 16384, Method::segment, 4, false},  // 0.43 ms",
+            "{false, true, true, false, 255, 65536, Method::block, 8, false},  // 0.28 ms",
+            "{false, true, true, false, 1024, 16384, Method::segment, 16, false},  // 0.35 ms",
+            "{true, true, false, false, 255, 65536, Method::columns, 16, false},  // 0.26 ms",
+            "{true, true, false, false, 1024, 16384, Method::columns, 4, false},  // 0.39 ms",
+            "{true, true, true, false, 255, 65536, Method::columns, 16, false},  // 0.26 ms",
+            "{true, true, true, false, 1024, 16384, Method::columns, 16, false},  // 0.3 ms",
         ])
 
     def test_tiled_pcr_steps_are_not_rows_per_thread(self):

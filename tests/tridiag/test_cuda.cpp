@@ -410,16 +410,17 @@ TYPED_TEST(CudaTridiagTest, PivotingSucceedsWhereThomasLosesAccuracy) {
 }
 
 /// The shifts of a HelmholtzPencil batch whose relative residual is above 1e-10 (or NaN) in the
-/// GPU solution x of `cfg` (run_gpu, layout l for d and x), and the worst; printed with `label`.
+/// GPU solution x of `cfg` (run_gpu, layout l for d and x, the shifted form or the general one of
+/// the same systems), and the worst; printed with `label`.
 struct Inaccurate {
   int count = 0;
   double worst = 0;
   bool padding_ok = false;
 };
 Inaccurate inaccurate_shifts(const Batch<testing::HelmholtzPencil::S>& t, const Config& cfg,
-                             BatchLayout l, const std::string& label) {
+                             BatchLayout l, const std::string& label, Form form = Form::shifted) {
   Inaccurate r;
-  const auto x = run_gpu(t, Form::shifted, cfg, l, l, false, r.padding_ok);
+  const auto x = run_gpu(t, form, cfg, l, l, false, r.padding_ok);
   for (index_t k = 0; k < t.batch; ++k) {
     const double residual = testing::relative_residual(t, x, k);
     r.worst = std::isnan(residual) ? HUGE_VAL : std::max(r.worst, residual);
@@ -475,26 +476,36 @@ TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
 }
 
 // The segment and columns methods guard the solve of a segment's reduced rows for complex systems
-// (guarded_reduced_solve): with one segment of 16 rows per lane (n = 511, the problem where the
-// CPU emulation found their tree failing: EmulationHelmholtz.GuardedSegmentMeetsTheResidual...),
-// contiguous and interleaved, every shift meets 1e-10.
+// beyond 4 rows per lane (guarded_reduced_solve), and the selection table gives them such systems
+// not declared dominant where one segment covers them (kMaxGuardedLaneRows): the problem where the
+// CPU emulation found their tree failing (n = 511, 16 rows per lane:
+// EmulationHelmholtz.GuardedSegmentMeetsTheResidual...) and the table's other one-segment shapes
+// (n = 127 at K = 16, 8 lanes; n = 255 at K = 8), shifted and general form, contiguous (segment)
+// and interleaved (columns), and what the table runs on the interleaved batch (columns, K = 8 or
+// 16): every shift meets 1e-10.
 TEST(CudaTridiagHelmholtz, GuardedSegmentsSolveIndefiniteShifts) {
   if (pscr::cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   using S = testing::HelmholtzPencil::S;
   const int count = 4000;
-  const index_t n = 511;
-  const testing::HelmholtzPencil pencil(n, 5);
-  std::vector<S> shifts(count);
-  for (int j = 0; j < count; ++j) shifts[j] = pencil.shift(j, count);
-  const Batch<S> t = pencil.batch(shifts);
-  for (const auto& [cfg, l] : {std::pair{Config{"segment K 16", false, {cuda::Method::segment, 16}},
-                                         BatchLayout::contiguous(n)},
-                               std::pair{Config{"columns K 16", false, {cuda::Method::columns, 16}},
-                                         BatchLayout::interleaved(count)}}) {
-    const Inaccurate r = inaccurate_shifts(t, cfg, l, cfg.name + ", n " + std::to_string(n));
-    SCOPED_TRACE(cfg.name);
-    EXPECT_TRUE(r.padding_ok);
-    EXPECT_EQ(r.count, 0) << "worst " << r.worst;
+  for (const auto& [n, K] : {std::pair<index_t, int>{127, 16}, {255, 8}, {511, 16}}) {
+    const testing::HelmholtzPencil pencil(n, 5);
+    std::vector<S> shifts(count);
+    for (int j = 0; j < count; ++j) shifts[j] = pencil.shift(j, count);
+    const Batch<S> t = pencil.batch(shifts);
+    const std::string k = ", K " + std::to_string(K) + ", n " + std::to_string(n);
+    for (const auto& [cfg, l] : {std::pair{Config{"segment" + k, false, {cuda::Method::segment, K}},
+                                           BatchLayout::contiguous(n)},
+                                 std::pair{Config{"columns" + k, false, {cuda::Method::columns, K}},
+                                           BatchLayout::interleaved(count)},
+                                 std::pair{Config{"automatic, n " + std::to_string(n), false, {}},
+                                           BatchLayout::interleaved(count)}})
+      for (Form form : {Form::shifted, Form::general}) {
+        const std::string label = cfg.name + (form == Form::general ? ", general" : ", shifted");
+        const Inaccurate r = inaccurate_shifts(t, cfg, l, label, form);
+        SCOPED_TRACE(label);
+        EXPECT_TRUE(r.padding_ok);
+        EXPECT_EQ(r.count, 0) << "worst " << r.worst;
+      }
   }
 }
 

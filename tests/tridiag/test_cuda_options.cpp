@@ -70,9 +70,11 @@ TEST(CudaOptions, RefusalsNameTheRowsTaken) {
 }
 
 // A segment-method entry measured on one segment keeps longer systems in one segment where a K
-// of at most 16 (complex entries that are not dominant: kMaxComplexLaneRows) covers them, else
-// takes the block method with its K; any other entry, and systems its K covers, take the entry as
-// it is.
+// of at most 16 covers them (complex entries that are not dominant: kMaxGuardedLaneRows, guarded),
+// else takes the block method with its K (complex entries that are not dominant: at most
+// kMaxComplexLaneRows); a complex columns entry that is not dominant and guarded (more than
+// kMaxComplexLaneRows rows per thread, one segment) does the same with the columns method; any
+// other entry, and systems its K covers, take the entry as it is.
 TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
   // {interleaved, complex, dominant, general, n, batch, method, rows_per_thread, staged}
   const cuda::SelectionEntry one{false, false, false, false, 127, 16384, Method::segment, 4, false};
@@ -88,19 +90,40 @@ TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
   expect(cuda::entry_options(one, 513), Method::block, 4);
   const cuda::SelectionEntry one_complex{false,           true, false, false, 127, 16384,
                                          Method::segment, 4,    false};
-  expect(cuda::entry_options(one_complex, 129), Method::block, 4);  // complex: K ≤ 4
+  expect(cuda::entry_options(one_complex, 129), Method::segment, 8);  // guarded, one segment
+  expect(cuda::entry_options(one_complex, 512), Method::segment, 16);
+  expect(cuda::entry_options(one_complex, 513), Method::block, 4);
+  const cuda::SelectionEntry guarded_segment{false,           true, false, false, 255, 65536,
+                                             Method::segment, 8,    false};
+  expect(cuda::entry_options(guarded_segment, 400), Method::segment, 16);
+  expect(cuda::entry_options(guarded_segment, 513), Method::block, cuda::kMaxComplexLaneRows);
   const cuda::SelectionEntry one_dominant{false,           true, true, false, 127, 16384,
                                           Method::segment, 4,    false};
   expect(cuda::entry_options(one_dominant, 129), Method::segment, 8);  // dominant: any K
   expect(cuda::entry_options(one_dominant, 513), Method::block, 4);
   const cuda::SelectionEntry two{false, true, false, true, 64, 262144, Method::segment, 2, false};
   expect(cuda::entry_options(two, 100), Method::segment, 4);
-  expect(cuda::entry_options(two, 200), Method::block, 2);
+  expect(cuda::entry_options(two, 200), Method::segment, 8);
+  expect(cuda::entry_options(two, 600), Method::block, 2);
   // Measured on several segments: the entry's K, whatever n.
   const cuda::SelectionEntry many{false, false,           false, false, 8192,
                                   2048,  Method::segment, 8,     false};
   expect(cuda::entry_options(many, 20000), Method::segment, 8);
   expect(cuda::entry_options(many, 100), Method::segment, 8);
+  // A guarded columns entry: one segment up to kMaxGuardedLaneRows, else kMaxComplexLaneRows; a
+  // dominant one, or one of at most kMaxComplexLaneRows, takes any n as it is.
+  const cuda::SelectionEntry columns{true, true, false, true, 255, 65536, Method::columns,
+                                     8,    false};
+  expect(cuda::entry_options(columns, 256), Method::columns, 8);
+  expect(cuda::entry_options(columns, 300), Method::columns, 16);
+  expect(cuda::entry_options(columns, 513), Method::columns, cuda::kMaxComplexLaneRows);
+  const cuda::SelectionEntry columns_dominant{true, true, true, true, 255, 65536, Method::columns,
+                                              8,    false};
+  expect(cuda::entry_options(columns_dominant, 513), Method::columns, 8);
+  const cuda::SelectionEntry columns_bounded{true, true, false, false, 1024, 16384, Method::columns,
+                                             4,    false};
+  expect(cuda::entry_options(columns_bounded, 100), Method::columns, 4);
+  expect(cuda::entry_options(columns_bounded, 5000), Method::columns, 4);
   const cuda::SelectionEntry block{false, true, false, false, 1024, 16384, Method::block, 4, false};
   expect(cuda::entry_options(block, 4000), Method::block, 4);
   const cuda::SelectionEntry thomas{true,  false,          false, false, 361,
@@ -149,9 +172,13 @@ TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
 
 // The table (tridiag/cuda/selection_table.inc) as select_method reads it: complex systems that
 // are not declared dominant never get more than kMaxComplexLaneRows rows per lane or partition,
-// whatever the shape; declared dominant they take the dominant entries, and the choice says so.
+// whatever the shape, except from a guarded configuration where it was verified (the segment and
+// columns methods on one segment up to kMaxGuardedLaneRows, the sweep method up to
+// kSweepGuardedMaxRows rows); declared dominant they take the dominant entries, and the choice
+// says so.
 TEST(CudaOptions, ComplexChoicesKeepTheBoundUnlessDominant) {
-  bool wider = false;  // some dominant choice takes more rows per lane (the table's point)
+  bool wider = false;    // some dominant choice takes more rows per lane (the table's point)
+  bool guarded = false;  // some choice that is not dominant takes guarded columns (n ≤ 512)
   for (bool interleaved : {false, true})
     for (bool general : {false, true})
       for (index_t n : {1, 33, 64, 100, 361, 512, 1000, 4097, 65537, 1 << 20})
@@ -159,10 +186,20 @@ TEST(CudaOptions, ComplexChoicesKeepTheBoundUnlessDominant) {
           const cuda::Options bounded =
               cuda::select_method(n, batch, interleaved, true, general, false);
           EXPECT_FALSE(bounded.dominant);
-          if (bounded.method != Method::thomas && bounded.method != Method::tiled_pcr &&
-              bounded.method != Method::sweep && bounded.method != Method::warp)
-            EXPECT_LE(bounded.rows_per_thread, cuda::kMaxComplexLaneRows)
-                << "n " << n << ", batch " << batch << ", interleaved " << interleaved;
+          const int K = bounded.rows_per_thread;
+          const bool one_segment = 32 * static_cast<index_t>(K) >= n;
+          SCOPED_TRACE(::testing::Message() << "n " << n << ", batch " << batch << ", interleaved "
+                                            << interleaved << ", general " << general);
+          if (bounded.method == Method::sweep)
+            EXPECT_LE(n, cuda::kSweepGuardedMaxRows);
+          else if ((bounded.method == Method::segment || bounded.method == Method::columns) &&
+                   one_segment)
+            EXPECT_LE(K, cuda::kMaxGuardedLaneRows);
+          else if (bounded.method != Method::thomas && bounded.method != Method::tiled_pcr &&
+                   bounded.method != Method::warp)
+            EXPECT_LE(K, cuda::kMaxComplexLaneRows);
+          guarded = guarded || (one_segment && K > cuda::kMaxComplexLaneRows &&
+                                bounded.method == Method::columns);
           const cuda::Options dominant =
               cuda::select_method(n, batch, interleaved, true, general, true);
           EXPECT_TRUE(dominant.dominant);
@@ -177,6 +214,7 @@ TEST(CudaOptions, ComplexChoicesKeepTheBoundUnlessDominant) {
           EXPECT_EQ(real.rows_per_thread, real_any.rows_per_thread);
         }
   EXPECT_TRUE(wider);
+  EXPECT_TRUE(guarded);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // type, form and kind of complex systems.
 #include "tridiag/cuda/selection.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,19 +28,23 @@ Options entry_options(const SelectionEntry& e, index_t n) {
   Options o{e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
             e.staged ? Staging::shared : Staging::global};
   const index_t lanes = 32;  // a segment's lanes (detail::kWarpLanes)
-  if (e.method == Method::sweep && e.complex && !e.dominant && n > kSweepGuardedMaxRows)
+  const bool bounded = e.complex && !e.dominant;
+  if (e.method == Method::sweep && bounded && n > kSweepGuardedMaxRows)
     return {Method::block, kMaxComplexLaneRows, Staging::global};
-  if (e.method != Method::segment || lanes * e.rows_per_thread < e.n ||
-      lanes * e.rows_per_thread >= n)
-    return o;
+  const bool one_segment = lanes * e.rows_per_thread >= e.n;
+  const bool keeps_one_segment =
+      (e.method == Method::segment && one_segment) ||
+      (e.method == Method::columns && bounded && e.rows_per_thread > kMaxComplexLaneRows);
+  if (!keeps_one_segment || lanes * e.rows_per_thread >= n) return o;
   for (int k = 2 * e.rows_per_thread;
-       LaneRows::contains(k) && (!e.complex || e.dominant || k <= kMaxComplexLaneRows); k *= 2) {
+       LaneRows::contains(k) && (!bounded || k <= kMaxGuardedLaneRows); k *= 2) {
     if (lanes * k >= n) {
       o.rows_per_thread = k;
       return o;
     }
   }
-  o.method = Method::block;
+  if (e.method == Method::segment) o.method = Method::block;
+  if (bounded) o.rows_per_thread = std::min(o.rows_per_thread, kMaxComplexLaneRows);
   return o;
 }
 
