@@ -6,7 +6,7 @@
 //
 // Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...] [--methods M,M,...]
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
-//                      [--forms shifted|general] [--rows K,K,...]
+//                      [--forms shifted|general] [--rows K,K,...] [--systems dominant|helmholtz]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
 // columns, tiled_pcr, automatic, automatic_dominant, pivoting, cusparse; default all;
 // automatic_dominant: the complex systems, which are diagonally dominant, solved with
@@ -14,9 +14,13 @@
 // both of each), --rows the configurations of those rows per thread (partition M, segment, block
 // and columns K, tiled_pcr's PCR steps k, which the rows_per_thread column holds for it: 2, 4, 8,
 // 16; methods whose K follows from n always run): for A/B runs of one kernel (bench/ab.sh), which
-// then take seconds instead of minutes. The copy is always timed; cuSPARSE solves the general form
-// only. Exit codes: 0 written, 1 failure (no GPU, a CUDA or cuSPARSE error, an unwritable output),
-// 2 bad arguments (checked before anything is written).
+// then take seconds instead of minutes. --systems: the shifted systems A + s_k M, dominant
+// (default: random A, M, s with diagonals well above the off-diagonals) or helmholtz (complex
+// only, with --scalars complex: the indefinite systems of a 2D Helmholtz solve,
+// problems::HelmholtzPencil, on which guarded configurations do extra work where they find
+// growth; the CSV does not record which, so name its file for it). The copy is always timed;
+// cuSPARSE solves the general form only. Exit codes: 0 written, 1 failure (no GPU, a CUDA or
+// cuSPARSE error, an unwritable output), 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
 // a warm-up, bounded so that the whole default run takes about a minute or two: a method whose
 // single solve takes more than 30 copy times of the shape, in the faster of two runs (the first
@@ -46,6 +50,7 @@
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
 #include "common/scalar.hpp"
+#include "problems/generate.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/reference/solve.hpp"
 
@@ -73,6 +78,7 @@ struct Shape {
 /// What a run measures (--methods, --layouts, --scalars, --forms, --rows): empty = everything.
 struct Selection {
   std::vector<std::string> methods, layouts, scalars, forms, rows;
+  bool helmholtz = false;  ///< --systems helmholtz: complex systems from HelmholtzPencil
   bool has_method(const std::string& m) const { return contains(methods, m); }
   bool has_layout(const std::string& l) const { return contains(layouts, l); }
   bool has_scalar(const std::string& s) const { return contains(scalars, s); }
@@ -188,24 +194,39 @@ struct Problem {
   std::vector<Scalar> shifts;
 };
 
+/// The shifted systems A + s_k M: diagonally dominant (A, M, s random, diagonals well above
+/// the off-diagonals), or where `helmholtz` (complex only) the indefinite ones of a 2D Helmholtz
+/// solve, pscr::problems::HelmholtzPencil (n rows, its shifts across the spectrum), on which
+/// guarded configurations find growth and solve some systems' reduced rows again in order. The
+/// general form's a, b, c are the same systems; d is random either way.
 template <class Scalar>
-Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed) {
+Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed, bool helmholtz) {
   std::mt19937_64 gen(seed);
   Problem<Scalar> p{n, batch, {}, {}, {}, {}, {}, {}, {}};
-  p.A.diag.resize(n);
-  p.M.diag.resize(n);
-  p.A.off.resize(n - 1);
-  p.M.off.resize(n - 1);
-  for (index_t r = 0; r < n; ++r) {
-    p.A.diag[r] = random_scalar<Scalar>(gen, 3.5, 4.5);
-    p.M.diag[r] = random_scalar<Scalar>(gen, 1.75, 2.25);
-  }
-  for (index_t r = 0; r + 1 < n; ++r) {
-    p.A.off[r] = random_scalar<Scalar>(gen, -0.5, 0.5);
-    p.M.off[r] = random_scalar<Scalar>(gen, -0.25, 0.25);
-  }
   p.shifts.resize(batch);
-  for (auto& s : p.shifts) s = random_scalar<Scalar>(gen, 0.0, 2.0);
+  if constexpr (pscr::is_complex_v<Scalar>) {
+    if (helmholtz) {
+      const pscr::problems::HelmholtzPencil pencil(n, seed);
+      p.A = pencil.factor.A;
+      p.M = pencil.factor.M;
+      for (index_t k = 0; k < batch; ++k) p.shifts[k] = pencil.shift(k, batch);
+    }
+  }
+  if (p.A.diag.empty()) {
+    p.A.diag.resize(n);
+    p.M.diag.resize(n);
+    p.A.off.resize(n - 1);
+    p.M.off.resize(n - 1);
+    for (index_t r = 0; r < n; ++r) {
+      p.A.diag[r] = random_scalar<Scalar>(gen, 3.5, 4.5);
+      p.M.diag[r] = random_scalar<Scalar>(gen, 1.75, 2.25);
+    }
+    for (index_t r = 0; r + 1 < n; ++r) {
+      p.A.off[r] = random_scalar<Scalar>(gen, -0.5, 0.5);
+      p.M.off[r] = random_scalar<Scalar>(gen, -0.25, 0.25);
+    }
+    for (auto& s : p.shifts) s = random_scalar<Scalar>(gen, 0.0, 2.0);
+  }
   const index_t rows = n * batch;
   p.a.resize(rows);
   p.b.resize(rows);
@@ -295,7 +316,7 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   const char* scalar = kComplex ? "complex" : "real";
   const index_t n = shape.n, batch = shape.batch, rows = n * batch;
   const double floor_bytes = 2.0 * static_cast<double>(rows) * sizeof(Scalar);
-  const Problem<Scalar> p = make_problem<Scalar>(n, batch, 12345 + n);
+  const Problem<Scalar> p = make_problem<Scalar>(n, batch, 12345 + n, sel.helmholtz);
   Stream stream;
 
   // Device data: contiguous and interleaved copies of d and a, b, c; A, M, shifts; x.
@@ -568,7 +589,7 @@ std::vector<Shape> parse_shapes(const std::string& text) {
 constexpr const char* kUsage =
     "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...] [--methods M,...] "
     "[--layouts contiguous|interleaved] [--scalars real|complex] [--forms shifted|general] "
-    "[--rows K,...]\n";
+    "[--rows K,...] [--systems dominant|helmholtz]\n";
 
 /// The run's settings from the command line (input errors name what was expected and found).
 struct Arguments {
@@ -601,9 +622,20 @@ Arguments parse_arguments(int argc, char** argv) {
       a.sel.forms = parse_list(arg, argv[i + 1], {"shifted", "general"});
     else if (arg == "--rows")
       a.sel.rows = parse_list(arg, argv[i + 1], {"2", "4", "8", "16"});
-    else
+    else if (arg == "--systems") {
+      const std::string systems = argv[i + 1];
+      if (systems != "dominant" && systems != "helmholtz")
+        PSCR_INPUT_ERROR("--systems: expected dominant or helmholtz, found '" << systems << "'");
+      a.sel.helmholtz = systems == "helmholtz";
+    } else
       PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
   }
+  if (a.sel.helmholtz && a.sel.scalars != std::vector<std::string>{"complex"})
+    PSCR_INPUT_ERROR(
+        "--systems helmholtz: expected --scalars complex (the Helmholtz systems with "
+        "absorbing ends are complex), found "
+        << (a.sel.scalars.empty() ? std::string("both scalar types")
+                                  : "--scalars " + a.sel.scalars[0]));
   return a;
 }
 

@@ -1,5 +1,6 @@
 #include "problems/generate.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -312,6 +313,23 @@ std::string describe(const ProblemSpec& spec) {
     s << " left" << k << "=" << to_string(dim.left) << " right" << k << "=" << to_string(dim.right);
   }
   return s.str();
+}
+
+HelmholtzPencil::HelmholtzPencil(index_t n, std::uint64_t seed) {
+  DimensionSpec dim;
+  dim.n = n;
+  dim.mesh.kind = MeshKind::random;
+  dim.left = dim.right = Boundary::absorbing;
+  omega_ = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
+  factor = helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega_);
+  for (index_t i = 0; i < n; ++i)
+    lambda_max_ = std::max(lambda_max_, 4 * std::abs(factor.A.diag[i] / factor.M.diag[i]));
+}
+
+std::complex<double> HelmholtzPencil::shift(index_t j, index_t count) const {
+  return {
+      lambda_max_ * (static_cast<double>(j) + 0.5) / static_cast<double>(count) - omega_ * omega_,
+      0.0};
 }
 
 }  // namespace pscr::problems

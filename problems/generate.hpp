@@ -79,6 +79,24 @@ Factor<double> poisson_factor(const std::vector<double>& steps, Boundary left, B
 Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& steps, Boundary left,
                                               Boundary right, double omega);
 
+/// @brief The indefinite tridiagonal systems of a 2D Helmholtz solve along one dimension: A + s M
+/// of helmholtz_factor (random mesh of n unknowns from `seed`, absorbing ends, ω = 2π(n + 1)/10 as
+/// in pscr_gpu_bench) with real shifts s evenly across the pencil's spectrum (the eigenvalues of
+/// the other dimension's blocks are real), no damping inside: the systems on which solvers without
+/// pivoting lose accuracy (the GPU tridiagonal tests) and on which guarded solvers do extra work
+/// (tridiag_bench --systems helmholtz).
+class HelmholtzPencil {
+ public:
+  HelmholtzPencil(index_t n, std::uint64_t seed);
+  /// Shift j of `count`: λ_max (j + 1/2) / count − ω², λ_max an upper bound of the spectrum of
+  /// M⁻¹A (Gershgorin-like: 4 max |A_ii / M_ii|).
+  std::complex<double> shift(index_t j, index_t count) const;
+  Factor<std::complex<double>> factor;
+
+ private:
+  double omega_ = 0, lambda_max_ = 0;
+};
+
 /// @brief A seed for one independent random stream of a problem, mixed (splitmix64) from the
 /// problem's seed and the stream number. generate() uses stream 0 for the right-hand sides (or
 /// the manufactured solutions) and stream 1 + d for the random mesh of dimension d (0-based).

@@ -152,29 +152,11 @@ Batch<Scalar> make_shifted(index_t n, index_t batch, Kind kind, std::uint64_t se
   return t;
 }
 
-/// @brief The indefinite systems of a 2D Helmholtz solve: A2 + s M2 of problems::helmholtz_factor
-/// (random mesh of seed `seed`, absorbing ends, ω = 2π(n + 1)/10 as in pscr_gpu_bench) with real
-/// shifts s evenly across the spectrum (the eigenvalues of interior blocks of the other dimension
-/// are real), no damping inside, and one random right-hand side for every shift.
-class HelmholtzPencil {
+/// @brief problems::HelmholtzPencil as a test batch: one system per shift.
+class HelmholtzPencil : public problems::HelmholtzPencil {
  public:
   using S = std::complex<double>;
-
-  HelmholtzPencil(index_t n, std::uint64_t seed) : n_(n) {
-    problems::DimensionSpec dim;
-    dim.n = n;
-    dim.mesh.kind = problems::MeshKind::random;
-    dim.left = dim.right = problems::Boundary::absorbing;
-    omega_ = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
-    factor =
-        problems::helmholtz_factor(problems::mesh_steps(dim, seed), dim.left, dim.right, omega_);
-    for (index_t i = 0; i < n; ++i)  // an upper bound of the pencil's spectrum (Gershgorin-like)
-      lambda_max_ = std::max(lambda_max_, 4 * std::abs(factor.A.diag[i] / factor.M.diag[i]));
-  }
-  /// Shift j of `count`: λ_max (j + 1/2) / count − ω².
-  S shift(int j, int count) const {
-    return {lambda_max_ * (j + 0.5) / count - omega_ * omega_, 0.0};
-  }
+  HelmholtzPencil(index_t n, std::uint64_t seed) : problems::HelmholtzPencil(n, seed), n_(n) {}
   /// One system per shift, the same right-hand side (random, seed 3) in each.
   Batch<S> batch(const std::vector<S>& shifts) const {
     const index_t systems = static_cast<index_t>(shifts.size());
@@ -185,11 +167,9 @@ class HelmholtzPencil {
     for (index_t k = 0; k < systems; ++k) t.d.insert(t.d.end(), d.begin(), d.end());
     return t;
   }
-  pscr::Factor<S> factor;
 
  private:
   index_t n_;
-  double omega_ = 0, lambda_max_ = 0;
 };
 
 /// @brief General batch with independent random a, b, c per system. dominant: b with
