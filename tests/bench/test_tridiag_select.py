@@ -7,7 +7,8 @@ and the warp method with the K it raises its rows per lane to) are left out of t
 (they lost accuracy on PSCR's indefinite Helmholtz systems) but not of the dominant ones (for
 diagonally dominant systems), except the guarded ones: the sweep method up to 1024 rows, the
 segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
-a CSV without a usable row is refused with a message and no table written.
+rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
+not dominant; a CSV without a usable row is refused with a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -137,6 +138,37 @@ class TridiagSelectTest(ScriptTest):
             "{true, true, true, false, 255, 65536, Method::columns, 16, false},  // 0.26 ms",
             "{true, true, true, false, 1024, 16384, Method::columns, 16, false},  // 0.3 ms",
         ])
+
+    def test_helmholtz_rows_decide_the_entries_that_are_not_dominant(self):
+        main = [
+            row("complex", 511, 511, "sweep", 0, 0.018),
+            row("complex", 511, 511, "block", 4, 0.019),
+            row("complex", 511, 511, "warp", 0, 0.017),  # K = 16: dominant only
+            row("complex", 1023, 1023, "block", 4, 0.045),
+            row("real", 511, 511, "block", 4, 0.010),
+        ]
+        helmholtz = [
+            row("complex", 511, 511, "sweep", 0, 0.029),
+            row("complex", 511, 511, "block", 4, 0.022),
+            row("complex", 511, 511, "block", 2, 0.015, residual="nan"),  # failed
+            # any finite residual: the shifts' conditioning, not the configuration's accuracy
+            row("complex", 511, 511, "partition", 4, 0.021, residual=1e-9),
+            row("complex", 511, 511, "warp", 0, 0.020),  # never serves these entries
+        ]
+        h = self.write("helmholtz.csv", [HEADER] + helmholtz)
+        r = self.run_script(self.write("bench.csv", [HEADER] + main), self.out, "--helmholtz", h)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, false, false, false, 511, 511, Method::block, 4, false},  // 0.01 ms",
+            "{false, true, false, false, 511, 511, Method::partition, 4, false},  // 0.021 ms",
+            "{false, true, false, false, 1023, 1023, Method::block, 4, false},  // 0.045 ms",
+            "{false, true, true, false, 511, 511, Method::warp, 0, false},  // 0.017 ms",
+            "{false, true, true, false, 1023, 1023, Method::block, 4, false},  // 0.045 ms",
+        ])
+        r = self.run_script(self.write("bench.csv", [HEADER] + main), self.out, "--helmholtz",
+                            self.write("empty.csv", [HEADER, row("real", 64, 64, "block", 4, 1)]))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no usable complex rows", r.stderr)
 
     def test_tiled_pcr_steps_are_not_rows_per_thread(self):
         # tiled_pcr's rows_per_thread column holds its PCR steps: no lane eliminates 8 rows.

@@ -481,8 +481,8 @@ TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
 // CPU emulation found their tree failing (n = 511, 16 rows per lane:
 // EmulationHelmholtz.GuardedSegmentMeetsTheResidual...) and the table's other one-segment shapes
 // (n = 127 at K = 16, 8 lanes; n = 255 at K = 8), shifted and general form, contiguous (segment)
-// and interleaved (columns), and what the table runs on the interleaved batch (columns, K = 8 or
-// 16): every shift meets 1e-10.
+// and interleaved (columns), and whatever the table runs on the interleaved batch: every shift
+// meets 1e-10.
 TEST(CudaTridiagHelmholtz, GuardedSegmentsSolveIndefiniteShifts) {
   if (pscr::cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   using S = testing::HelmholtzPencil::S;

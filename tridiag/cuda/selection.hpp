@@ -20,8 +20,9 @@ struct SelectionEntry {
   /// Complex entries: the fastest configuration for diagonally dominant systems
   /// (Options::dominant), with no bound on the rows a lane eliminates; false: the fastest with at
   /// most kMaxComplexLaneRows, or a guarded one (the sweep method up to kSweepGuardedMaxRows, the
-  /// segment and columns methods on one segment up to kMaxGuardedLaneRows). Real entries: false
-  /// (their configurations have no such bound).
+  /// segment and columns methods on one segment up to kMaxGuardedLaneRows), timed on indefinite
+  /// Helmholtz systems (bench/tridiag_select.py --helmholtz), the systems such entries serve.
+  /// Real entries: false (their configurations have no such bound).
   bool dominant;
   bool general;  ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
