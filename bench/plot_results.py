@@ -408,12 +408,15 @@ def timed(r):
     return r["median_ms"] > 0
 
 
-def candidate(r, dominant=False):
+def candidate(r, dominant=False, helmholtz=False):
     """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
     accurate, and for complex scalars one that serves systems not declared dominant
-    (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally dominant systems; automatic and
-    automatic_dominant are the selection among the others)."""
-    if (not timed(r) or r["max_residual"] > ACCURATE
+    (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally
+    dominant systems; automatic and automatic_dominant are the selection among the others).
+    `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), where any finite
+    residual counts, as tridiag_select.py --helmholtz takes them."""
+    accurate = math.isfinite(r["max_residual"]) if helmholtz else r["max_residual"] <= ACCURATE
+    if (not timed(r) or not accurate
             or r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False
@@ -421,13 +424,13 @@ def candidate(r, dominant=False):
             or serves_indefinite(r["method"], int(r["rows_per_thread"]), r["n"]))
 
 
-def best_shifted(rows, scalar, layout, n, batch, dominant=False):
+def best_shifted(rows, scalar, layout, n, batch, dominant=False, helmholtz=False):
     """The shifted-form candidate with the largest fraction of the copy bandwidth at this shape,
     scalar and layout (what a selection table regenerated from the CSV picks; `dominant`: its
-    entry for diagonally dominant systems), or None."""
+    entry for diagonally dominant systems; `helmholtz`: rows of Helmholtz systems), or None."""
     fixed = [r for r in rows if r["form"] == "shifted" and r["scalar"] == scalar
              and r["layout"] == layout and r["n"] == n and r["batch"] == batch
-             and candidate(r, dominant)]
+             and candidate(r, dominant, helmholtz)]
     return max(fixed, key=lambda r: r["fraction_of_copy"]) if fixed else None
 
 

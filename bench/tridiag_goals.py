@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Issue 5's speed goals against a tridiag_bench CSV, as Markdown tables a note can quote.
 
-Usage: tridiag_goals.py CSV
+Usage: tridiag_goals.py CSV [--helmholtz HELMHOLTZ.csv]
 
 For the issue's six shapes (n, batch) = (64, 2^18), (512, 2^15), (1024, 2^14), (8192, 2^11),
 (65536, 256), (2^20, 16), real and complex, with the numbers of bench/plot_results.py (the same
 functions; our methods counted as the selection table may pick them: timed, max residual below
-1e-10, complex with at most 4 rows per thread or the guarded sweep method):
+1e-10, complex with at most 4 rows per thread or a guarded configuration: serves_indefinite):
   shifted form  the best method's fraction of the copy bandwidth of the same run, per layout,
                 against >= 70% (the first four shapes) or >= 50% (the last two);
   general form  cuSPARSE's time over our best time: gtsv2StridedBatch on contiguous systems
@@ -17,6 +17,9 @@ counts as missed ("not measured"). The last lines count the goals met per layout
 A further table gives the complex shifted form for diagonally dominant systems (the selection
 table's dominant entries, without the bound on rows per thread: tridiag::cuda::Options::dominant);
 the benchmark's systems are dominant, PSCR's Helmholtz systems are not, so it is not counted.
+With --helmholtz, one more table (not counted either) gives the complex shifted form on a
+tridiag_bench --systems helmholtz CSV: the systems PSCR solves, on which the guarded
+configurations do extra work, with the configurations tridiag_select.py --helmholtz picks from.
 
 Exit codes: 0 every goal met; 3 at least one goal not met (the tables are printed either way);
 1 bad input (as plot_results.py: unreadable file, misaligned rows, missing columns, no timed
@@ -47,9 +50,10 @@ def mark(met):
     return "met" if met else "**missed**"
 
 
-def shifted_table(rows, scalars=SCALARS, dominant=False):
+def shifted_table(rows, scalars=SCALARS, dominant=False, helmholtz=False):
     """Markdown lines of the shifted-form goals and the goals missed per layout (`dominant`: the
-    configurations for diagonally dominant systems, the scalar written "complex, dominant")."""
+    configurations for diagonally dominant systems, the scalar written "complex, dominant";
+    `helmholtz`: rows of Helmholtz systems, written "complex, Helmholtz")."""
     lines = ["| shape | scalar | goal | " + " | ".join(LAYOUTS) + " |",
              "|---|---|---|" + "---|" * len(LAYOUTS)]
     missed = {layout: 0 for layout in LAYOUTS}
@@ -58,13 +62,14 @@ def shifted_table(rows, scalars=SCALARS, dominant=False):
         for scalar in scalars:
             cells = []
             for layout in LAYOUTS:
-                best = best_shifted(rows, scalar, layout, n, batch, dominant)
+                best = best_shifted(rows, scalar, layout, n, batch, dominant, helmholtz)
                 met = best is not None and best["fraction_of_copy"] >= goal
                 missed[layout] += not met
                 cells.append("not measured, **missed**" if best is None else
                              f"{100 * best['fraction_of_copy']:.1f}% ({method_label(best)}), "
                              f"{mark(met)}")
-            label = f"{scalar}, dominant" if dominant else scalar
+            label = (f"{scalar}, dominant" if dominant else
+                     f"{scalar}, Helmholtz" if helmholtz else scalar)
             lines.append(f"| {shape(n, batch)} | {label} | {100 * goal:.0f}% | " +
                          " | ".join(cells) + " |")
     return lines, missed
@@ -97,11 +102,15 @@ def main(argv):
     if argv in (["-h"], ["--help"]):
         print(__doc__)
         return 0
-    if len(argv) != 1:
+    helmholtz_path = None
+    if len(argv) == 3 and argv[1] == "--helmholtz":
+        helmholtz_path = argv[2]
+    elif len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
     try:
         rows = load_tridiag(argv[0])
+        helmholtz_rows = load_tridiag(helmholtz_path) if helmholtz_path else None
     except InputError as e:
         print(f"tridiag_goals: {e}", file=sys.stderr)
         return EXIT_INPUT
@@ -115,6 +124,11 @@ def main(argv):
     print("\nShifted form, complex, diagonally dominant systems (Options::dominant; not counted "
           "below):\n")
     print("\n".join(dominant))
+    if helmholtz_rows:
+        helmholtz, _ = shifted_table(helmholtz_rows, ("complex",), helmholtz=True)
+        print(f"\nShifted form, complex, indefinite Helmholtz systems ({helmholtz_path}; what "
+              "PSCR's systems get; not counted below):\n")
+        print("\n".join(helmholtz))
     print("\nGeneral form, cuSPARSE's time over ours (our best method):\n")
     print("\n".join(general))
     print()

@@ -3,7 +3,8 @@
 synthetic CSVs: a CSV that meets every goal exits 0; a cell below its goal, a configuration the
 selection may not pick (inaccurate, complex with more than 4 rows per thread outside the table of
 diagonally dominant systems), and a shape or layout the CSV lacks are reported missed (exit 3);
-bad input exits 1, bad arguments 2.
+a CSV of Helmholtz systems (--helmholtz) adds an uncounted table; bad input exits 1, bad
+arguments 2.
 
 Run by CTest as: python3 test_tridiag_goals.py PATH_TO_tridiag_goals.py
 """
@@ -100,6 +101,26 @@ class TridiagGoalsTest(ScriptTest):
                       self.line(r.stdout, "| 64 x 2^18 | real |", True))
         self.assertIn("shifted, interleaved: 10 of 12 met", r.stdout)
         self.assertIn("general vs gtsv2StridedBatch: 9 of 12 met", r.stdout)
+
+    def test_helmholtz_table(self):
+        # A CSV of Helmholtz systems adds its own complex table (any finite residual counts
+        # there), not counted in the totals.
+        helmholtz = [r for r in passing_rows() if ",complex," in r and
+                     not (",64,262144,shifted,contiguous," in r)]
+        helmholtz += [row("complex", 64, 2**18, "shifted", "contiguous", "segment", 4, 0.1, 0.65,
+                          residual=1e-9),
+                      row("complex", 64, 2**18, "shifted", "contiguous", "block", 4, 0.1, 0.9,
+                          residual="nan")]
+        h = self.write("helmholtz.csv", [HEADER] + helmholtz)
+        r = self.run_goals(passing_rows(), args=[self.write("bench.csv", [HEADER] +
+                                                            passing_rows()), "--helmholtz", h])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("indefinite Helmholtz systems", r.stdout)
+        self.assertIn("65.0% (segment m=4), **missed**",
+                      self.line(r.stdout, "| 64 x 2^18 | complex, Helmholtz |"))
+        self.assertIn("shifted, contiguous: 12 of 12 met", r.stdout)
+        r = self.run_goals(passing_rows(), args=[self.path("bench.csv"), "--helmholtz"])
+        self.assertEqual(r.returncode, 2)
 
     def test_bad_input_and_arguments(self):
         r = self.run_goals(passing_rows() + ['"Test GPU",real,64'])
