@@ -37,7 +37,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tridiag_select import serves_indefinite  # noqa: E402
+from tridiag_select import accurate, serves_indefinite  # noqa: E402
 
 EXIT_INPUT, EXIT_USAGE, EXIT_EXISTS, EXIT_NO_MATPLOTLIB = 1, 2, 3, 4
 
@@ -399,10 +399,6 @@ def method_label(r):
     return " ".join(parts)
 
 
-# Largest max_residual of a method that may win a shape (as bench/tridiag_select.py).
-ACCURATE = 1e-10
-
-
 def timed(r):
     """A row with a time: skipped slow methods keep the faster of their two runs."""
     return r["median_ms"] > 0
@@ -413,10 +409,9 @@ def candidate(r, dominant=False, helmholtz=False):
     accurate, and for complex scalars one that serves systems not declared dominant
     (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally
     dominant systems; automatic and automatic_dominant are the selection among the others).
-    `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), where any finite
-    residual counts, as tridiag_select.py --helmholtz takes them."""
-    accurate = math.isfinite(r["max_residual"]) if helmholtz else r["max_residual"] <= ACCURATE
-    if (not timed(r) or not accurate
+    `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), whose residual
+    counts as tridiag_select.accurate has it."""
+    if (not timed(r) or not accurate(r["max_residual"], helmholtz)
             or r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False

@@ -5,7 +5,7 @@ Usage: tridiag_select.py BENCH.csv OUTPUT.inc [--helmholtz HELMHOLTZ.csv]
 
 For every measured (scalar, layout, form, n, batch), picks the fastest non-pivoting
 configuration (thomas, or partition / warp / segment / block / columns / sweep with its
-rows_per_thread and staging) whose max_residual is below 1e-10, and writes one entry per shape in
+rows_per_thread and staging) whose max_residual is at most 1e-10 (MAX_RESIDUAL), and writes one entry per shape in
 the format of tridiag/cuda/selection_table.inc: {interleaved, complex, dominant, general, n,
 batch, method, rows_per_thread, staged}. Both forms: PSCR solves the shifted one, its coarse systems and the
 users of solve_general the general one, and the fastest methods differ (p-Thomas reads the
@@ -50,6 +50,7 @@ import csv
 import math
 import sys
 
+MAX_RESIDUAL = 1e-10  # largest max_residual of a configuration that may win (dominant systems)
 MAX_COMPLEX_LANE_ROWS = 4  # tridiag/cuda/selection.hpp: kMaxComplexLaneRows, the same bound
 WARP_LANES = 32
 SWEEP_GUARDED_MAX_ROWS = 32 * WARP_LANES  # the guarded complex sweep, K <= 32
@@ -89,6 +90,16 @@ def serves_indefinite(method, rows_per_thread, n):
         return n <= SWEEP_GUARDED_MAX_ROWS
     return (method in ("segment", "columns") and rows <= MAX_GUARDED_LANE_ROWS and
             WARP_LANES * rows >= n)
+
+
+def accurate(residual, helmholtz):
+    """Whether a row's max_residual lets it compete: at most MAX_RESIDUAL, or on Helmholtz systems
+    (tridiag_bench --systems helmholtz) any finite one. How accurate a configuration is on those
+    systems was settled by the GPU's Helmholtz tests (serves_indefinite); the sampled residual of
+    their long systems follows the shifts' conditioning (general form, 1024 x 2^14: 9.1e-10 for
+    block K = 4, 2.8e-10 for the partition method), which a fixed bound would turn into a lottery
+    among configurations."""
+    return math.isfinite(residual) if helmholtz else residual <= MAX_RESIDUAL
 
 
 def sweep_rows(n, requested):
@@ -140,13 +151,7 @@ def fastest(path, helmholtz):
                 continue
             if (row.get("note") or "").startswith("skipped") or int(row.get("reps") or 1) < 1:
                 continue
-            # Helmholtz rows: any finite residual. How accurate a configuration is on those
-            # systems was settled by the GPU's Helmholtz tests (serves_indefinite); the sampled
-            # residual of their long systems follows the shifts' conditioning (general form,
-            # 1024 x 2^14: 9.1e-10 for block K = 4, 2.8e-10 for the partition method), which a
-            # fixed bound would turn into a lottery among configurations.
-            residual = float(row["max_residual"])
-            if not (residual <= (math.inf if helmholtz else 1e-10)) or float(row["median_ms"]) <= 0:
+            if not accurate(float(row["max_residual"]), helmholtz) or float(row["median_ms"]) <= 0:
                 continue
             complex_ = row["scalar"] == "complex"
             # The entries this row may win: real rows the one real entry; complex rows the
