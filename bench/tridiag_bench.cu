@@ -366,11 +366,12 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
   // columns: the segments with a thread per chunk of K rows, systems fastest (interleaved only).
   for (int k : {2, 4, 8, 16}) configs.push_back({"columns", false, {tc::Method::columns, k}});
-  // sweep: K from n (shifted form, contiguous rows, n <= 768, complex 2048), real n = 769 to
-  // 16384 the cluster kernel with K = 16 or 8 (both asked for: where K is left open, the batch's
-  // rows and the padding choose); elsewhere it runs the block method.
-  configs.push_back({"sweep", false, {tc::Method::sweep, n > 768 ? 16 : 0}});
-  if (n > 768) configs.push_back({"sweep", false, {tc::Method::sweep, 8}});
+  // sweep: K from n (shifted form, contiguous rows, n <= 768), n = 769 to 16384 the cluster
+  // kernel, real with K = 16 or 8 (both asked for: where K is left open, the batch's rows and the
+  // padding choose), complex up to 8192 rows with K = 8, its only one; elsewhere it runs the block
+  // method.
+  configs.push_back({"sweep", false, {tc::Method::sweep, n > 768 ? 8 : 0}});
+  if (n > 768 && !kComplex) configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
   // tiled_pcr: 2^k independent systems per system for its Thomas stage.
   for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});

@@ -24,11 +24,14 @@ Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement
 of lanes of K rows and the warp's solve. Complex shifted systems of several segments with large
 batches now run both passes one lane per segment, which a CPU probe found accurate at K = 4, 8
 and 16 alike (docs/tridiag-performance.md); the bound still applies to their K here, K = 4 being
-the fastest of them anyway.) The sweep method on complex systems of one warp up to
-SWEEP_GUARDED_MAX_ROWS rows is not bounded: not declared dominant, it guards its reduced solve
+the fastest of them anyway.) The sweep method on complex systems of one warp, up to
+SWEEP_GUARDED_MAX_ROWS rows, is not bounded: not declared dominant, it guards its reduced solve
 (tridiag/cuda/warp.cuh, ReducedGrowth) and solves the reduced rows again in order where the guard
 flags them, which met 1e-10 on the GPU's Helmholtz test up to K = 32 (n = 1023; the bound of 4
-came from the unguarded solve). Likewise the segment and columns methods on complex systems of
+came from the unguarded solve). Its cluster kernel (769 rows on, K = 8, spike and coarse solves
+guarded: tridiag/cuda/sweep_cluster.cuh) is as accurate there, but its guard flags nearly every
+system of PSCR's 2D Helmholtz 4095^2, where it ran 26% slower than the segment method
+(tridiag/cuda/selection.hpp, kSweepGuardedMaxRows): dominant entries only. Likewise the segment and columns methods on complex systems of
 one segment (32 lanes or chunks of K rows cover n) up to MAX_GUARDED_LANE_ROWS: beyond K = 4
 they guard their reduced solve the same way (tridiag/cuda/warp.cuh, kGuardedLanes), which met
 1e-10 on the GPU's Helmholtz test at K = 8 and 16 (n = 127, 255, 511, both forms); systems of
@@ -53,10 +56,13 @@ import sys
 MAX_RESIDUAL = 1e-10  # largest max_residual of a configuration that may win (dominant systems)
 MAX_COMPLEX_LANE_ROWS = 4  # tridiag/cuda/selection.hpp: kMaxComplexLaneRows, the same bound
 WARP_LANES = 32
-SWEEP_GUARDED_MAX_ROWS = 32 * WARP_LANES  # the guarded complex sweep, K <= 32
 MAX_GUARDED_LANE_ROWS = 16  # kMaxGuardedLaneRows: guarded segment and columns kernels, one segment
 SWEEP_CLUSTER_MIN_ROWS = 769  # tridiag/cuda/sweep_cluster.cuh: kSweepClusterMinRows
 SWEEP_CLUSTER_MAX_SEGMENTS = 32  # kSweepClusterMaxSegments
+SWEEP_CLUSTER_COMPLEX_ROWS = 8  # kSweepClusterComplexRows
+# tridiag/cuda/selection.hpp: kSweepGuardedMaxRows, the guarded complex sweep the table may pick
+# (its one warp per system; not the cluster kernel, whose guard stalls on PSCR's systems)
+SWEEP_GUARDED_MAX_ROWS = SWEEP_CLUSTER_MIN_ROWS - 1
 SWEEP_CLUSTER_WIDE_ROWS = 1 << 23  # tridiag/cuda/solve.cu: kSweepClusterWideRows
 
 
@@ -104,12 +110,11 @@ def accurate(residual, helmholtz):
 
 def sweep_rows(n, requested):
     """The sweep method's rows per lane (tridiag/cuda/sweep.cuh, sweep_rows): the smallest even
-    K >= 4 with 32 K >= n, or the requested K (made even) if larger, up to 2048 rows; beyond, 16
-    bounds the cluster kernel's 8 or 16 (tridiag/cuda/sweep_cluster.cuh, real only, which takes
-    real systems from 769 rows on: the bound is on complex rows only, so their K is the one that
-    counts)."""
-    if n > 64 * WARP_LANES:
-        return 16
+    K >= 4 with 32 K >= n, or the requested K (made even) if larger, up to 768 rows; from 769 rows
+    the cluster kernel's (tridiag/cuda/sweep_cluster.cuh), 8 or 16 real, SWEEP_CLUSTER_COMPLEX_ROWS
+    complex: the bound is on complex rows only, so their K is the one returned."""
+    if n >= SWEEP_CLUSTER_MIN_ROWS:
+        return SWEEP_CLUSTER_COMPLEX_ROWS
     k = max(4, -(-n // WARP_LANES))
     k += k % 2
     return max(k, requested + requested % 2)

@@ -603,15 +603,15 @@ PSCR_HD Condensed<T> spike_coarse_rows(const T (&f)[3], const T (&l)[3]) {
 /// A segment's spikes from its lanes' reduced rows P, Q (spike_rows, warp_reduced_solve with 3
 /// right-hand sides): every lane's first and last unknowns, x = y + v X− + w X+, in `xf`, `xl`,
 /// and on every lane the segment's first and last unknowns' (`f` from lane 0, `l` from lane 31),
-/// from which spike_coarse_rows forms its coarse rows.
-template <class T>
+/// from which spike_coarse_rows forms its coarse rows. Guarded: guarded_reduced_solve's guard.
+template <bool Guarded = false, class T>
 __device__ void segment_spikes(const Row4<T>& P, const Row4<T>& Q, T (&xf)[3], T (&xl)[3],
                                T (&f)[3], T (&l)[3]) {
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   {
     Row<T, 3> P3, Q3;
     spike_rows(P, Q, lane == 0, lane == kWarpLanes - 1, P3, Q3);
-    warp_reduced_solve(P3, Q3, xf, xl);
+    guarded_reduced_solve<Guarded>(P3, Q3, xf, xl);
   }
 #pragma unroll
   for (int j = 0; j < 3; ++j) {
@@ -623,16 +623,13 @@ __device__ void segment_spikes(const Row4<T>& P, const Row4<T>& Q, T (&xf)[3], T
 /// The coarse system of `segments` segments (their coarse rows at `rows`) solved by the calling
 /// warp: lane j takes segment j's rows as its reduced rows P = F_j, Q = L_j (warp_reduced_solve
 /// over `width` lanes, the smallest power of two ≥ segments, identity rows past the last segment)
-/// and gets segment j's first (cf) and last (cl) unknowns.
-template <class T>
+/// and gets segment j's first (cf) and last (cl) unknowns. Guarded: guarded_reduced_solve's guard.
+template <bool Guarded = false, class T>
 __device__ void solve_coarse_rows(const Condensed<T>* rows, int segments, int width, T& cf, T& cl) {
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
   const Condensed<T> seg = lane < segments ? rows[lane] : Condensed<T>{identity, identity};
-  T f[1], l[1];
-  warp_reduced_solve(seg.F, seg.L, f, l, width);
-  cf = f[0];
-  cl = l[0];
+  guarded_reduced_solve<Guarded>(seg.F, seg.L, cf, cl, width);
 }
 
 /// Segment g's outside unknowns from every lane's cf, cl of solve_coarse_rows: X−, the previous

@@ -234,9 +234,10 @@ constexpr int kSweepRegisterRows = 32;
 /// (K = 16, one block of 2 segment warps and slots), 1000 0.139 / 0.115, 1024 0.135 / 0.121, and
 /// from 1025 rows on, where a warp's lanes keep c′ in shared memory (at most 7 warps per SM),
 /// 1100 0.182 / 0.158, 1536 0.228 / 0.127, 2048 0.270 / 0.114 (the block method 0.166). Complex
-/// systems (no cluster kernel) take one warp up to 2048 rows.
-bool sweep_uses_clusters(index_t n, bool complex) {
-  return !complex && n >= detail::kSweepClusterMinRows;
+/// systems from the same number of rows (K = 8; docs/tridiag-performance.md, section "The cluster
+/// kernel for complex systems").
+bool sweep_uses_clusters(index_t n) {
+  return n >= detail::kSweepClusterMinRows;
 }
 
 /// Rows of a batch (n · batch) from which the sweep method's cluster kernel takes K = 16 wherever
@@ -244,12 +245,13 @@ bool sweep_uses_clusters(index_t n, bool complex) {
 constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 
 /// Rows per lane of the sweep method's cluster kernel for a batch of systems of n rows and a
-/// call's rows_per_thread: 8 where it asks for 1 to 8, 16 where it asks for more; where it leaves
-/// K open, 8 where the batch has fewer than kSweepClusterWideRows rows and K = 8 pads the systems
-/// to at least a tenth fewer rows than 16, counted in segments of 256 against 512 rows (not in
-/// sweep_cluster_shape's, which may add identity segments: docs/tridiag-performance.md), else
-/// 16. K = 8 only where it covers n (n ≤ 8192). K = 16 runs blocks of 2 to 4 segment warps with
-/// slots, K = 8 one block of 5 to 8 warps. Measured, tridiag_bench, real, shifted, contiguous,
+/// call's rows_per_thread: complex detail::kSweepClusterComplexRows; real 8 where it asks for 1 to
+/// 8, 16 where it asks for more; where it leaves K open, 8 where the batch has fewer than
+/// kSweepClusterWideRows rows and K = 8 pads the systems to at least a tenth fewer rows than 16,
+/// counted in segments of 256 against 512 rows (not in sweep_cluster_shape's, which may add
+/// identity segments: docs/tridiag-performance.md), else 16. K = 8 only where it covers n
+/// (n ≤ 8192). K = 16 runs blocks of 2 to 4 segment warps with slots, K = 8 one block of 5 to 8
+/// warps. Measured, tridiag_bench, real, shifted, contiguous,
 /// ms, K = 16 against 8 (docs/tridiag-performance.md, section of 2026-11-27 on PSCR's batches):
 ///  - about 2^24 rows, K = 16 faster wherever measured: H100, two runs, n = 1025 0.150 / 0.164
 ///    (1536 rows against 1280), 1100 0.145 / 0.156, 1200 0.136 / 0.149, 1280 0.135 / 0.143, 2049
@@ -266,7 +268,8 @@ constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 ///    systems and at 1024² (2048 × 512 0.0219 / 0.0204, 1024 × 512 0.0182 / 0.0160, 1024² 0.0219
 ///    / 0.0200 in one run, 2560² 0.0676 / 0.0666), not taken: PSCR's 2D Poisson 2048² (separate
 ///    stages, H200 A/B) ran 6% slower with K = 8 for every batch below 2^23 rows, 1024² 4% faster.
-int sweep_cluster_rows(index_t n, index_t batch, int requested) {
+int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
+  if (complex) return detail::kSweepClusterComplexRows;
   auto padded = [n](int K) {
     const index_t rows = static_cast<index_t>(detail::kWarpLanes) * K;
     return (n + rows - 1) / rows * rows;
@@ -279,11 +282,19 @@ int sweep_cluster_rows(index_t n, index_t batch, int requested) {
 }
 
 /// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (at most
-/// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot).
-auto* sweep_cluster_kernel(int K, int slots) {
-  if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false>;
-  return slots > 1 ? detail::sweep_cluster_kernel<double, 16, true>
-                   : detail::sweep_cluster_kernel<double, 16, false>;
+/// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot), real; complex
+/// (K = 8, one slot) `guarded` or not.
+template <class T>
+auto* sweep_cluster_kernel(int K, int slots, bool guarded) {
+  if constexpr (std::is_same_v<T, double>) {
+    if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false, false>;
+    return slots > 1 ? detail::sweep_cluster_kernel<double, 16, true, false>
+                     : detail::sweep_cluster_kernel<double, 16, false, false>;
+  } else {
+    return guarded
+               ? detail::sweep_cluster_kernel<T, detail::kSweepClusterComplexRows, false, true>
+               : detail::sweep_cluster_kernel<T, detail::kSweepClusterComplexRows, false, false>;
+  }
 }
 
 /// The cluster kernel's launch configuration for `shape`, `smem` bytes per block and `clusters`
@@ -320,15 +331,16 @@ struct SweepClusterPlan {
   std::size_t smem = 0;
   index_t resident = 0;
 };
-SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget) {
+template <class T>
+SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, bool guarded, std::size_t budget) {
   SweepClusterPlan best;
   int best_warps = 0;
-  detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K);
+  detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K, static_cast<int>(sizeof(T)));
   for (shape.slots = 1; shape.slots <= detail::sweep_cluster_max_slots(K, shape); ++shape.slots) {
-    const std::size_t smem =
-        sizeof(double) * static_cast<std::size_t>(detail::sweep_cluster_elements(K, shape));
+    const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::sweep_cluster_elements(
+                                             K, shape, static_cast<int>(sizeof(T))));
     if (smem > budget) break;
-    auto* kernel = sweep_cluster_kernel(K, shape.slots);
+    auto* kernel = sweep_cluster_kernel<T>(K, shape.slots, guarded);
     allow_shared(kernel, smem);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config = sweep_cluster_config(shape, smem, 1, nullptr, attribute);
@@ -345,34 +357,38 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, std::size_t budget
   return best;
 }
 
-/// compute_sweep_cluster_plan, once per device, n, K and budget: its occupancy queries took about
-/// 5 µs each, several per solve, on the host before the kernel starts (H200, tridiag_bench).
-SweepClusterPlan sweep_cluster_plan(index_t n, int K, std::size_t budget) {
+/// compute_sweep_cluster_plan, once per device, n, K, scalar type, guard and budget: its occupancy
+/// queries took about 5 µs each, several per solve, on the host before the kernel starts (H200,
+/// tridiag_bench).
+SweepClusterPlan sweep_cluster_plan(index_t n, int K, bool complex, bool guarded,
+                                    std::size_t budget) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, index_t, int, std::size_t>, SweepClusterPlan> plans;
+  static std::map<std::tuple<int, index_t, int, bool, bool, std::size_t>, SweepClusterPlan> plans;
   int device = 0;
   PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  const auto key = std::make_tuple(device, n, K, budget);
+  const auto key = std::make_tuple(device, n, K, complex, guarded, budget);
   {
     const std::lock_guard<std::mutex> lock(mutex);
     const auto it = plans.find(key);
     if (it != plans.end()) return it->second;
   }
-  const SweepClusterPlan plan = compute_sweep_cluster_plan(n, K, budget);
+  const SweepClusterPlan plan =
+      complex ? compute_sweep_cluster_plan<detail::Complex>(n, K, guarded, budget)
+              : compute_sweep_cluster_plan<double>(n, K, false, budget);
   const std::lock_guard<std::mutex> lock(mutex);
   return plans.emplace(key, plan).first->second;
 }
 
-/// Whether the sweep method's cluster kernel takes real systems of n > 768 rows with K rows per
-/// lane: up to detail::sweep_cluster_max_rows(K), where its blocks' shared memory fits `budget`
-/// and the device launches clusters (compute capability 9.0 on).
-bool sweep_cluster_applies(index_t n, int K, bool complex, std::size_t budget) {
-  if (complex || n > detail::sweep_cluster_max_rows(K)) return false;
+/// Whether the sweep method's cluster kernel takes systems of n > 768 rows with K rows per lane
+/// (complex: `guarded` or not): up to detail::sweep_cluster_max_rows(K), where its blocks' shared
+/// memory fits `budget` and the device launches clusters (compute capability 9.0 on).
+bool sweep_cluster_applies(index_t n, int K, bool complex, bool guarded, std::size_t budget) {
+  if (n > detail::sweep_cluster_max_rows(K)) return false;
   int device = 0;
   PSCR_CUDA_CHECK(cudaGetDevice(&device));
   int clusters = 0;
   PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0 && sweep_cluster_plan(n, K, budget).smem != 0;
+  return clusters != 0 && sweep_cluster_plan(n, K, complex, guarded, budget).smem != 0;
 }
 
 /// PCR steps of the tiled PCR method where the call and the table leave them open. Four steps
@@ -423,10 +439,11 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
-    const bool clusters = sweep_uses_clusters(n, complex);
-    const int K = clusters ? sweep_cluster_rows(n, batch, r) : detail::sweep_rows(n, r);
-    const bool fits = clusters ? sweep_cluster_applies(n, K, complex, budget)
-                               : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
+    const bool clusters = sweep_uses_clusters(n);
+    const int K = clusters ? sweep_cluster_rows(n, batch, r, complex) : detail::sweep_rows(n, r);
+    const bool fits = clusters
+                          ? sweep_cluster_applies(n, K, complex, complex && !opt.dominant, budget)
+                          : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
     if (general || interleaved || !fits)
       opt.method = Method::block;
     else
@@ -1105,18 +1122,21 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The sweep method on real systems of more than 768 rows with K rows per lane (resolve checked
-/// that the cluster kernel applies, within `budget`): clusters of sweep_cluster_plan's shape, each
-/// solving `slots` systems at once, as many clusters as are resident (or systems need).
-void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<double>& form, int K,
-                          index_t batch, const double* d, const BatchLayout& dl, double* x,
+/// The sweep method on systems of more than 768 rows with K rows per lane (resolve checked that
+/// the cluster kernel applies, within `budget`; complex systems `guarded` or not): clusters of
+/// sweep_cluster_plan's shape, each solving `slots` systems at once, as many clusters as are
+/// resident (or systems need).
+template <class T>
+void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
+                          bool guarded, index_t batch, const T* d, const BatchLayout& dl, T* x,
                           const BatchLayout& xl, std::size_t budget) {
-  const SweepClusterPlan plan = sweep_cluster_plan(form.m.n, K, budget);
+  constexpr bool complex = !std::is_same_v<T, double>;
+  const SweepClusterPlan plan = sweep_cluster_plan(form.m.n, K, complex, guarded, budget);
   if (plan.smem == 0)
     throw LibraryError("tridiag::cuda: no cluster of the sweep method for systems of " +
                        std::to_string(form.m.n) + " rows fits the device");
   const detail::SweepClusterShape& shape = plan.shape;
-  auto* kernel = sweep_cluster_kernel(K, shape.slots);
+  auto* kernel = sweep_cluster_kernel<T>(K, shape.slots, guarded);
   allow_shared(kernel, plan.smem);
   const index_t clusters = std::min((batch + shape.slots - 1) / shape.slots, plan.resident);
   cudaLaunchAttribute attribute;
@@ -1177,11 +1197,11 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
-      if constexpr (std::is_same_v<T, double>) {
-        if (sweep_uses_clusters(n, false)) {
-          launch_sweep_cluster(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget);
-          return;
-        }
+      if (sweep_uses_clusters(n)) {
+        launch_sweep_cluster(stream, form, opt.rows_per_thread,
+                             !std::is_same_v<T, double> && !opt.dominant, batch, d, dl, x, xl,
+                             budget);
+        return;
       }
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget, opt.dominant);
       return;

@@ -54,7 +54,7 @@
 ///              one segment, of more than 16, or whose A, M tables do not fit the block's shared
 ///              memory run the segment method (same K); interleaved layouts the columns method.
 ///   sweep:     shifted form, rows contiguous (tridiag/cuda/sweep.cuh): one warp per system of
-///              n ≤ 768 rows (complex: 2048), lane l owning K consecutive rows (K =
+///              n ≤ 768 rows, lane l owning K consecutive rows (K =
 ///              rows_per_thread raised to the smallest even K ≥ 4 with 32·K ≥ n), as in the warp
 ///              method, but what a lane keeps per row (d′, c′ and the spike column) lives in the
 ///              warp's shared memory, so K reaches 64 without spilling registers (real K = 18–32
@@ -64,14 +64,17 @@
 ///              Complex systems not declared `dominant` guard the warp's solve of the lanes'
 ///              reduced rows (cyclic reduction and PCR) against growth and solve them again in
 ///              order where it finds some (about 1.5% of indefinite Helmholtz shifts): accurate
-///              on those up to 1023 rows (K = 32), where the selection table uses it.
-///              Real systems of 769 to 16384 rows: clusters of blocks
+///              on those (verified up to K = 32), where the selection table uses it.
+///              Systems of 769 to 16384 rows (complex: 8192): clusters of blocks
 ///              (tridiag/cuda/sweep_cluster.cuh), a warp per segment of 32·K rows and system (K =
-///              16, or 8: see Options::rows_per_thread), a cluster solving as many systems at once
-///              as its blocks' shared memory and registers allow (slots, sharing each segment's A,
-///              M tables), each lane sweeping its K rows in shared memory, the segments' coarse
-///              rows exchanged through distributed shared memory; d read once. The general form,
-///              interleaved layouts and other systems run the block method (its K).
+///              16, or 8: see Options::rows_per_thread; complex 8), a cluster solving as many
+///              systems at once as its blocks' shared memory and registers allow (slots, sharing
+///              each segment's A, M tables), each lane sweeping its K rows in shared memory, the
+///              segments' coarse rows exchanged through distributed shared memory; d read once.
+///              Complex systems not declared `dominant` guard the segments' spike solves and the
+///              coarse solve as above (accurate on indefinite Helmholtz shifts up to 8191 rows;
+///              the selection table gives them dominant systems only: kSweepGuardedMaxRows). The
+///              general form, interleaved layouts and other systems run the block method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
 ///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
 ///              of one system and the systems fastest across the threads of a block, so that each
@@ -159,8 +162,9 @@ struct Options {
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
   /// covers n (real n > 768: 8 where it is 1 to 8, or 0 where 8 pads at least a tenth fewer rows
-  /// than 16 and the batch has fewer than 2^23 rows, and n ≤ 8192; else 16); tiled_pcr: its PCR
-  /// steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per system). Otherwise (and 0 for
+  /// than 16 and the batch has fewer than 2^23 rows, and n ≤ 8192; else 16; complex n > 768: 8
+  /// whatever is asked); tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent
+  /// systems per system). Otherwise (and 0 for
   /// every method) = from the selection table where its entry for the shape is the same kind of
   /// method, else 8 (complex: 4, since eliminating more rows per thread without pivoting loses
   /// accuracy on indefinite complex systems, bench/tridiag_select.py, unless `dominant`;

@@ -1,10 +1,11 @@
 #pragma once
-/// @file The sweep method for real systems of 769 to 16384 rows (shifted form): one cluster of
-/// blocks per system (sweep_cluster_kernel), so that a system's rows, its A and M tables and the
-/// next system's d stay in the shared memory of a few SMs from load to store and d is read once.
-/// The segment method's two passes read d twice for these systems (24 bytes per row against the
-/// floor's 16), and one SM's shared memory holds neither a whole system's tables (32 bytes per
-/// row, 256 KB at 8192 rows) nor its rows twice over (docs/tridiag-performance.md).
+/// @file The sweep method for systems of 769 to 16384 rows, complex ones up to 8192 (shifted
+/// form): one cluster of blocks per system (sweep_cluster_kernel), so that a system's rows, its A
+/// and M tables and the next system's d stay in the shared memory of a few SMs from load to store
+/// and d is read once. The segment method's two passes read d twice for these systems (24 bytes
+/// per row against the floor's 16, 48 against 32 complex), and one SM's shared memory holds
+/// neither a whole system's tables (32 bytes per row, 256 KB at 8192 rows; 64 complex) nor its
+/// rows twice over (docs/tridiag-performance.md).
 ///
 /// A cluster of C blocks solves S systems at once (S slots, SweepClusterShape): each slot has W·C
 /// warps (W per block, W·C ≤ 32) owning one segment of 32·K rows each (K = 8 or 16), warp g of the
@@ -18,6 +19,9 @@
 ///     solves the 64 reduced rows for its spikes (the block method's spike_rows: the segment's
 ///     outside couplings as two more right-hand sides), which give the segment's two coarse rows
 ///     (spike_coarse_rows);
+///     For complex systems not declared dominant (Guarded) this solve and the coarse solve of
+///     step 4 are guarded as the sweep kernel's reduced solve (guarded_reduced_solve: solved
+///     again in order where ReducedGrowth flags the tree);
 ///  3. the warp writes its coarse rows into the shared memory of every block of the cluster
 ///     (st.async, distributed shared memory), each block's mbarrier counting the bytes, and waits
 ///     at its own block's mbarrier until all of them have arrived;
@@ -41,9 +45,19 @@ namespace pscr::tridiag::cuda::detail {
 /// sweep_uses_clusters, where the measurements are): past 768 rows its blocks of two K = 16
 /// segment warps with slots beat one warp per system (sweep.cuh), which takes the shorter ones.
 constexpr index_t kSweepClusterMinRows = 769;
-/// Rows per lane of the cluster kernel (one instance each): 16, or 8 where a call asks for at most
-/// 8 (resolve). Most warps per block.
+/// Rows per lane of the cluster kernel (one instance each): real 16, or 8 where a call asks for at
+/// most 8 (resolve); complex kSweepClusterComplexRows = 8 (at 16 a segment's tables and a warp's
+/// buffers of d, 35 and 17 KB, would leave an SM 4 warps). Most warps per block.
+constexpr int kSweepClusterComplexRows = 8;
 constexpr int kSweepClusterMaxWarps = 8;
+/// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
+/// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
+/// contiguous, about 2^24 rows, ms, at most 4 warps per block against 8, diagonally dominant /
+/// Helmholtz systems): 2048 × 8192 (2 blocks against 1) 0.352 / 0.372 and 0.365 / 0.403, 2047²
+/// 0.105 / 0.114 and 0.111 / 0.130, 3000 × 5592 (3 against 2) 0.447 / 0.464 and 0.457 / 0.500,
+/// 4096² (4 against 2) 0.422 / 0.401 and 0.445 / 0.423, 6000 × 2796 (6 against 3) 0.744 / 0.484,
+/// 8192 × 2048 (8 against 4) 0.641 / 0.483.
+constexpr int kSweepClusterComplexPairedBlocks = 3;
 /// Most segments per cluster (the coarse system of 2 rows per segment is solved by one warp's
 /// lanes) and most blocks per cluster (the portable cluster size).
 constexpr int kSweepClusterMaxSegments = kWarpLanes;
@@ -60,12 +74,15 @@ struct SweepLaneKept {
   PSCR_HD T& v(int i) { return vs[i]; }
 };
 
-/// Shape of a cluster launch for systems of n rows and K rows per lane: C blocks of W segment
-/// warps, W·C segments of 32·K rows covering n, and S slots: each block runs W·S warps, the S
-/// warps of a segment solving S systems at once with the segment's tables shared (the launch
-/// picks S: sweep_cluster_plan, solve.cu).
+/// Shape of a cluster launch for systems of n rows, K rows per lane and scalars of `scalar_bytes`:
+/// C blocks of W segment warps, W·C segments of 32·K rows covering n, and S slots: each block
+/// runs W·S warps, the S warps of a segment solving S systems at once with the segment's tables
+/// shared (the launch picks S: sweep_cluster_plan, solve.cu).
 ///  - K = 8: the fewest blocks of at most 8 warps, then the fewest warps (a segment's tables and
-///    two buffers of d take 14 KB: 8 warps, 113 KB per block, two blocks per SM);
+///    two buffers of d take 14 KB: 8 warps, 113 KB per block, two blocks per SM). Complex ones
+///    take 28 KB: blocks of at most 4 warps (two per SM, so that one block's warps run while the
+///    other's wait on their cluster) where that takes at most kSweepClusterComplexPairedBlocks
+///    blocks, else of 8 (one per SM);
 ///  - K = 16: W = 2, 3 or 4 with at most 8 blocks, the fewest identity segments, then the smallest
 ///    W. A segment's tables take 17 KB and a warp's two buffers of d 9 KB, so blocks of one system
 ///    (S = 1) hold at most 8 warps per SM; with W = 2 and S = 3 (8192 rows: 8 blocks of 6 warps,
@@ -77,11 +94,14 @@ struct SweepClusterShape {
   PSCR_HD int segments() const { return blocks * warps; }
   PSCR_HD int block_warps() const { return warps * slots; }
 };
-PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K) {
+PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K, int scalar_bytes) {
   const index_t rows = static_cast<index_t>(kWarpLanes) * K;
   const int segments = static_cast<int>((n + rows - 1) / rows);
   if (K <= 8) {
-    const int blocks = (segments + kSweepClusterMaxWarps - 1) / kSweepClusterMaxWarps;
+    const int half = kSweepClusterMaxWarps / 2;
+    const bool paired = scalar_bytes > 8 && segments <= half * kSweepClusterComplexPairedBlocks;
+    const int most = paired ? half : kSweepClusterMaxWarps;
+    const int blocks = (segments + most - 1) / most;
     return {blocks, (segments + blocks - 1) / blocks};
   }
   SweepClusterShape best;
@@ -109,11 +129,12 @@ PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
   return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
 }
 
-/// Scalars of shared memory of one block of `shape`: one mbarrier per buffer and slot (8 bytes
-/// each), the coarse rows (Condensed, 8 scalars per segment) in two buffers per slot, then per
-/// segment warp its four tables, then per warp its two buffers of d (sweep_array(K) scalars each).
-PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape) {
-  return 2 * shape.slots + 2 * 8 * shape.slots * shape.segments() +
+/// Scalars (of `scalar_bytes`, 8 or 16) of shared memory of one block of `shape`: 16 bytes per
+/// slot for one mbarrier per buffer (8 bytes each), the coarse rows (Condensed, 8 scalars per
+/// segment) in two buffers per slot, then per segment warp its four tables, then per warp its two
+/// buffers of d (sweep_array(K) scalars each).
+PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int scalar_bytes) {
+  return 16 * shape.slots / scalar_bytes + 2 * 8 * shape.slots * shape.segments() +
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
@@ -153,7 +174,7 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned phase) {
   } while (done == 0);
 }
 /// Writes (a, b) to `remote` (a shared::cluster address) and counts its 16 bytes on the mbarrier
-/// at `remote_bar` (of the same block).
+/// at `remote_bar` (of the same block): one 16-byte piece of the coarse rows (coarse_piece).
 __device__ __forceinline__ void store_async(unsigned remote, double a, double b,
                                             unsigned remote_bar) {
   asm volatile(
@@ -163,12 +184,41 @@ __device__ __forceinline__ void store_async(unsigned remote, double a, double b,
       : "memory");
 }
 
+/// 16-byte pieces of a segment's coarse rows (Condensed<T>: 4 real, 8 complex).
+template <class T>
+constexpr int kCoarsePieces = static_cast<int>(sizeof(Condensed<T>) / 16);
+
+/// Piece q of a segment's coarse rows, whose 8 scalars are F.a, F.b, F.c, F.d, L.a, ..., L.d in
+/// this order, as two doubles: scalars 2q and 2q + 1 of real rows, scalar q of complex ones.
+/// Selects by q, not an index into the rows, which would put them in local memory.
+template <class T>
+__device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, double& lo,
+                                             double& hi) {
+  const auto scalar = [&](int i) {
+    const bool of_f = i < 4;
+    const int j = i & 3;
+    const T a = of_f ? rows.F.a : rows.L.a, b = of_f ? rows.F.b : rows.L.b;
+    const T c = of_f ? rows.F.c : rows.L.c, d = of_f ? rows.F.d[0] : rows.L.d[0];
+    return j == 0 ? a : j == 1 ? b : j == 2 ? c : d;
+  };
+  if constexpr (std::is_same_v<T, double>) {
+    lo = scalar(2 * q);
+    hi = scalar(2 * q + 1);
+  } else {
+    const T v = scalar(q);
+    lo = v.re;
+    hi = v.im;
+  }
+}
+
 /// See the file comment. Blocks of W·S warps (S = `slots`, W = blockDim.x / 32 / S segment warps),
 /// C = the cluster's blocks; warp q·W + i of block b owns segment b·W + i in slot q. Cluster c's
 /// slot q takes systems c·S + q, + clusters·S, ... `Slotted` false: S = 1 at compile time (the
 /// code of one slot is then that of the kernel before slots; compiled for any S, ptxas gave it 163
 /// registers instead of 150 at K = 16, and one slot ran 4–8% slower: H200, tridiag_bench).
-template <class T, int K, bool Slotted>
+/// Guarded: the spike and coarse solves watched and solved again in order where they flag (complex
+/// systems not declared dominant).
+template <class T, int K, bool Slotted, bool Guarded>
 __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
                          const T* d, Strides ds, T* x, Strides xs) {
@@ -186,7 +236,6 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int g = static_cast<int>(cluster.block_rank()) * W + own;  // the warp's segment
   const int A = sweep_array(K);
-  static_assert(std::is_same_v<T, double>, "the coarse rows are exchanged as 8-byte reals");
   // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments].
   auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16 * slots);
@@ -269,23 +318,24 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
       Row4<T> P, Q;
       sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
       T f[3], l[3];
-      segment_spikes(P, Q, xf, xl, f, l);
+      segment_spikes<Guarded>(P, Q, xf, xl, f, l);
       const Condensed<T> rows = spike_coarse_rows(f, l);
-      // Lane 4r + q writes piece q of the rows (a, b of F; c, d of F; of L) into block r.
-      const int rank = lane / 4, q = lane % 4;
-      if (rank < C) {
-        const bool of_f = q < 2, ab = (q & 1) == 0;
-        const T a = ab ? (of_f ? rows.F.a : rows.L.a) : (of_f ? rows.F.c : rows.L.c);
-        const T b = ab ? (of_f ? rows.F.b : rows.L.b) : (of_f ? rows.F.d[0] : rows.L.d[0]);
+      // Lane P·r + q writes piece q of the rows into block r (P pieces: one pass of the warp for
+      // real rows, clusters of at most 8 blocks, and for complex ones of at most 4, K = 8).
+      constexpr int kPieces = kCoarsePieces<T>;
+      for (int i = lane; i < kPieces * C; i += kWarpLanes) {
+        const int rank = i / kPieces, q = i % kPieces;
+        double lo, hi;
+        coarse_piece(rows, q, lo, hi);
         const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
-        store_async(cluster_address(local, rank), a, b, cluster_address(bar, rank));
+        store_async(cluster_address(local, rank), lo, hi, cluster_address(bar, rank));
       }
     }
     mbarrier_wait(bar, uses & 1u);
     T x_minus, x_plus;
     {
       T cf, cl;
-      solve_coarse_rows(buffer, segments, width, cf, cl);
+      solve_coarse_rows<Guarded>(buffer, segments, width, cf, cl);
       segment_outside_unknowns(cf, cl, g, segments, x_minus, x_plus);
     }
     sweep_substitute(dx, kept, base, K, xf[0] + xf[1] * x_minus + xf[2] * x_plus,

@@ -361,26 +361,30 @@ __device__ void warp_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x
   }
 }
 
-/// A lane's reduced rows P, Q after Thomas's elimination in order: x_first + c1 x_last = d1,
-/// x_last + c2 x_next = d2 (x_next: the next lane's first unknown).
-template <class T>
+/// A lane's reduced rows P, Q after Thomas's elimination in order, for R right-hand sides:
+/// x_first + c1 x_last = d1, x_last + c2 x_next = d2 (x_next: the next lane's first unknown).
+template <class T, int R = 1>
 struct EliminatedPair {
-  T c1, d1, c2, d2;
+  T c1, c2;
+  T d1[R], d2[R];
 };
 
-/// Thomas's step on a lane's rows P, Q after the previous lane's eliminated last row (c_in, d_in;
+/// Thomas's step on a lane's rows P, Q after the previous lane's eliminated last row (`prev`;
 /// none before lane 0: `first`).
-template <class T>
-PSCR_HD EliminatedPair<T> eliminate_pair(const Row4<T>& P, const Row4<T>& Q, bool first, T c_in,
-                                         T d_in) {
-  EliminatedPair<T> e;
+template <class T, int R>
+PSCR_HD EliminatedPair<T, R> eliminate_pair(const Row<T, R>& P, const Row<T, R>& Q, bool first,
+                                            const EliminatedPair<T, R>& prev) {
+  EliminatedPair<T, R> e;
   const T a = first ? T(0) : P.a;
-  const T inv1 = recip(P.b - a * c_in);
+  const T inv1 = recip(P.b - a * prev.c2);
   e.c1 = P.c * inv1;
-  e.d1 = (P.d[0] - a * d_in) * inv1;
   const T inv2 = recip(Q.b - Q.a * e.c1);
   e.c2 = Q.c * inv2;
-  e.d2 = (Q.d[0] - Q.a * e.d1) * inv2;
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    e.d1[j] = (P.d[j] - a * prev.d2[j]) * inv1;
+    e.d2[j] = (Q.d[j] - Q.a * e.d1[j]) * inv2;
+  }
   return e;
 }
 
@@ -390,27 +394,31 @@ PSCR_HD EliminatedPair<T> eliminate_pair(const Row4<T>& P, const Row4<T>& Q, boo
 /// shuffle), and on the way back solves them from the next lane's first unknown. `width`
 /// dependent steps each way against warp_reduced_solve's one CR and log2(width) PCR steps, but
 /// without the reordering that loses accuracy on indefinite complex systems: the guarded solve's
-/// where ReducedGrowth flags the tree (guarded_reduced_solve). Every lane of the warp calls it;
-/// the group's last Q couples nothing after it (its c is not read).
-template <class T>
-__device__ void warp_ordered_solve(const Row4<T>& P, const Row4<T>& Q, T& x_first, T& x_last,
-                                   int width = kWarpLanes) {
+/// where ReducedGrowth flags the tree (guarded_reduced_solve). Every lane of
+/// the warp calls it; the group's last Q couples nothing after it (its c is not read).
+template <class T, int R>
+__device__ void warp_ordered_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
+                                   T (&x_last)[R], int width = kWarpLanes) {
   const int lane = static_cast<int>(threadIdx.x) & (width - 1);
-  EliminatedPair<T> e{T(0), T(0), T(0), T(0)};
-  T c_in(0), d_in(0);  // the previous lane's eliminated last row
+  EliminatedPair<T, R> e{}, prev{};  // prev: the previous lane's eliminated last row
   for (int l = 0; l < width; ++l) {
-    if (lane == l) e = eliminate_pair(P, Q, l == 0, c_in, d_in);
-    c_in = shfl_from(e.c2, l, width);
-    d_in = shfl_from(e.d2, l, width);
+    if (lane == l) e = eliminate_pair(P, Q, l == 0, prev);
+    prev.c2 = shfl_from(e.c2, l, width);
+#pragma unroll
+    for (int j = 0; j < R; ++j) prev.d2[j] = shfl_from(e.d2[j], l, width);
   }
-  x_first = x_last = T(0);
-  T x_next(0);  // the next lane's first unknown (none after the last)
+  T x_next[R];  // the next lane's first unknowns (none after the last)
+#pragma unroll
+  for (int j = 0; j < R; ++j) x_next[j] = x_first[j] = x_last[j] = T(0);
   for (int l = width - 1; l >= 0; --l) {
-    if (lane == l) {
-      x_last = e.d2 - e.c2 * x_next;
-      x_first = e.d1 - e.c1 * x_last;
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      if (lane == l) {
+        x_last[j] = e.d2[j] - e.c2 * x_next[j];
+        x_first[j] = e.d1[j] - e.c1 * x_last[j];
+      }
+      x_next[j] = shfl_from(x_first[j], l, width);
     }
-    x_next = shfl_from(x_first, l, width);
   }
 }
 
@@ -424,24 +432,27 @@ __device__ void warp_ordered_solve(const Row4<T>& P, const Row4<T>& Q, T& x_firs
 template <int K, class T>
 inline constexpr bool kGuardedLanes = !std::is_floating_point_v<T> && K > 4;
 
-/// The reduced rows' solve of the kernels that take one right-hand side: the warp's tree over
-/// groups of `width` lanes (warp_reduced_solve), Guarded or not: guarded, its growth is watched
+/// The reduced rows' solve of the kernels, for R right-hand sides: the warp's tree over groups of
+/// `width` lanes (warp_reduced_solve), Guarded or not: guarded, its growth is watched
 /// (ReducedGrowth) and, where any lane of the warp flags a step, every group solves its rows again
 /// in order (warp_ordered_solve). Every lane of the warp calls it.
+template <bool Guarded, class T, int R>
+__device__ void guarded_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
+                                      T (&x_last)[R], int width = kWarpLanes) {
+  if constexpr (Guarded) {
+    ReducedGrowth growth;
+    warp_reduced_solve(P, Q, x_first, x_last, width, growth);
+    if (__any_sync(0xffffffffu, growth.flagged)) warp_ordered_solve(P, Q, x_first, x_last, width);
+  } else {
+    warp_reduced_solve(P, Q, x_first, x_last, width);
+  }
+}
+/// The same for the kernels that take one right-hand side.
 template <bool Guarded, class T>
 __device__ void guarded_reduced_solve(const Row4<T>& P, const Row4<T>& Q, T& first, T& last,
                                       int width = kWarpLanes) {
   T f[1], l[1];
-  if constexpr (Guarded) {
-    ReducedGrowth growth;
-    warp_reduced_solve(P, Q, f, l, width, growth);
-    if (__any_sync(0xffffffffu, growth.flagged)) {
-      warp_ordered_solve(P, Q, first, last, width);
-      return;
-    }
-  } else {
-    warp_reduced_solve(P, Q, f, l, width);
-  }
+  guarded_reduced_solve<Guarded>(P, Q, f, l, width);
   first = f[0];
   last = l[0];
 }
