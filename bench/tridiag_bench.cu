@@ -17,8 +17,9 @@
 // then take seconds instead of minutes. --systems: the shifted systems A + s_k M, dominant
 // (default: random A, M, s with diagonals well above the off-diagonals) or helmholtz (complex
 // only, with --scalars complex: the indefinite systems of a 2D Helmholtz solve,
-// problems::HelmholtzPencil, on which guarded configurations do extra work where they find
-// growth; the CSV does not record which, so name its file for it). The copy is always timed;
+// problems::HelmholtzPencil with the shifts PSCR's top level forms, eigen_shifts, on which
+// guarded configurations do extra work where they find growth; the CSV does not record which,
+// so name its file for it). The copy is always timed;
 // cuSPARSE solves the general form only. Exit codes: 0 written, 1 failure (no GPU, a CUDA or
 // cuSPARSE error, an unwritable output), 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
@@ -194,11 +195,17 @@ struct Problem {
   std::vector<Scalar> shifts;
 };
 
+/// Rows of the other dimension's pencil whose eigenvalues give the Helmholtz systems' shifts:
+/// the batch's, up to this many (its eigenvalues then repeat), so that the 2D shapes (batch = n)
+/// are PSCR's top level exactly and the eigen solve takes about a second at most.
+constexpr index_t kHelmholtzOtherRows = 4095;
+
 /// The shifted systems A + s_k M: diagonally dominant (A, M, s random, diagonals well above
 /// the off-diagonals), or where `helmholtz` (complex only) the indefinite ones of a 2D Helmholtz
-/// solve, pscr::problems::HelmholtzPencil (n rows, its shifts across the spectrum), on which
-/// guarded configurations find growth and solve some systems' reduced rows again in order. The
-/// general form's a, b, c are the same systems; d is random either way.
+/// solve, pscr::problems::HelmholtzPencil (n rows) with the shifts PSCR's top level forms
+/// (eigen_shifts: the eigenvalues of another pencil of min(batch, kHelmholtzOtherRows) rows),
+/// on which guarded configurations find growth and solve some systems' reduced rows again in
+/// order. The general form's a, b, c are the same systems; d is random either way.
 template <class Scalar>
 Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed, bool helmholtz) {
   std::mt19937_64 gen(seed);
@@ -209,7 +216,7 @@ Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed, bool 
       const pscr::problems::HelmholtzPencil pencil(n, seed);
       p.A = pencil.factor.A;
       p.M = pencil.factor.M;
-      for (index_t k = 0; k < batch; ++k) p.shifts[k] = pencil.shift(k, batch);
+      p.shifts = pencil.eigen_shifts(batch, std::min(batch, kHelmholtzOtherRows), seed + 1);
     }
   }
   if (p.A.diag.empty()) {

@@ -28,10 +28,11 @@ the fastest of them anyway.) The sweep method on complex systems of one warp, up
 SWEEP_GUARDED_MAX_ROWS rows, is not bounded: not declared dominant, it guards its reduced solve
 (tridiag/cuda/warp.cuh, ReducedGrowth) and solves the reduced rows again in order where the guard
 flags them, which met 1e-10 on the GPU's Helmholtz test up to K = 32 (n = 1023; the bound of 4
-came from the unguarded solve). Its cluster kernel (769 rows on, K = 8, spike and coarse solves
-guarded: tridiag/cuda/sweep_cluster.cuh) is as accurate there, but its guard flags nearly every
-system of PSCR's 2D Helmholtz 4095^2, where it ran 26% slower than the segment method
-(tridiag/cuda/selection.hpp, kSweepGuardedMaxRows): dominant entries only. Likewise the segment and columns methods on complex systems of
+came from the unguarded solve), and its cluster kernel (769 to 8192 rows, K = 8, spike and coarse
+solves guarded: tridiag/cuda/sweep_cluster.cuh), 0 of 16000 shifts above 1e-10 on the GPU's
+Helmholtz test. Where it is faster on such systems, the Helmholtz CSV decides: its guard stalls a
+cluster where one segment flags, which the shifts PSCR forms make it do (tridiag_bench
+--systems helmholtz uses them). Likewise the segment and columns methods on complex systems of
 one segment (32 lanes or chunks of K rows cover n) up to MAX_GUARDED_LANE_ROWS: beyond K = 4
 they guard their reduced solve the same way (tridiag/cuda/warp.cuh, kGuardedLanes), which met
 1e-10 on the GPU's Helmholtz test at K = 8 and 16 (n = 127, 255, 511, both forms); systems of
@@ -60,9 +61,9 @@ MAX_GUARDED_LANE_ROWS = 16  # kMaxGuardedLaneRows: guarded segment and columns k
 SWEEP_CLUSTER_MIN_ROWS = 769  # tridiag/cuda/sweep_cluster.cuh: kSweepClusterMinRows
 SWEEP_CLUSTER_MAX_SEGMENTS = 32  # kSweepClusterMaxSegments
 SWEEP_CLUSTER_COMPLEX_ROWS = 8  # kSweepClusterComplexRows
-# tridiag/cuda/selection.hpp: kSweepGuardedMaxRows, the guarded complex sweep the table may pick
-# (its one warp per system; not the cluster kernel, whose guard stalls on PSCR's systems)
-SWEEP_GUARDED_MAX_ROWS = SWEEP_CLUSTER_MIN_ROWS - 1
+# tridiag/cuda/selection.hpp: kSweepGuardedMaxRows, the guarded complex sweep (its cluster kernel's
+# most rows)
+SWEEP_GUARDED_MAX_ROWS = WARP_LANES * SWEEP_CLUSTER_COMPLEX_ROWS * SWEEP_CLUSTER_MAX_SEGMENTS
 SWEEP_CLUSTER_WIDE_ROWS = 1 << 23  # tridiag/cuda/solve.cu: kSweepClusterWideRows
 
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "eigen_init/eigen_init.hpp"
 #include "problems/random.hpp"
 
 namespace pscr::problems {
@@ -324,6 +325,25 @@ HelmholtzPencil::HelmholtzPencil(index_t n, std::uint64_t seed) {
   factor = helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega_);
   for (index_t i = 0; i < n; ++i)
     lambda_max_ = std::max(lambda_max_, 4 * std::abs(factor.A.diag[i] / factor.M.diag[i]));
+}
+
+std::vector<std::complex<double>> HelmholtzPencil::eigen_shifts(index_t count, index_t m,
+                                                                std::uint64_t seed) const {
+  if (count < 0 || m < 1)
+    PSCR_INPUT_ERROR("HelmholtzPencil::eigen_shifts: expected count >= 0 and m >= 1, found count "
+                     << count << " and m " << m);
+  DimensionSpec dim;
+  dim.n = m;
+  dim.mesh.kind = MeshKind::random;
+  dim.left = dim.right = Boundary::absorbing;
+  const Factor<std::complex<double>> other =
+      helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega_);
+  std::vector<std::complex<double>> lambda = solve_block_pencil(other.A, other.M, {}).lambda;
+  std::sort(lambda.begin(), lambda.end(),
+            [](const auto& x, const auto& y) { return x.real() < y.real(); });
+  std::vector<std::complex<double>> shifts(count);
+  for (index_t k = 0; k < count; ++k) shifts[k] = lambda[k % m] - omega_ * omega_;
+  return shifts;
 }
 
 std::complex<double> HelmholtzPencil::shift(index_t j, index_t count) const {

@@ -81,16 +81,26 @@ Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& steps, 
 
 /// @brief The indefinite tridiagonal systems of a 2D Helmholtz solve along one dimension: A + s M
 /// of helmholtz_factor (random mesh of n unknowns from `seed`, absorbing ends, ω = 2π(n + 1)/10 as
-/// in pscr_gpu_bench) with real shifts s evenly across the pencil's spectrum (the eigenvalues of
-/// the other dimension's blocks are real), no damping inside: the systems on which solvers without
-/// pivoting lose accuracy (the GPU tridiagonal tests) and on which guarded solvers do extra work
-/// (tridiag_bench --systems helmholtz).
+/// in pscr_gpu_bench), with real shifts s evenly across the pencil's spectrum (shift(): the
+/// systems on which solvers without pivoting lose accuracy, the GPU tridiagonal tests) or with
+/// the shifts PSCR's top level forms (eigen_shifts(): the systems tridiag_bench --systems
+/// helmholtz times guarded solvers on, which do extra work where they find growth).
 class HelmholtzPencil {
  public:
   HelmholtzPencil(index_t n, std::uint64_t seed);
   /// Shift j of `count`: λ_max (j + 1/2) / count − ω², λ_max an upper bound of the spectrum of
-  /// M⁻¹A (Gershgorin-like: 4 max |A_ii / M_ii|).
+  /// M⁻¹A (Gershgorin-like: 4 max |A_ii / M_ii|). About a twentieth of them lie below ω² − λ_min,
+  /// where the systems are indefinite.
   std::complex<double> shift(index_t j, index_t count) const;
+  /// `count` shifts as PSCR's top level forms them in a 2D solve with this pencil along one
+  /// dimension and another of the same kind along the other (m unknowns, its random mesh from
+  /// `seed`, the same ω and absorbing ends): λ_j − ω², λ_j the other pencil's generalized
+  /// eigenvalues (solve_block_pencil) in ascending real part, repeated in that order up to
+  /// `count`. About a fifth of them lie below ω² (at m = n = 4095: 806), four times as many
+  /// indefinite systems as shift()'s; a guarded solver's guard flagged on eleven times as many
+  /// (docs/tridiag-performance.md, section on the cluster kernel for complex systems).
+  std::vector<std::complex<double>> eigen_shifts(index_t count, index_t m,
+                                                 std::uint64_t seed) const;
   Factor<std::complex<double>> factor;
 
  private:

@@ -5,7 +5,7 @@ rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows nev
 configurations whose threads take more than MAX_COMPLEX_LANE_ROWS rows (segment, block, partition,
 and the warp method with the K it raises its rows per lane to) are left out of the complex entries
 (they lost accuracy on PSCR's indefinite Helmholtz systems) but not of the dominant ones (for
-diagonally dominant systems), except the guarded ones: the sweep method up to 768 rows, the
+diagonally dominant systems), except the guarded ones: the sweep method up to 8192 rows, the
 segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
 rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
 not dominant; a CSV without a usable row is refused with a message and no table written.
@@ -76,8 +76,10 @@ class TridiagSelectTest(ScriptTest):
             row("complex", 130, 131072, "segment", 4, 0.13),
             row("complex", 700, 23967, "sweep", 0, 0.30),  # K = 22, one warp, guarded: kept
             row("complex", 700, 23967, "segment", 4, 0.40),
-            row("complex", 2048, 8192, "sweep", 8, 0.30),  # the cluster kernel: dominant only
+            row("complex", 2048, 8192, "sweep", 8, 0.30),  # the cluster kernel, guarded: kept
             row("complex", 2048, 8192, "segment", 4, 0.40),
+            row("complex", 16384, 1024, "sweep", 8, 0.30),  # beyond the guarded sweep
+            row("complex", 16384, 1024, "segment", 4, 0.40),
             row("complex", 512, 32768, "warp", 0, 0.41, staging="shared"),  # K = 16
             row("complex", 512, 32768, "warp", 4, 0.40),  # raised to K = 16 too
             row("complex", 512, 32768, "sweep", 0, 0.20),  # K = 16, guarded: kept
@@ -105,8 +107,9 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, false, false, 512, 32768, Method::sweep, 0, false},  // 0.2 ms",
             "{false, true, false, false, 700, 23967, Method::sweep, 0, false},  // 0.3 ms",
             "{false, true, false, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
-            "{false, true, false, false, 2048, 8192, Method::segment, 4, false},  // 0.4 ms",
+            "{false, true, false, false, 2048, 8192, Method::sweep, 8, false},  // 0.3 ms",
             "{false, true, false, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
+            "{false, true, false, false, 16384, 1024, Method::segment, 4, false},  // 0.4 ms",
             "{false, true, true, false, 96, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, true, false, 128, 131072, Method::warp, 0, true},  // 0.1 ms",
             "{false, true, true, false, 130, 131072, Method::sweep, 0, false},  // 0.11 ms",
@@ -115,6 +118,7 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, true, false, 1024, 16384, Method::block, 8, false},  // 0.3 ms",
             "{false, true, true, false, 2048, 8192, Method::sweep, 8, false},  // 0.3 ms",
             "{false, true, true, false, 8192, 2048, Method::segment, 16, false},  // 0.6 ms",
+            "{false, true, true, false, 16384, 1024, Method::sweep, 8, false},  // 0.3 ms",
             "{true, true, false, false, 1024, 16384, Method::partition, 4, false},  // 0.5 ms",
             "{true, true, true, false, 1024, 16384, Method::warp, 0, false},  // 0.2 ms",
         ])

@@ -2,6 +2,7 @@
 // sides, and generated systems solved by the SparseLU oracle.
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -399,6 +400,59 @@ TEST(Generate, HelmholtzSystemsAreNonsingular) {
   s = spec_of(Equation::helmholtz, {dim(5, D, N), dim(3, N, D, MeshKind::random)});
   s.omega = 3.7;
   expect_oracle_solves<double>(s);
+}
+
+// HelmholtzPencil::eigen_shifts: λ_j − ω² for the eigenvalues λ_j of the other pencil (m rows, its
+// random mesh from the seed, this pencil's ω, absorbing ends), ascending in real part and repeated
+// with period m; checked against Eigen's dense eigensolver on M⁻¹A (shares no code with
+// eigen_init). At m = n about a fifth of the shifts lie below 0 (λ_j below ω²), which is what
+// makes them PSCR's and not shift()'s, whose share there is a twentieth.
+TEST(HelmholtzPencil, EigenShiftsAreTheOtherPencilsEigenvaluesLessOmegaSquared) {
+  const index_t n = 63, m = 31;
+  const std::uint64_t seed = 5;
+  const HelmholtzPencil pencil(n, seed);
+  const std::vector<cplx> shifts = pencil.eigen_shifts(2 * m + 3, m, seed + 1);
+  ASSERT_EQ(shifts.size(), static_cast<std::size_t>(2 * m + 3));
+  const double omega = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
+  DimensionSpec dim;
+  dim.n = m;
+  dim.mesh.kind = MeshKind::random;
+  dim.left = dim.right = Boundary::absorbing;
+  const Factor<cplx> other =
+      helmholtz_factor(mesh_steps(dim, seed + 1), dim.left, dim.right, omega);
+  Eigen::MatrixXcd A = Eigen::MatrixXcd::Zero(m, m), M = Eigen::MatrixXcd::Zero(m, m);
+  for (index_t i = 0; i < m; ++i) {
+    A(i, i) = other.A.diag[i];
+    M(i, i) = other.M.diag[i];
+  }
+  for (index_t i = 0; i + 1 < m; ++i) {
+    A(i, i + 1) = A(i + 1, i) = other.A.off[i];
+    M(i, i + 1) = M(i + 1, i) = other.M.off[i];
+  }
+  const Eigen::MatrixXcd MinvA = M.lu().solve(A);
+  const Eigen::VectorXcd eig =
+      Eigen::ComplexEigenSolver<Eigen::MatrixXcd>(MinvA, false).eigenvalues();
+  std::vector<cplx> expected(eig.data(), eig.data() + m);
+  std::sort(expected.begin(), expected.end(),
+            [](const cplx& x, const cplx& y) { return x.real() < y.real(); });
+  double scale = 0;
+  for (const cplx& l : expected) scale = std::max(scale, std::abs(l));
+  for (index_t k = 0; k < 2 * m + 3; ++k) {
+    EXPECT_LE(std::abs(shifts[k] + omega * omega - expected[k % m]), 1e-9 * scale) << "shift " << k;
+    if (k > 0 && k % m != 0) EXPECT_LE(shifts[k - 1].real(), shifts[k].real()) << "shift " << k;
+  }
+  // A fifth below zero at m = n (here 1023), a twentieth of shift()'s.
+  const index_t big = 1023;
+  const HelmholtzPencil wide(big, seed);
+  const std::vector<cplx> pscr = wide.eigen_shifts(big, big, seed + 1);
+  const auto below =
+      std::count_if(pscr.begin(), pscr.end(), [](const cplx& s) { return s.real() < 0; });
+  index_t even_below = 0;
+  for (index_t j = 0; j < big; ++j) even_below += wide.shift(j, big).real() < 0;
+  EXPECT_GE(below, big / 7);
+  EXPECT_LE(below, big / 4);
+  EXPECT_GE(below, 3 * even_below);
+  EXPECT_THROW(pencil.eigen_shifts(4, 0, seed), InputError);
 }
 
 }  // namespace

@@ -447,9 +447,9 @@ Inaccurate inaccurate_shifts(const Batch<testing::HelmholtzPencil::S>& t, const 
 // at most one shift per problem, bounded here at 1e-8: the emulation found one shift of 38000 at
 // 1.9e-9 (n = 2047), where the reduced rows solved in order fail as well (a segment's block of 256
 // rows near singular, which only pivoting avoids); on an H100 0 of 16000. The table's
-// configuration for complex systems not declared dominant (never the cluster kernel:
-// kSweepGuardedMaxRows) stays near 1e-10 as well: bounded at 1e-9 (an H100, the table before the
-// guarded sweep: 1 shift of the 12000 above 1e-10, n = 511, 1.6e-10; with this one 0 of 20000).
+// configuration for complex systems not declared dominant (at these shapes the block and segment
+// methods) stays near 1e-10 as well: bounded at 1e-9 (an H100, the table before the guarded
+// sweep: 1 shift of the 12000 above 1e-10, n = 511, 1.6e-10; since, 0 of 20000).
 TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
   if (pscr::cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   using S = testing::HelmholtzPencil::S;
@@ -556,13 +556,12 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     return cuda::resolved_options<Scalar>(n, batch, l, general, o);
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
-  // Measured shapes: shifted 1024 × 2^14, complex the segment method (K = 4, its passes one lane
-  // per segment; declared dominant, the sweep method's cluster kernel with its K = 8), real the
-  // sweep method (its cluster kernel with K = 16); general 361 × 2^16 the block method (K = 4),
-  // which a request for the segment method keeps.
+  // Measured shapes: shifted 1024 × 2^14, the sweep method (its cluster kernel, real with K = 16,
+  // complex with its K = 8, guarded, and unguarded where declared dominant); general 361 × 2^16
+  // the block method (K = 4), which a request for the segment method keeps.
   const cuda::Options table = resolved(1024, 16384, c1024, false, {});
-  EXPECT_EQ(table.method, complex ? cuda::Method::segment : cuda::Method::sweep);
-  EXPECT_EQ(table.rows_per_thread, complex ? 4 : 16);
+  EXPECT_EQ(table.method, cuda::Method::sweep);
+  EXPECT_EQ(table.rows_per_thread, complex ? 8 : 16);
   if (complex) {
     cuda::Options declared;
     declared.dominant = true;

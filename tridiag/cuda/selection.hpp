@@ -38,14 +38,14 @@ struct SelectionEntry {
 inline constexpr int kMaxComplexLaneRows = 4;
 
 /// @brief Most rows of complex systems not declared dominant that the selection table sends to the
-/// sweep method: its one warp per system (K ≤ 24 rows per lane, sweep.cuh), whose reduced solve
-/// guards against growth and solves again in order where it finds some, verified on the GPU on
-/// Helmholtz systems (bench/tridiag_select.py, SWEEP_GUARDED_MAX_ROWS). From 769 rows the sweep
-/// method is the cluster kernel (sweep_cluster.cuh), guarded as well and as accurate on those
-/// systems, but its guard flags nearly every system of PSCR's 2D Helmholtz 4095² (one flagged
-/// segment of 16 stalls the cluster), which then took 558 µs per call against the segment
-/// method's 442 (H100, Nsight Compute): the table gives it dominant systems only.
-inline constexpr index_t kSweepGuardedMaxRows = 768;
+/// sweep method, whose reduced solves guard against growth and solve again in order where they
+/// find some: one warp per system up to 768 rows (sweep.cuh), the cluster kernel from 769 rows on
+/// (K = 8, its spike and coarse solves guarded, sweep_cluster.cuh, up to 8192 rows), verified on
+/// the GPU on Helmholtz systems of 511 to 8191 rows (bench/tridiag_select.py,
+/// SWEEP_GUARDED_MAX_ROWS). Where the cluster kernel wins is measured on Helmholtz systems with
+/// the shifts PSCR forms (tridiag_bench --systems helmholtz): one flagged segment holds its whole
+/// cluster, and those shifts flag eleven times as often as evenly spaced ones.
+inline constexpr index_t kSweepGuardedMaxRows = 8192;
 
 /// @brief Most rows per lane that the selection table gives the segment and columns methods on
 /// complex systems not declared dominant where one segment (32 lanes or chunks of K rows) covers a

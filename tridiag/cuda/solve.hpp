@@ -73,8 +73,9 @@
 ///              segments' coarse rows exchanged through distributed shared memory; d read once.
 ///              Complex systems not declared `dominant` guard the segments' spike solves and the
 ///              coarse solve as above (accurate on indefinite Helmholtz shifts up to 8191 rows;
-///              the selection table gives them dominant systems only: kSweepGuardedMaxRows). The
-///              general form, interleaved layouts and other systems run the block method (its K).
+///              where it is faster on those the selection table measures: kSweepGuardedMaxRows).
+///              The general form, interleaved layouts and other systems run the block method (its
+///              K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
 ///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
 ///              of one system and the systems fastest across the threads of a block, so that each
