@@ -53,10 +53,10 @@ constexpr int kSweepClusterMaxWarps = 8;
 /// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
 /// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
 /// contiguous, about 2^24 rows, ms, at most 4 warps per block against 8, diagonally dominant /
-/// Helmholtz systems): 2048 × 8192 (2 blocks against 1) 0.352 / 0.372 and 0.365 / 0.403, 2047²
-/// 0.105 / 0.114 and 0.111 / 0.130, 3000 × 5592 (3 against 2) 0.447 / 0.464 and 0.457 / 0.500,
-/// 4096² (4 against 2) 0.422 / 0.401 and 0.445 / 0.423, 6000 × 2796 (6 against 3) 0.744 / 0.484,
-/// 8192 × 2048 (8 against 4) 0.641 / 0.483.
+/// Helmholtz systems with evenly spaced shifts): 2048 × 8192 (2 blocks against 1) 0.352 / 0.372 and
+/// 0.365 / 0.403, 2047² 0.105 / 0.114 and 0.111 / 0.130, 3000 × 5592 (3 against 2) 0.447 / 0.464
+/// and 0.457 / 0.500, 4096² (4 against 2) 0.422 / 0.401 and 0.445 / 0.423, 6000 × 2796 (6 against
+/// 3) 0.744 / 0.484, 8192 × 2048 (8 against 4) 0.641 / 0.483.
 constexpr int kSweepClusterComplexPairedBlocks = 3;
 /// Most segments per cluster (the coarse system of 2 rows per segment is solved by one warp's
 /// lanes) and most blocks per cluster (the portable cluster size).
