@@ -316,13 +316,23 @@ std::string describe(const ProblemSpec& spec) {
   return s.str();
 }
 
-HelmholtzPencil::HelmholtzPencil(index_t n, std::uint64_t seed) {
+namespace {
+
+/// The factor of one dimension of a 2D Helmholtz solve: n unknowns on a random mesh from `seed`,
+/// absorbing ends, wave number ω (HelmholtzPencil's own and the other dimension of eigen_shifts).
+Factor<std::complex<double>> absorbing_factor(index_t n, std::uint64_t seed, double omega) {
   DimensionSpec dim;
   dim.n = n;
   dim.mesh.kind = MeshKind::random;
   dim.left = dim.right = Boundary::absorbing;
+  return helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega);
+}
+
+}  // namespace
+
+HelmholtzPencil::HelmholtzPencil(index_t n, std::uint64_t seed) {
   omega_ = 2.0 * M_PI * static_cast<double>(n + 1) / 10.0;
-  factor = helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega_);
+  factor = absorbing_factor(n, seed, omega_);
   for (index_t i = 0; i < n; ++i)
     lambda_max_ = std::max(lambda_max_, 4 * std::abs(factor.A.diag[i] / factor.M.diag[i]));
 }
@@ -332,12 +342,7 @@ std::vector<std::complex<double>> HelmholtzPencil::eigen_shifts(index_t count, i
   if (count < 0 || m < 1)
     PSCR_INPUT_ERROR("HelmholtzPencil::eigen_shifts: expected count >= 0 and m >= 1, found count "
                      << count << " and m " << m);
-  DimensionSpec dim;
-  dim.n = m;
-  dim.mesh.kind = MeshKind::random;
-  dim.left = dim.right = Boundary::absorbing;
-  const Factor<std::complex<double>> other =
-      helmholtz_factor(mesh_steps(dim, seed), dim.left, dim.right, omega_);
+  const Factor<std::complex<double>> other = absorbing_factor(m, seed, omega_);
   std::vector<std::complex<double>> lambda = solve_block_pencil(other.A, other.M, {}).lambda;
   std::sort(lambda.begin(), lambda.end(),
             [](const auto& x, const auto& y) { return x.real() < y.real(); });

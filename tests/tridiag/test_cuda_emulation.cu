@@ -554,8 +554,8 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 /// is solved by a warp (lane j: segment j's rows; the smallest power of two of lanes ≥ segments,
 /// identity rows past the last segment); each lane's interface unknowns follow from its spikes
 /// and the neighbouring segments' coarse unknowns, and it solves its interior again. `coarse` says
-/// how the spikes' and the coarse system's reduced rows are solved (CoarseSolve::thomas: in order,
-/// emulate_ordered_solve; guarded: as guarded_reduced_solve, each solve on its own).
+/// how the spikes' and the coarse system's reduced rows are solved: by the warp's tree, or guarded
+/// (as guarded_reduced_solve, each solve on its own).
 template <int K, class T, class Lanes>
 std::vector<T> emulate_block(Lanes lanes, index_t n, CoarseSolve coarse = CoarseSolve::warp_tree) {
   using cuda::detail::Row;
@@ -567,10 +567,9 @@ std::vector<T> emulate_block(Lanes lanes, index_t n, CoarseSolve coarse = Coarse
   const Row4<T> identity{T(0), T(1), T(0), {T(0)}};
   std::vector<Row4<T>> F(width, identity), Lc(width, identity);
   std::vector<LaneUnknowns<T, 3>> spikes(segments);
+  EXPECT_NE(coarse, CoarseSolve::thomas) << "emulate_block: the tree or the guarded solve";
   const auto solve = [coarse](const auto& P, const auto& Q) {
-    return coarse == CoarseSolve::thomas    ? emulate_ordered_solve(P, Q)
-           : coarse == CoarseSolve::guarded ? emulate_guarded_solve(P, Q)
-                                            : emulate_warp_solve(P, Q);
+    return coarse == CoarseSolve::guarded ? emulate_guarded_solve(P, Q) : emulate_warp_solve(P, Q);
   };
   for (index_t j = 0; j < segments; ++j) {
     std::vector<Row<T, 3>> P3(L), Q3(L);
