@@ -211,15 +211,17 @@ Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed, bool 
   std::mt19937_64 gen(seed);
   Problem<Scalar> p{n, batch, {}, {}, {}, {}, {}, {}, {}};
   p.shifts.resize(batch);
+  bool from_pencil = false;  // A, M and the shifts of the Helmholtz systems
   if constexpr (pscr::is_complex_v<Scalar>) {
     if (helmholtz) {
       const pscr::problems::HelmholtzPencil pencil(n, seed);
       p.A = pencil.factor.A;
       p.M = pencil.factor.M;
       p.shifts = pencil.eigen_shifts(batch, std::min(batch, kHelmholtzOtherRows), seed + 1);
+      from_pencil = true;
     }
   }
-  if (p.A.diag.empty()) {
+  if (!from_pencil) {
     p.A.diag.resize(n);
     p.M.diag.resize(n);
     p.A.off.resize(n - 1);

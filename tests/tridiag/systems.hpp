@@ -156,20 +156,17 @@ Batch<Scalar> make_shifted(index_t n, index_t batch, Kind kind, std::uint64_t se
 class HelmholtzPencil : public problems::HelmholtzPencil {
  public:
   using S = std::complex<double>;
-  HelmholtzPencil(index_t n, std::uint64_t seed) : problems::HelmholtzPencil(n, seed), n_(n) {}
+  using problems::HelmholtzPencil::HelmholtzPencil;
   /// One system per shift, the same right-hand side (random, seed 3) in each.
   Batch<S> batch(const std::vector<S>& shifts) const {
-    const index_t systems = static_cast<index_t>(shifts.size());
-    Batch<S> t{n_, systems, {}, {}, {}, {}, factor.A, factor.M, shifts};
+    const index_t n = factor.size(), systems = static_cast<index_t>(shifts.size());
+    Batch<S> t{n, systems, {}, {}, {}, {}, factor.A, factor.M, shifts};
     fill_explicit_from_shifted(t);
-    const std::vector<S> d = pscr::testing::random_vector<S>(n_, 3);
-    t.d.reserve(n_ * systems);
+    const std::vector<S> d = pscr::testing::random_vector<S>(n, 3);
+    t.d.reserve(n * systems);
     for (index_t k = 0; k < systems; ++k) t.d.insert(t.d.end(), d.begin(), d.end());
     return t;
   }
-
- private:
-  index_t n_;
 };
 
 /// @brief General batch with independent random a, b, c per system. dominant: b with

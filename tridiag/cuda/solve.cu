@@ -240,6 +240,13 @@ bool sweep_uses_clusters(index_t n) {
   return n >= detail::kSweepClusterMinRows;
 }
 
+/// Whether the sweep method's kernels (one warp per system, and the cluster kernel) guard their
+/// reduced solves (guarded_reduced_solve, sweep.cuh and sweep_cluster.cuh): complex systems not
+/// declared diagonally dominant.
+constexpr bool sweep_guarded(bool complex, bool dominant) {
+  return complex && !dominant;
+}
+
 /// Rows of a batch (n · batch) from which the sweep method's cluster kernel takes K = 16 wherever
 /// a call leaves K open (sweep_cluster_rows).
 constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
@@ -441,9 +448,9 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   if (opt.method == Method::sweep) {
     const bool clusters = sweep_uses_clusters(n);
     const int K = clusters ? sweep_cluster_rows(n, batch, r, complex) : detail::sweep_rows(n, r);
-    const bool fits = clusters
-                          ? sweep_cluster_applies(n, K, complex, complex && !opt.dominant, budget)
-                          : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
+    const bool fits = clusters ? sweep_cluster_applies(n, K, complex,
+                                                       sweep_guarded(complex, opt.dominant), budget)
+                               : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
     if (general || interleaved || !fits)
       opt.method = Method::block;
     else
@@ -1146,14 +1153,19 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
                                      strides(dl), x, strides(xl)));
 }
 
-/// The sweep method: real K ≤ kSweepRegisterRows keeps c′ in registers where that keeps more
-/// warps resident per SM (from K = 18 on, where three shared arrays per warp leave fewer than
-/// 16), the rest in shared memory. Complex systems not declared `dominant` run the guarded
-/// reduced solve (sweep.cuh).
+/// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
+/// (launch_sweep_cluster), shorter ones one warp each, where real K ≤ kSweepRegisterRows keeps c′
+/// in registers where that keeps more warps resident per SM (from K = 18 on, where three shared
+/// arrays per warp leave fewer than 16), the rest in shared memory. Complex systems `guarded`
+/// (sweep_guarded) run the guarded reduced solves.
 template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
-                  std::size_t budget, bool dominant) {
+                  std::size_t budget, bool guarded) {
+  if (sweep_uses_clusters(form.m.n)) {
+    launch_sweep_cluster(stream, form, K, guarded, batch, d, dl, x, xl, budget);
+    return;
+  }
   const SmLimits sm = sm_limits();
   if constexpr (std::is_floating_point_v<T>) {
     const SweepBlocks shared = sweep_block_warps<T, 0, false>(K, budget, sm);
@@ -1166,12 +1178,16 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
       }
     }
     launch_sweep_kernel<T, 0, false>(stream, form, K, shared, batch, d, dl, x, xl);
-  } else if (dominant) {
-    launch_sweep_kernel<T, 0, false>(stream, form, K, sweep_block_warps<T, 0, false>(K, budget, sm),
-                                     batch, d, dl, x, xl);
   } else {
-    launch_sweep_kernel<T, 0, true>(stream, form, K, sweep_block_warps<T, 0, true>(K, budget, sm),
-                                    batch, d, dl, x, xl);
+    const auto launch = [&](auto guard) {
+      constexpr bool kGuarded = decltype(guard)::value;
+      launch_sweep_kernel<T, 0, kGuarded>(
+          stream, form, K, sweep_block_warps<T, 0, kGuarded>(K, budget, sm), batch, d, dl, x, xl);
+    };
+    if (guarded)
+      launch(std::true_type{});
+    else
+      launch(std::false_type{});
   }
 }
 
@@ -1197,13 +1213,8 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
-      if (sweep_uses_clusters(n)) {
-        launch_sweep_cluster(stream, form, opt.rows_per_thread,
-                             !std::is_same_v<T, double> && !opt.dominant, batch, d, dl, x, xl,
-                             budget);
-        return;
-      }
-      launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget, opt.dominant);
+      launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget,
+                   sweep_guarded(!std::is_floating_point_v<T>, opt.dominant));
       return;
     }
   }
