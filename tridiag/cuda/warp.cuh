@@ -231,14 +231,19 @@ struct NoGrowth {
 /// |re| + |im|, no square roots), or is not a number. On the CPU emulation of the sweep method on
 /// 2D Helmholtz systems (30 problems of 255 to 2047 rows, 4000 shifts each) it flagged 1.3–1.6%
 /// of the shifts, every one where cyclic reduction and PCR lost accuracy among them, and with the
-/// flagged ones' reduced rows solved again in order (warp_ordered_solve) 1 of the 120000 shifts
-/// stayed above 1e-10 (1.06e-10, n = 767).
+/// flagged ones' reduced rows solved again in order (Thomas down then, from both ends now:
+/// warp_twisted_solve) 1 of the 120000 shifts
+/// stayed above 1e-10 (1.06e-10, n = 767). The limit cannot be looser: in the cluster kernel's
+/// emulation (K = 8, n = 4095, 2000 shifts) a limit of 30 let 2 shifts through above 1e-10 (up to
+/// 1.1e-9), where kLimit lets none, although on PSCR's shifts it would flag a third fewer systems
+/// (docs/tridiag-performance.md, section on the guard's limit).
 struct ReducedGrowth {
   static constexpr double kLimit = 10;
+  double limit = kLimit;  ///< kLimit in the kernels; the CPU emulation's tests try others
   bool flagged = false;
   template <class T>
   PSCR_HD void note(const T& f1, const T& f2, const T& a, const T& b, const T& c) {
-    flagged |= !(abs1(f1) + abs1(f2) <= kLimit * (abs1(a) + abs1(b) + abs1(c)));
+    flagged |= !(abs1(f1) + abs1(f2) <= limit * (abs1(a) + abs1(b) + abs1(c)));
   }
 };
 
@@ -388,37 +393,86 @@ PSCR_HD EliminatedPair<T, R> eliminate_pair(const Row<T, R>& P, const Row<T, R>&
   return e;
 }
 
-/// Solves the reduced system of each group of `width` lanes (as warp_reduced_solve: lane l of the
-/// group, rows 2l = P, 2l + 1 = Q) in order, Thomas down and back up with the group in lockstep:
-/// at step l lane l eliminates its rows after the previous lane's last (eliminate_pair, passed by
-/// shuffle), and on the way back solves them from the next lane's first unknown. `width`
-/// dependent steps each way against warp_reduced_solve's one CR and log2(width) PCR steps, but
-/// without the reordering that loses accuracy on indefinite complex systems: the guarded solve's
-/// where ReducedGrowth flags the tree (guarded_reduced_solve). Every lane of
-/// the warp calls it; the group's last Q couples nothing after it (its c is not read).
+/// A lane's rows P, Q as the elimination from the group's last lane upward takes them: Q first,
+/// each row's couplings swapped (a ↔ c), so that eliminate_pair serves both directions.
 template <class T, int R>
-__device__ void warp_ordered_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
+PSCR_HD Row<T, R> mirrored(const Row<T, R>& r) {
+  Row<T, R> m{r.c, r.b, r.a};
+#pragma unroll
+  for (int j = 0; j < R; ++j) m.d[j] = r.d[j];
+  return m;
+}
+
+/// Where warp_twisted_solve's two eliminations meet, lanes h − 1 and h: each has its second row
+/// (in the order of its elimination) eliminated toward the other, x₂ + c₂ y = d₂ (`mine`) and
+/// y + c₂′ x₂ = d₂′ (`across`), y the other lane's second row's unknown; returns y, right-hand
+/// side j: (d₂′ − c₂′ d₂) / (1 − c₂′ c₂), the twisted factorization's pivot.
+template <class T, int R>
+PSCR_HD T twisted_across(const EliminatedPair<T, R>& mine, const EliminatedPair<T, R>& across,
+                         int j) {
+  return (across.d2[j] - across.c2 * mine.d2[j]) * recip(T(1) - across.c2 * mine.c2);
+}
+
+/// A lane's unknowns (x₁, x₂: its rows in the order of its elimination) from its eliminated rows
+/// and the unknown beyond its second row, right-hand side j.
+template <class T, int R>
+PSCR_HD void substitute_pair(const EliminatedPair<T, R>& e, int j, const T& beyond, T& x1, T& x2) {
+  x2 = e.d2[j] - e.c2 * beyond;
+  x1 = e.d1[j] - e.c1 * x2;
+}
+
+/// Solves the reduced system of each group of `width` lanes (as warp_reduced_solve: lane l of the
+/// group, rows 2l = P, 2l + 1 = Q) in order from both ends (a twisted factorization): at step l
+/// lane l eliminates its rows after lane l − 1's (Thomas down, eliminate_pair) while lane
+/// width − 1 − l eliminates its rows after lane width − l's (Thomas up, the rows mirrored), the
+/// eliminated rows passed on by shuffles; the two meet between lanes width/2 − 1 and width/2
+/// (twisted_across), and each half substitutes back outward. width/2 dependent steps each way
+/// against warp_reduced_solve's one CR and log2(width) PCR steps, and against width for Thomas in
+/// one direction, but without the reordering that loses accuracy on indefinite complex systems:
+/// the guarded solve's where ReducedGrowth flags the tree (guarded_reduced_solve). Every lane of
+/// the warp calls it; the group's first P and last Q couple nothing outside it (P's a is not read,
+/// nor Q's c where width ≥ 2).
+template <class T, int R>
+__device__ void warp_twisted_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
                                    T (&x_last)[R], int width = kWarpLanes) {
   const int lane = static_cast<int>(threadIdx.x) & (width - 1);
-  EliminatedPair<T, R> e{}, prev{};  // prev: the previous lane's eliminated last row
-  for (int l = 0; l < width; ++l) {
-    if (lane == l) e = eliminate_pair(P, Q, l == 0, prev);
-    prev.c2 = shfl_from(e.c2, l, width);
+  const int h = width / 2;
+  const bool down = lane < h || width == 1;  // lanes [0, h) eliminate downward, the rest upward
+  const int steps = width == 1 ? 1 : h;
+  const Row<T, R> first = down ? P : mirrored(Q), second = down ? Q : mirrored(P);
+  EliminatedPair<T, R> e{}, prev{};  // prev: the eliminated second row of the half's lane before
+  for (int l = 0; l < steps; ++l) {
+    const int active = down ? l : width - 1 - l;
+    if (lane == active) e = eliminate_pair(first, second, l == 0, prev);
+    prev.c2 = shfl_from(e.c2, active, width);
 #pragma unroll
-    for (int j = 0; j < R; ++j) prev.d2[j] = shfl_from(e.d2[j], l, width);
+    for (int j = 0; j < R; ++j) prev.d2[j] = shfl_from(e.d2[j], active, width);
   }
-  T x_next[R];  // the next lane's first unknowns (none after the last)
-#pragma unroll
-  for (int j = 0; j < R; ++j) x_next[j] = x_first[j] = x_last[j] = T(0);
-  for (int l = width - 1; l >= 0; --l) {
+  T beyond[R], x1[R], x2[R];  // beyond: the unknown past the lane's second row
+  {
+    EliminatedPair<T, R> across{};  // the other half's lane at the meeting
+    const int other = down ? h : h - 1;
+    across.c2 = shfl_from(e.c2, other, width);
 #pragma unroll
     for (int j = 0; j < R; ++j) {
-      if (lane == l) {
-        x_last[j] = e.d2[j] - e.c2 * x_next[j];
-        x_first[j] = e.d1[j] - e.c1 * x_last[j];
-      }
-      x_next[j] = shfl_from(x_first[j], l, width);
+      across.d2[j] = shfl_from(e.d2[j], other, width);
+      beyond[j] = width == 1 ? T(0) : twisted_across(e, across, j);
+      x1[j] = x2[j] = T(0);
     }
+  }
+  for (int l = steps - 1; l >= 0; --l) {
+    const int active = down ? l : width - 1 - l;
+    const int done = down ? l + 1 : width - 2 - l;  // the lane beyond, solved the step before
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      if (l < steps - 1) beyond[j] = shfl_from(x1[j], done, width);
+      if (lane == active) substitute_pair(e, j, beyond[j], x1[j], x2[j]);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    x_first[j] = down ? x1[j] : x2[j];
+    x_last[j] = down ? x2[j] : x1[j];
   }
 }
 
@@ -435,14 +489,14 @@ inline constexpr bool kGuardedLanes = !std::is_floating_point_v<T> && K > 4;
 /// The reduced rows' solve of the kernels, for R right-hand sides: the warp's tree over groups of
 /// `width` lanes (warp_reduced_solve), Guarded or not: guarded, its growth is watched
 /// (ReducedGrowth) and, where any lane of the warp flags a step, every group solves its rows again
-/// in order (warp_ordered_solve). Every lane of the warp calls it.
+/// in order (warp_twisted_solve). Every lane of the warp calls it.
 template <bool Guarded, class T, int R>
 __device__ void guarded_reduced_solve(const Row<T, R>& P, const Row<T, R>& Q, T (&x_first)[R],
                                       T (&x_last)[R], int width = kWarpLanes) {
   if constexpr (Guarded) {
     ReducedGrowth growth;
     warp_reduced_solve(P, Q, x_first, x_last, width, growth);
-    if (__any_sync(0xffffffffu, growth.flagged)) warp_ordered_solve(P, Q, x_first, x_last, width);
+    if (__any_sync(0xffffffffu, growth.flagged)) warp_twisted_solve(P, Q, x_first, x_last, width);
   } else {
     warp_reduced_solve(P, Q, x_first, x_last, width);
   }
