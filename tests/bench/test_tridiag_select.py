@@ -8,7 +8,7 @@ and the warp method with the K it raises its rows per lane to) are left out of t
 diagonally dominant systems), except the guarded ones: the sweep method up to 8192 rows, the
 segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
 rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
-not dominant; a CSV without a usable row is refused with a message and no table written.
+not dominant, a guarded configuration there only by more than GUARDED_MARGIN; a CSV without a usable row is refused with a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -177,6 +177,32 @@ class TridiagSelectTest(ScriptTest):
                             self.write("empty.csv", [HEADER, row("real", 64, 64, "block", 4, 1)]))
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no usable complex rows", r.stderr)
+
+    def test_guarded_configurations_need_a_margin_on_helmholtz_systems(self):
+        # 4095 x 4095: the guarded cluster kernel (sweep, K = 8) 4% ahead of segment K = 4, within
+        # GUARDED_MARGIN (5%): the unguarded one keeps the entry; 2047 x 2047: 10% ahead, taken.
+        # On the benchmark's dominant systems no margin: the dominant entries take the fastest.
+        main = [
+            row("complex", 4095, 4095, "sweep", 8, 0.40),
+            row("complex", 4095, 4095, "segment", 4, 0.50),
+            row("complex", 2047, 2047, "sweep", 8, 0.10),
+            row("complex", 2047, 2047, "segment", 4, 0.14),
+        ]
+        helmholtz = [
+            row("complex", 4095, 4095, "sweep", 8, 0.48),
+            row("complex", 4095, 4095, "segment", 4, 0.50),
+            row("complex", 2047, 2047, "sweep", 8, 0.126),
+            row("complex", 2047, 2047, "segment", 4, 0.14),
+        ]
+        h = self.write("helmholtz.csv", [HEADER] + helmholtz)
+        r = self.run_script(self.write("bench.csv", [HEADER] + main), self.out, "--helmholtz", h)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, true, false, false, 2047, 2047, Method::sweep, 8, false},  // 0.126 ms",
+            "{false, true, false, false, 4095, 4095, Method::segment, 4, false},  // 0.5 ms",
+            "{false, true, true, false, 2047, 2047, Method::sweep, 8, false},  // 0.1 ms",
+            "{false, true, true, false, 4095, 4095, Method::sweep, 8, false},  // 0.4 ms",
+        ])
 
     def test_tiled_pcr_steps_are_not_rows_per_thread(self):
         # tiled_pcr's rows_per_thread column holds its PCR steps: no lane eliminates 8 rows.
