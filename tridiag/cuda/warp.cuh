@@ -232,11 +232,11 @@ struct NoGrowth {
 /// 2D Helmholtz systems (30 problems of 255 to 2047 rows, 4000 shifts each) it flagged 1.3–1.6%
 /// of the shifts, every one where cyclic reduction and PCR lost accuracy among them, and with the
 /// flagged ones' reduced rows solved again in order (Thomas down then, from both ends now:
-/// warp_twisted_solve) 1 of the 120000 shifts
-/// stayed above 1e-10 (1.06e-10, n = 767). The limit cannot be looser: in the cluster kernel's
-/// emulation (K = 8, n = 4095, 2000 shifts) a limit of 30 let 2 shifts through above 1e-10 (up to
-/// 1.1e-9), where kLimit lets none, although on PSCR's shifts it would flag a third fewer systems
-/// (docs/tridiag-performance.md, section on the guard's limit).
+/// warp_twisted_solve) 1 of the 120000 shifts stayed above 1e-10 (1.06e-10, n = 767). The limit
+/// cannot be looser: in the cluster kernel's emulation (K = 8, n = 4095, 2000 shifts) a limit of
+/// 30 let 2 shifts through above 1e-10 (up to 1.1e-9), where kLimit lets none, although on PSCR's
+/// shifts it would flag a third fewer systems (docs/tridiag-performance.md, section on the guard's
+/// fallback solved from both ends).
 struct ReducedGrowth {
   static constexpr double kLimit = 10;
   double limit = kLimit;  ///< kLimit in the kernels; the CPU emulation's tests try others
