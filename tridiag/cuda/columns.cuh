@@ -92,6 +92,28 @@ constexpr int columns_min_blocks() {
                                                                                      : 1;
 }
 
+/// Registers per thread of columns_capped_kernel, which runs the shifted form's whole pass where a
+/// thread's rows take 128 bytes (real K = 16, complex K = 8; columns_capped) in place of
+/// columns_kernel: 128 (16 warps per SM), or 168 for complex blocks of at most 128 threads (n ≤
+/// 128: 12 warps, blocks of up to 4 warps fitting whole, no spills). Uncapped they took 212 (real)
+/// and 206 registers, 8 warps. Launch bounds for two blocks of 256 threads cap at 128 as well,
+/// but ptxas then spilled 248 bytes of real K = 16's whole pass against 28 under `__maxnreg__`
+/// (and so did `__maxnreg__` beside launch bounds for one block or none, in the kernel itself), and
+/// that ran 23% slower than uncapped at 64 × 2^18. H100 (tridiag_bench, interleaved, shifted, best
+/// of 2 rounds, ms, uncapped → capped): real K = 16 64 × 2^18 0.1455 → 0.1230, 127 × 2^17 0.1496
+/// → 0.1254, 255 × 2^16 0.1587 → 0.1422, 512 × 2^15 0.1700 → 0.1459; complex K = 8 at 168
+/// registers 64 × 2^18 0.2990 → 0.2622, 127 × 2^17 0.3225 → 0.2821 (at 128: 0.2943, 0.3107, 132
+/// bytes spilled), at 128 in 256-thread blocks 255 × 2^16 0.3612 → 0.3300 (at 168: 0.3584, one
+/// block of 8 warps). Complex K = 16 spilled 128–940 bytes under caps of 200, 168 and 128 and was
+/// 5–137% slower, so it keeps columns_kernel's 254.
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr bool columns_capped() {
+  return std::is_same_v<Form, ShiftedForm<T>> && Pass == SegmentPass::whole && K * sizeof(T) == 128;
+}
+constexpr int kColumnsCappedRegisters = 128;
+constexpr int kColumnsCappedNarrowRegisters = 168;
+constexpr int kColumnsCappedNarrowThreads = 128;
+
 /// Whether the whole pass of columns_kernel loads its next unit's rows of d into registers before
 /// it solves the current unit, so that the loads run under the arithmetic: the shifted form where
 /// a thread's rows take at least 64 bytes (real K ≥ 8, complex K ≥ 4). H100 A/B (tridiag_bench,
@@ -193,11 +215,11 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const Colum
 /// One pass of the columns method (see the file comment) over the units of `segments` segments
 /// of chunks·K rows (columns_chunks, columns_segments) and groups of G = blockDim.x / chunks
 /// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
-/// arrays as in segment_kernel.
+/// arrays as in segment_kernel. The body of columns_kernel and columns_capped_kernel.
 template <int K, SegmentPass Pass, class T, class Form, bool Staged>
-__global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
-    columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
-                   Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+__device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
+                                             int chunks, const T* d, Strides ds, T* x, Strides xs,
+                                             T* ca, T* cb, T* cc, T* cd) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   const int threads = static_cast<int>(blockDim.x);
@@ -328,6 +350,25 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
     if constexpr (Staged) copy_async_wait();  // the next unit's d, before the barrier
     __syncthreads();                          // the next unit writes the arrays again
   }
+}
+
+/// columns_pass with the registers capped by its launch bounds (columns_min_blocks).
+template <int K, SegmentPass Pass, class T, class Form, bool Staged>
+__global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
+    columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
+                   Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+  columns_pass<K, Pass, T, Form, Staged>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
+                                         cd);
+}
+
+/// columns_pass with the registers capped at `Registers` (columns_capped).
+template <int K, SegmentPass Pass, class T, class Form, int Registers>
+__global__ void __launch_bounds__(kColumnsMaxThreads) __maxnreg__(Registers)
+    columns_capped_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks,
+                          const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+  static_assert(columns_capped<K, Pass, T, Form>(), "a pass columns_capped does not take");
+  columns_pass<K, Pass, T, Form, false>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
+                                        cd);
 }
 
 }  // namespace pscr::tridiag::cuda::detail

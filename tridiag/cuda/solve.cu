@@ -1032,7 +1032,7 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
 
 /// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
 /// columns_chunks(n, K, sizeof(T), general) chunks each, as many blocks as are resident (or units
-/// need), each looping over units.
+/// need), each looping over units; detail::columns_capped_kernel where detail::columns_capped.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
@@ -1043,24 +1043,33 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
-  auto launch = [&](auto k, auto staged) {
-    constexpr int kk = decltype(k)::value;
-    constexpr bool kStaged = decltype(staged)::value;
-    auto* kernel = detail::columns_kernel<kk, Pass, T, Form, kStaged>;
-    const std::size_t smem =
-        sizeof(T) *
-        static_cast<std::size_t>(detail::columns_smem_elements(
-            threads, chunks, kk, std::is_same_v<Form, detail::ShiftedForm<T>>, kStaged));
+  auto launch = [&](auto* kernel, int rows, bool staged) {
+    const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
+                                             threads, chunks, rows,
+                                             std::is_same_v<Form, detail::ShiftedForm<T>>, staged));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
-    if constexpr (detail::columns_stages<Pass, T, Form>()) {
-      if (detail::paired_systems(d, strides(dl))) return launch(k, std::true_type{});
+    constexpr int kk = decltype(k)::value;
+    if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
+      if constexpr (sizeof(T) == 16) {
+        if (threads <= detail::kColumnsCappedNarrowThreads)
+          return launch(detail::columns_capped_kernel<kk, Pass, T, Form,
+                                                      detail::kColumnsCappedNarrowRegisters>,
+                        kk, false);
+      }
+      return launch(
+          detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>, kk,
+          false);
     }
-    launch(k, std::false_type{});
+    if constexpr (detail::columns_stages<Pass, T, Form>()) {
+      if (detail::paired_systems(d, strides(dl)))
+        return launch(detail::columns_kernel<kk, Pass, T, Form, true>, kk, true);
+    }
+    launch(detail::columns_kernel<kk, Pass, T, Form, false>, kk, false);
   });
 }
 
