@@ -1061,15 +1061,15 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
                                                       detail::kColumnsCappedNarrowRegisters>,
                         kk, false);
       }
-      return launch(
-          detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>, kk,
-          false);
+      launch(detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>, kk,
+             false);
+    } else {  // columns_kernel is not instantiated where columns_capped_kernel runs instead
+      if constexpr (detail::columns_stages<Pass, T, Form>()) {
+        if (detail::paired_systems(d, strides(dl)))
+          return launch(detail::columns_kernel<kk, Pass, T, Form, true>, kk, true);
+      }
+      launch(detail::columns_kernel<kk, Pass, T, Form, false>, kk, false);
     }
-    if constexpr (detail::columns_stages<Pass, T, Form>()) {
-      if (detail::paired_systems(d, strides(dl)))
-        return launch(detail::columns_kernel<kk, Pass, T, Form, true>, kk, true);
-    }
-    launch(detail::columns_kernel<kk, Pass, T, Form, false>, kk, false);
   });
 }
 
