@@ -1043,10 +1043,10 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   const int G = detail::columns_systems(chunks, sizeof(T));
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
-  auto launch = [&](auto* kernel, int rows, bool staged) {
-    const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                                             threads, chunks, rows,
-                                             std::is_same_v<Form, detail::ShiftedForm<T>>, staged));
+  auto launch = [&](auto* kernel, bool staged) {
+    const std::size_t smem =
+        sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
+                        threads, chunks, K, std::is_same_v<Form, detail::ShiftedForm<T>>, staged));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
@@ -1059,16 +1059,16 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
         if (threads <= detail::kColumnsCappedNarrowThreads)
           return launch(detail::columns_capped_kernel<kk, Pass, T, Form,
                                                       detail::kColumnsCappedNarrowRegisters>,
-                        kk, false);
+                        false);
       }
-      launch(detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>, kk,
+      launch(detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>,
              false);
     } else {  // columns_kernel is not instantiated where columns_capped_kernel runs instead
       if constexpr (detail::columns_stages<Pass, T, Form>()) {
         if (detail::paired_systems(d, strides(dl)))
-          return launch(detail::columns_kernel<kk, Pass, T, Form, true>, kk, true);
+          return launch(detail::columns_kernel<kk, Pass, T, Form, true>, true);
       }
-      launch(detail::columns_kernel<kk, Pass, T, Form, false>, kk, false);
+      launch(detail::columns_kernel<kk, Pass, T, Form, false>, false);
     }
   });
 }
