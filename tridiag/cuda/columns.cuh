@@ -67,13 +67,31 @@ __host__ __device__ inline index_t columns_segments(index_t n, int K, std::size_
   return (n + rows - 1) / rows;
 }
 
-/// Systems per block of the columns kernel with `chunks` chunks per system: enough that a warp's
-/// load of one row covers 128 bytes of adjacent systems (16 real, 8 complex; 64 bytes where 32
-/// chunks fill the largest block), and at least a warp of threads. Measured within 2% of blocks
-/// of 256 threads throughout (H200 A/B, docs/tridiag-performance.md).
-__host__ __device__ constexpr int columns_systems(int chunks, std::size_t scalar_bytes) {
+/// Most threads per block of the columns kernel for complex chunks of at least 128 bytes (K ≥ 8)
+/// of the shifted form: their registers leave an SM 8 (K = 16) or 12 warps (K = 8,
+/// columns_capped), which then run as two or three blocks, each between its own barriers, instead
+/// of one. H100 (tridiag_bench,
+/// interleaved, shifted, 3 rounds, ms, blocks of 256 → 128 threads): complex K = 8 200 × 84000
+/// 0.416 → 0.385, 255 × 2^16 0.359 → 0.313; K = 16 361 × 2^16 0.540 → 0.526, 511 × 2^16 0.617 →
+/// 0.586, 512 × 2^15 0.316 → 0.314 (0.322 → 0.309 in another run); K = 4 at 127 × 2^17 within
+/// 1% and K = 2 at 64 × 2^18 5% slower (their registers allow 16 warps and more), real K = 16 at
+/// 512 × 2^15 15% slower (rows of 32 bytes per system group). The general form (a, b, c loaded per
+/// row as well) ran 8–19% slower in such blocks (complex K = 16 361 × 2^16 1.397 → 1.592 ms,
+/// 512 × 2^15 0.873 → 1.032; K = 8 255 × 2^16 0.832 → 0.896) and keeps blocks of 256.
+constexpr int kColumnsMaxComplexWideThreads = 128;
+
+/// Systems per block of the columns kernel with `chunks` chunks of K rows per system, for the
+/// general form or the shifted one: enough that a warp's load of one row covers 128 bytes of
+/// adjacent systems (16 real, 8 complex; 64 bytes where 32 chunks fill the largest block), and at
+/// least a warp of threads. Measured within 2% of blocks of 256 threads throughout (H200 A/B,
+/// docs/tridiag-performance.md), except shifted complex K ≥ 8 (kColumnsMaxComplexWideThreads).
+__host__ __device__ constexpr int columns_systems(int chunks, int K, std::size_t scalar_bytes,
+                                                  bool general) {
   const int wide = static_cast<int>(128 / scalar_bytes);
-  const int G = wide * chunks > kColumnsMaxThreads ? kColumnsMaxThreads / chunks : wide;
+  const int most = !general && scalar_bytes > 8 && K * scalar_bytes >= 128
+                       ? kColumnsMaxComplexWideThreads
+                       : kColumnsMaxThreads;
+  const int G = wide * chunks > most ? most / chunks : wide;
   return G * chunks < kWarpLanes ? kWarpLanes / chunks : G;
 }
 
@@ -94,25 +112,27 @@ constexpr int columns_min_blocks() {
 
 /// Registers per thread of columns_capped_kernel, which runs the shifted form's whole pass where a
 /// thread's rows take 128 bytes (real K = 16, complex K = 8; columns_capped) in place of
-/// columns_kernel: 128 (16 warps per SM), or 168 for complex blocks of at most 128 threads (n ≤
-/// 128: 12 warps, blocks of up to 4 warps fitting whole, no spills). Uncapped they took 212 (real)
-/// and 206 registers, 8 warps. Launch bounds for two blocks of 256 threads cap at 128 as well,
-/// but ptxas then spilled 248 bytes of real K = 16's whole pass against 28 under `__maxnreg__`
-/// (and so did `__maxnreg__` beside launch bounds for one block or none, in the kernel itself), and
-/// that ran 23% slower than uncapped at 64 × 2^18. H100 (tridiag_bench, interleaved, shifted, best
-/// of 2 rounds, ms, uncapped → capped): real K = 16 64 × 2^18 0.1455 → 0.1230, 127 × 2^17 0.1496
-/// → 0.1254, 255 × 2^16 0.1587 → 0.1422, 512 × 2^15 0.1700 → 0.1459; complex K = 8 at 168
-/// registers 64 × 2^18 0.2990 → 0.2622, 127 × 2^17 0.3225 → 0.2821 (at 128: 0.2943, 0.3107, 132
-/// bytes spilled), at 128 in 256-thread blocks 255 × 2^16 0.3612 → 0.3300 (at 168: 0.3584, one
-/// block of 8 warps). Complex K = 16 spilled 128–940 bytes under caps of 200, 168 and 128 and was
-/// 5–137% slower, so it keeps columns_kernel's 254.
+/// columns_kernel (columns_capped_registers): real 128 (16 warps per SM), complex 168 (12 warps in
+/// blocks of at most 128 threads, kColumnsMaxComplexWideThreads; no spills). Uncapped they took 212
+/// (real) and 206 registers, 8 warps. Launch bounds for two blocks of 256 threads cap at 128 as
+/// well, but ptxas then spilled 248 bytes of real K = 16's whole pass against 28 under
+/// `__maxnreg__` (and so did `__maxnreg__` beside launch bounds for one block or none, in the
+/// kernel itself), and that ran 23% slower than uncapped at 64 × 2^18. H100 (tridiag_bench,
+/// interleaved, shifted, best of 2 rounds, ms, uncapped → capped): real K = 16 64 × 2^18 0.1455 →
+/// 0.1230, 127 × 2^17 0.1496 → 0.1254, 255 × 2^16 0.1587 → 0.1422, 512 × 2^15 0.1700 → 0.1459;
+/// complex K = 8 at 168 registers 64 × 2^18 0.2990 → 0.2622, 127 × 2^17 0.3225 → 0.2821 (at 128:
+/// 0.2943, 0.3107, 132 bytes spilled), at 128 in 256-thread blocks 255 × 2^16 0.3612 → 0.3300 (at
+/// 168 in one block of 8 warps: 0.3584; in two blocks of 4, since kColumnsMaxComplexWideThreads,
+/// 0.313). Complex K = 16 spilled 128–940 bytes under caps of 200, 168 and 128 and was 5–137%
+/// slower, so it keeps columns_kernel's 254.
 template <int K, SegmentPass Pass, class T, class Form>
 constexpr bool columns_capped() {
   return std::is_same_v<Form, ShiftedForm<T>> && Pass == SegmentPass::whole && K * sizeof(T) == 128;
 }
-constexpr int kColumnsCappedRegisters = 128;
-constexpr int kColumnsCappedNarrowRegisters = 168;
-constexpr int kColumnsCappedNarrowThreads = 128;
+template <class T>
+constexpr int columns_capped_registers() {
+  return sizeof(T) == 8 ? 128 : 168;
+}
 
 /// Whether the whole pass of columns_kernel loads its next unit's rows of d into registers before
 /// it solves the current unit, so that the loads run under the arithmetic: the shifted form where
@@ -241,19 +261,30 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
   const ColumnTable<T> table{sm + 8 * count, chunks * K + 1};
   index_t loaded = -1;  // the segment in the table
-  // Rows [p, p + K) of the thread's system in unit u (zero past n; lanes past the batch repeat
-  // the last system).
-  auto load_rows = [&](index_t u, T(&v)[K]) {
+  // The thread's system in unit u (lanes past the batch repeat the last system), and its rows
+  // [p, p + K) there (zero past n).
+  auto unit_system = [&](index_t u) {
     const index_t seg = u / groups;
-    const index_t k = std::min((u - seg * groups) * G + g, batch - 1);
-    const index_t p = seg * chunks * K + c * K;
+    return std::min((u - seg * groups) * G + g, batch - 1);
+  };
+  auto load_rows = [&](index_t u, T(&v)[K]) {
+    const index_t k = unit_system(u);
+    const index_t p = u / groups * chunks * K + c * K;
 #pragma unroll
     for (int i = 0; i < K; ++i) v[i] = p + i < n ? d[ds.at(k, p + i)] : T(0);
   };
+  // Where kPrefetch (the shifted form), the next unit's rows and shift, loaded before the current
+  // unit is solved. The shift loaded at its first use had 24% of the stall samples of the whole
+  // pass, real K = 16, 512 × 2^15 (Nsight Compute, H100): every unit waited on it.
   constexpr bool kPrefetch = columns_prefetches<K, Pass, T, Form>();
-  T next[K];  // the next unit's rows, where kPrefetch
+  T next[K];
+  T next_shift{};
+  auto prefetch = [&](index_t u) {
+    load_rows(u, next);
+    if constexpr (kPrefetch) next_shift = form.shifts[unit_system(u)];
+  };
   if constexpr (kPrefetch)
-    if (blockIdx.x < units) load_rows(blockIdx.x, next);
+    if (blockIdx.x < units) prefetch(blockIdx.x);
   // Staged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
   static_assert(!Staged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
@@ -283,7 +314,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const index_t k0 = (u - seg * groups) * G;
     const index_t p0 = seg * chunks * K;  // the segment's first row
     if constexpr (kShifted) {
-      if (seg != loaded) {  // uniform over the block, after the previous unit's last barrier
+      if (seg != loaded) {                 // uniform over the block
+        if (loaded >= 0) __syncthreads();  // every thread done with the previous segment's rows
         table.load(form.m, p0, t, threads);
         loaded = seg;
         __syncthreads();
@@ -293,17 +325,24 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const bool stores = k0 + g < batch;
     const index_t p = p0 + c * K;
     T v[K];
+    T shift{};  // where kPrefetch
     if constexpr (kPrefetch) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = next[i];
-      if (u + gridDim.x < units) load_rows(u + gridDim.x, next);
+      shift = next_shift;
+      if (u + gridDim.x < units) prefetch(u + gridDim.x);
     } else if constexpr (Staged) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
     } else {
       load_rows(u, v);
     }
-    const auto rows = column_rows(form, table, p0, k, ds);
+    const auto rows = [&] {
+      if constexpr (kPrefetch)
+        return ColumnTableRows<T>{table, shift, p0};
+      else
+        return column_rows(form, table, p0, k, ds);
+    }();
     const LaneVector<T> vec{v, p};
     {
       Row4<T> P, Q;
@@ -347,8 +386,14 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
           if (p + i < n) x[xs.at(k, p + i)] = v[i];
       }
     }
+    // Before the next unit writes the arrays again: the reduce pass's groups may still read other
+    // threads' rows, and the stage must be complete. The whole and substitute passes need no
+    // barrier here: every read of another thread's slot came before the barrier above the resolve,
+    // and the resolve reads the thread's own slot. H100 (tridiag_bench, interleaved, shifted, 3
+    // rounds, ms, with the barrier → without): real K = 16 127 × 2^17 0.1268 → 0.1240, 512 × 2^15
+    // 0.1454 → 0.1414; 64 × 2^18, 255 × 2^16 and complex K = 8 and 16 within 1%.
     if constexpr (Staged) copy_async_wait();  // the next unit's d, before the barrier
-    __syncthreads();                          // the next unit writes the arrays again
+    if constexpr (Pass == SegmentPass::reduce || Staged) __syncthreads();
   }
 }
 

@@ -337,6 +337,11 @@ struct ShiftedSegmentForm {
   PSCR_HD ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
     return {c, shifts[k], p};
   }
+  /// The same with system k's shift already loaded (segment_kernel's staged passes).
+  template <int K>
+  PSCR_HD ShiftedLaneRows<K, T> rows_with_shift(const Lane<K>& c, T s, index_t p) const {
+    return {c, s, p};
+  }
 };
 
 /// The general form of the segment kernel: a, b, c (layout of d) read per row.
@@ -470,9 +475,24 @@ __global__ void __launch_bounds__(kSegmentThreads)
       !Staged || segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T)),
       "only the passes of segment_pass_stages stage d");
   const LaneStage<K, T> stage(slice + Form::template shared_elements<K>, lane);
+  // Staged, the next unit's shift and (substitute) its segment's first and last unknowns, the
+  // coarse solution, are loaded with its d, so that no global load waits at a unit's start (as
+  // the shift did in the columns method's whole pass: 24% of its stall samples, Nsight Compute).
+  struct UnitScalars {
+    T shift, first, last;
+  };
+  UnitScalars next{};
   auto fetch = [&](const auto& unit) {  // generic: instantiated where Staged only
     const index_t first = unit.segment() * kWarpLanes * K;
     stage.fetch(d + ds.at(unit.system(), first), std::min<index_t>(kWarpLanes * K, n - first));
+    if constexpr (Staged) {  // the shifted form
+      next.shift = form.shifts[unit.system()];
+      if constexpr (Pass == SegmentPass::substitute) {
+        const index_t e = unit.system() * nc + 2 * unit.segment();
+        if (lane == 0) next.first = cd[e];
+        if (lane == kWarpLanes - 1) next.last = cd[e + 1];
+      }
+    }
   };
   index_t loaded = -1;
   GroupUnits u(walk, batch, segments, warp, groups, lane / width);
@@ -490,13 +510,20 @@ __global__ void __launch_bounds__(kSegmentThreads)
       loaded = seg;
     }
     T v[K];
+    UnitScalars now{};  // where Staged
     if constexpr (Staged) {
       stage.take(v);
+      now = next;
       if (u.more()) fetch(u);
     } else {
       load_lane<K>(d, ds, k, p, n, v);
     }
-    const auto rows = form.template rows<K>(lc, k, p, ds);
+    const auto rows = [&] {
+      if constexpr (Staged)
+        return form.template rows_with_shift<K>(lc, now.shift, p);
+      else
+        return form.template rows<K>(lc, k, p, ds);
+    }();
     const LaneVector<T> vec{v, p};
     Row4<T> P, Q;
     {
@@ -516,8 +543,10 @@ __global__ void __launch_bounds__(kSegmentThreads)
       if constexpr (Pass == SegmentPass::substitute) {  // width == 32
         // The segment's first and last unknowns are known: identity rows carrying them.
         const index_t e = k * nc + 2 * seg;
-        if (lane == 0) P = {T(0), T(1), T(0), {cd[e]}};
-        if (lane == kWarpLanes - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
+        const T first = Staged ? now.first : lane == 0 ? cd[e] : T(0);
+        const T last = Staged ? now.last : lane == kWarpLanes - 1 ? cd[e + 1] : T(0);
+        if (lane == 0) P = {T(0), T(1), T(0), {first}};
+        if (lane == kWarpLanes - 1) Q = {T(0), T(1), T(0), {last}};
       }
       T xf, xl;
       guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, width);

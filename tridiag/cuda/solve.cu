@@ -1040,7 +1040,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
   const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
   const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
-  const int G = detail::columns_systems(chunks, sizeof(T));
+  const int G = detail::columns_systems(chunks, K, sizeof(T), general);
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
   auto launch = [&](auto* kernel, bool staged) {
@@ -1055,14 +1055,9 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
-      if constexpr (sizeof(T) == 16) {
-        if (threads <= detail::kColumnsCappedNarrowThreads)
-          return launch(detail::columns_capped_kernel<kk, Pass, T, Form,
-                                                      detail::kColumnsCappedNarrowRegisters>,
-                        false);
-      }
-      launch(detail::columns_capped_kernel<kk, Pass, T, Form, detail::kColumnsCappedRegisters>,
-             false);
+      launch(
+          detail::columns_capped_kernel<kk, Pass, T, Form, detail::columns_capped_registers<T>()>,
+          false);
     } else {  // columns_kernel is not instantiated where columns_capped_kernel runs instead
       if constexpr (detail::columns_stages<Pass, T, Form>()) {
         if (detail::paired_systems(d, strides(dl)))

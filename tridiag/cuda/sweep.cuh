@@ -217,13 +217,16 @@ __global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
   const index_t warps = static_cast<index_t>(blockDim.x) / kWarpLanes;
   const int base = lane * (K + 1);
   for (index_t k = blockIdx.x * warps + warp; k < batch; k += gridDim.x * warps) {
+    // The shift loaded before the wait for d, so that its load and the copy overlap (loaded after
+    // the wait, it was a second round trip per system).
+    const T shift = shifts[k];
     for (int r = lane; r < n; r += kWarpLanes)
       copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
     copy_async_wait();
     __syncwarp();
     const auto solve = [&](auto& kept) {
       Row4<T> P, Q;
-      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shifts[k]}, dx, kept, base, K, P, Q);
+      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
       T first, last;
       guarded_reduced_solve<Guarded>(P, Q, first, last);
       sweep_substitute(dx, kept, base, K, first, last);
