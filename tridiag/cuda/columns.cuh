@@ -70,14 +70,14 @@ __host__ __device__ inline index_t columns_segments(index_t n, int K, std::size_
 /// Most threads per block of the columns kernel for complex chunks of at least 128 bytes (K ≥ 8)
 /// of the shifted form: their registers leave an SM 8 (K = 16) or 12 warps (K = 8,
 /// columns_capped), which then run as two or three blocks, each between its own barriers, instead
-/// of one. H100 (tridiag_bench,
-/// interleaved, shifted, 3 rounds, ms, blocks of 256 → 128 threads): complex K = 8 200 × 84000
-/// 0.416 → 0.385, 255 × 2^16 0.359 → 0.313; K = 16 361 × 2^16 0.540 → 0.526, 511 × 2^16 0.617 →
-/// 0.586, 512 × 2^15 0.316 → 0.314 (0.322 → 0.309 in another run); K = 4 at 127 × 2^17 within
-/// 1% and K = 2 at 64 × 2^18 5% slower (their registers allow 16 warps and more), real K = 16 at
-/// 512 × 2^15 15% slower (rows of 32 bytes per system group). The general form (a, b, c loaded per
-/// row as well) ran 8–19% slower in such blocks (complex K = 16 361 × 2^16 1.397 → 1.592 ms,
-/// 512 × 2^15 0.873 → 1.032; K = 8 255 × 2^16 0.832 → 0.896) and keeps blocks of 256.
+/// of one. H100 (tridiag_bench, interleaved, shifted, 3 rounds, ms, blocks of 256 → 128 threads):
+/// complex K = 8 200 × 84000 0.416 → 0.385, 255 × 2^16 0.359 → 0.313; K = 16 361 × 2^16 0.540 →
+/// 0.526, 511 × 2^16 0.617 → 0.586, 512 × 2^15 0.316 → 0.314 (0.322 → 0.309 in another run); K = 4
+/// at 127 × 2^17 within 1% and K = 2 at 64 × 2^18 5% slower (their registers allow 16 warps and
+/// more), real K = 16 at 512 × 2^15 15% slower (rows of 32 bytes per system group). The general
+/// form (a, b, c loaded per row as well) ran 8–19% slower in such blocks (complex K = 16
+/// 361 × 2^16 1.397 → 1.592 ms, 512 × 2^15 0.873 → 1.032; K = 8 255 × 2^16 0.832 → 0.896) and
+/// keeps blocks of 256.
 constexpr int kColumnsMaxComplexWideThreads = 128;
 
 /// Systems per block of the columns kernel with `chunks` chunks of K rows per system, for the
