@@ -319,9 +319,9 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
 
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
 // each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 4
-// chunks of K = 16, 8 of K = 8 (complex: the kernel's narrow instance), 16 of K = 4) and several
-// (n = 1000: segments of 16 chunks real, 8 complex, so 64 or 32 rows at K = 4, 128 or 64 at K = 8
-// and 256 or 128 at K = 16, the last one partly identity rows).
+// chunks of K = 16, 8 of K = 8, 16 of K = 4) and several (n = 1000: segments of 16 chunks real, 8
+// complex, so 64 or 32 rows at K = 4, 128 or 64 at K = 8 and 256 or 128 at K = 16, the last one
+// partly identity rows).
 TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
   const std::vector<Config> configs = method_configs("columns", cuda::Method::columns, {4, 8, 16});
   std::uint64_t seed = 650;

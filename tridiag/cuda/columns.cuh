@@ -21,10 +21,10 @@
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
 /// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
-/// thread loads its rows of the block's next unit before it solves the current one. Shifted
-/// systems with 16-byte aligned rows take other kernels for the reduce and substitute passes, one
-/// lane per (system, segment) (columns_lanes_reduce_kernel, columns_lanes_substitute_kernel,
-/// segment_lanes.cuh). Include only from .cu files.
+/// thread loads its rows of the block's next unit, and that system's shift, before it solves the
+/// current one. Shifted systems with 16-byte aligned rows take other kernels for the reduce and
+/// substitute passes, one lane per (system, segment) (columns_lanes_reduce_kernel,
+/// columns_lanes_substitute_kernel, segment_lanes.cuh). Include only from .cu files.
 
 #include <type_traits>
 

@@ -335,7 +335,7 @@ struct ShiftedSegmentForm {
   }
   template <int K>
   PSCR_HD ShiftedLaneRows<K, T> rows(const Lane<K>& c, index_t k, index_t p, Strides) const {
-    return {c, shifts[k], p};
+    return rows_with_shift<K>(c, shifts[k], p);
   }
   /// The same with system k's shift already loaded (segment_kernel's staged passes).
   template <int K>
