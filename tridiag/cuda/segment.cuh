@@ -735,6 +735,9 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     } else {
       load_lane<K>(d, ds, k, p, n, v);
     }
+    // The shift loaded here, at its first use: loaded with the staged d a system ahead (as
+    // segment_kernel's staged passes do) this kernel ran 3–15% slower (H100 A/B, real systems
+    // of 2^24 rows, K = 4 and 8: tridiag-h100-ab-block-prefetched-shift.csv).
     const auto rows = form.template rows<K>(lc, k, p, ds);
     const LaneVector<T> vec{v, p};
     T xf[3], xl[3];  // spikes of the lane's first and last unknowns
