@@ -3,6 +3,7 @@
 median was fastest, and every shape's copy bandwidth the fastest of the runs.
 
 Usage: tridiag_merge.py [--force] OUTPUT.csv RUN.csv RUN.csv [RUN.csv...]
+       tridiag_merge.py [--force] --splice OUTPUT.csv BASE.csv PART.csv
 
 A run can pass through stretches where the GPU is slower throughout: two full runs of the same
 binaries on one H100 (2026-11-27, 20 repetitions per median) agreed within a few per cent on
@@ -17,7 +18,12 @@ runs and fraction_of_copy recomputed from it (gbs_floor / copy_gbs); rows keep t
 order and columns. The runs must come from one device and hold the same configurations (one
 tridiag_bench command line, run several times: bench/tridiag_bench.sh does).
 
-An existing OUTPUT is refused unless --force; it may never be one of the runs.
+--splice: after a change to one scalar's kernels only (the other's SASS unchanged), the runs of
+that scalar (tridiag_bench --scalars S, merged as above) into an earlier merged CSV: OUTPUT holds
+PART's rows for the scalars PART holds and BASE's rows for the others, in BASE's order. PART must
+hold, for its scalars, exactly BASE's configurations, on the same device.
+
+An existing OUTPUT is refused unless --force; it may never be one of the inputs.
 Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
 misaligned rows, missing columns, no rows, a median_ms that is not a number; or runs of
 different devices or configurations); 2 bad arguments; 3 OUTPUT exists.
@@ -95,26 +101,49 @@ def merge(paths):
     return header, merged
 
 
+def splice(base_path, part_path):
+    """BASE's rows with those of PART's scalars replaced by PART's, and BASE's header."""
+    header, base_rows, base_keys, _ = load(base_path)
+    part_header, _, _, part = load(part_path)
+    if part_header != header:
+        raise InputError(f"{part_path}: columns differ from {base_path}'s")
+    devices = {row["device"] for row in base_rows} | {row["device"] for row in part.values()}
+    if len(devices) != 1:
+        raise InputError(f"runs of different devices ({', '.join(sorted(devices))}); expected "
+                         f"runs of one device")
+    scalars = {key[0] for key in part}
+    replaced = {key for key in base_keys if key[0] in scalars}
+    if replaced != part.keys():
+        only = sorted(replaced ^ set(part))[0]
+        raise InputError(f"{part_path}: configurations of {', '.join(sorted(scalars))} differ "
+                         f"from {base_path}'s (e.g. {', '.join(only[:-1])})")
+    rows = [part[key] if key in part else row for row, key in zip(base_rows, base_keys)]
+    return header, rows
+
+
 def main(argv):
-    args = [a for a in argv if a != "--force"]
+    args = [a for a in argv if a not in ("--force", "--splice")]
     if any(a in ("-h", "--help") for a in args):
         print(__doc__)
         return 0
-    if len(args) < 3 or any(a.startswith("-") for a in args):
-        print(f"tridiag_merge: expected OUTPUT.csv and at least two RUN.csv (got "
+    spliced = "--splice" in argv
+    if (len(args) != 3 if spliced else len(args) < 3) or any(a.startswith("-") for a in args):
+        expected = "OUTPUT.csv, BASE.csv and PART.csv" if spliced else \
+            "OUTPUT.csv and at least two RUN.csv"
+        print(f"tridiag_merge: expected {expected} (got "
               f"{' '.join(argv) or 'nothing'}); see --help", file=sys.stderr)
         return EXIT_USAGE
     output, paths = args[0], args[1:]
     if any(os.path.exists(p) and os.path.samefile(output, p) for p in paths
            if os.path.exists(output)):
-        print(f"tridiag_merge: {output} is one of the runs; expected a new file",
+        print(f"tridiag_merge: {output} is one of the inputs; expected a new file",
               file=sys.stderr)
         return EXIT_USAGE
     if os.path.exists(output) and "--force" not in argv:
         print(f"tridiag_merge: {output} exists (--force replaces it)", file=sys.stderr)
         return EXIT_EXISTS
     try:
-        header, rows = merge(paths)
+        header, rows = splice(*paths) if spliced else merge(paths)
     except InputError as e:
         print(f"tridiag_merge: {e}", file=sys.stderr)
         return EXIT_INPUT
@@ -122,7 +151,10 @@ def main(argv):
         writer = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    print(f"tridiag_merge: {len(rows)} configurations of {len(paths)} runs -> {output}")
+    if spliced:
+        print(f"tridiag_merge: {paths[1]} spliced into {paths[0]} -> {output}")
+    else:
+        print(f"tridiag_merge: {len(rows)} configurations of {len(paths)} runs -> {output}")
     return 0
 
 

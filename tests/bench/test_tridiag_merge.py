@@ -4,7 +4,8 @@ every configuration takes the row of its fastest median (a median of 0 never win
 bandwidth is the fastest per shape and every fraction_of_copy follows it, repeated rows of one
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
-message and nothing written.
+message and nothing written; --splice takes one scalar's rows from a later run, in the earlier
+merge's order, and refuses a part whose configurations differ from the base's.
 
 Run by CTest as: python3 test_tridiag_merge.py PATH_TO_tridiag_merge.py
 """
@@ -18,14 +19,14 @@ HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,medi
 
 
 def row(method, k, ms, gbs, copy_gbs, form="shifted", staging="-", device="Test GPU", n=64,
-        note=""):
-    """A tridiag_bench row of real n x 1024 systems with the given timing and bandwidths."""
-    return (f'"{device}",real,{n},1024,{form},contiguous,{method},{k},{staging},{ms},{ms},{gbs},'
-            f'{copy_gbs},{gbs / copy_gbs:.6g},1,1e-16,20,"{note}"')
+        note="", scalar="real"):
+    """A tridiag_bench row of n x 1024 systems with the given timing and bandwidths."""
+    return (f'"{device}",{scalar},{n},1024,{form},contiguous,{method},{k},{staging},{ms},{ms},'
+            f'{gbs},{copy_gbs},{gbs / copy_gbs:.6g},1,1e-16,20,"{note}"')
 
 
-def copy(ms, gbs, n=64, device="Test GPU"):
-    return (f'"{device}",real,{n},1024,-,-,copy,0,-,{ms},{ms},{gbs},{gbs},1,0,0,20,""')
+def copy(ms, gbs, n=64, device="Test GPU", scalar="real"):
+    return (f'"{device}",{scalar},{n},1024,-,-,copy,0,-,{ms},{ms},{gbs},{gbs},1,0,0,20,""')
 
 
 class TridiagMergeTest(ScriptTest):
@@ -83,7 +84,7 @@ class TridiagMergeTest(ScriptTest):
         run = self.write("run.csv", [HEADER, copy(0.1, 2000)])
         r = self.run_script(run, run, run)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("is one of the runs", r.stderr)
+        self.assertIn("is one of the inputs", r.stderr)
         self.write("merged.csv", ["keep"])
         r = self.run_script(self.out, run, run)
         self.assertEqual(r.returncode, 3)
@@ -92,6 +93,40 @@ class TridiagMergeTest(ScriptTest):
         r = self.run_script("--force", self.out, run, run)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.rows()), 1)
+
+    def test_splice_replaces_one_scalar(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                copy(0.2, 2000, scalar="complex"),
+                row("segment", 4, 0.6, 1000, 2000, scalar="complex"),
+                row("thomas", 0, 0.9, 666, 2000, scalar="complex")]
+        part = [row("thomas", 0, 0.8, 750, 2100, scalar="complex"),
+                copy(0.19, 2100, scalar="complex"),
+                row("segment", 4, 0.5, 1200, 2100, scalar="complex")]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["scalar"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
+        self.assertEqual(got, [
+            ("real", "copy", "0.1", "2000"),  # the base's rows of the other scalar
+            ("real", "segment", "0.3", "2000"),
+            ("complex", "copy", "0.19", "2100"),  # the part's, in the base's order
+            ("complex", "segment", "0.5", "2100"),
+            ("complex", "thomas", "0.8", "2100"),
+        ])
+        os.remove(self.out)
+        fewer = self.write("fewer.csv", [HEADER] + part[:2])
+        r = self.run_script("--splice", self.out, paths[0], fewer)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("configurations of complex differ", r.stderr)
+        other = self.write("other.csv", [HEADER, copy(0.2, 2000, scalar="complex",
+                                                      device="Other GPU")])
+        r = self.run_script("--splice", self.out, paths[0], other)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("different devices", r.stderr)
+        r = self.run_script("--splice", self.out, paths[0])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("OUTPUT.csv, BASE.csv and PART.csv", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
 
     def test_usage(self):
         r = self.run_script("--help")
