@@ -1,5 +1,5 @@
-// Nearest measured shape in (log n, log batch), n weighted (kNWeight), of the same layout, scalar
-// type, form and kind of complex systems.
+// Nearest measured shape in (log n, log batch), n weighted (kNWeight), near ties to the nearer n
+// (kTie), of the same layout, scalar type, form and kind of complex systems.
 #include "tridiag/cuda/selection.hpp"
 
 #include <algorithm>
@@ -23,6 +23,14 @@ const SelectionEntry kTable[] = {
 /// rows took the 4096 × 2^12 entry, the sweep method, which at 2048 rows is one warp of K = 64
 /// (three warps per SM), and 2D Poisson 2048² (separate stages) went from 1.25 to 1.36 ms (H100).
 constexpr double kNWeight = 3.0;
+
+/// Distances within this much of the nearest count as a tie, which the entry of the nearer n wins.
+/// The table holds shapes one row apart (PSCR's 2D shapes 4095² and 4096², 2047² and 2048 ×
+/// 2^13) whose fastest configurations differ by more than their distance says (complex Helmholtz
+/// 4095²: the cluster sweep 0.471 ms, the segment method 0.533; 4096²: the segment method 0.442,
+/// H100): systems of 4095 rows in batches of 5460 were 0.0003 nearer the 4096² entry, a
+/// difference of batch, which only fills the GPU.
+constexpr double kTie = 0.01;
 
 Options entry_options(const SelectionEntry& e, index_t n) {
   Options o{e.method, e.method != Method::thomas ? e.rows_per_thread : 0,
@@ -50,21 +58,34 @@ Options entry_options(const SelectionEntry& e, index_t n) {
 
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
                       bool dominant) {
-  double best = std::numeric_limits<double>::infinity();
-  Options choice{Method::partition, 8, Staging::shared};
-  for (const SelectionEntry& e : kTable) {
-    if (e.interleaved != interleaved || e.complex != complex || e.general != general ||
-        e.dominant != (complex && dominant))
-      continue;
+  struct Near {
+    const SelectionEntry* entry;
+    double dn;    // octaves of n from the entry's
+    double dist;  // kNWeight-weighted distance
+  };
+  auto near = [&](const SelectionEntry& e) {
     const double dn = std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(e.n));
     const double db =
         std::log2(static_cast<double>(batch)) - std::log2(static_cast<double>(e.batch));
-    const double dist = kNWeight * kNWeight * dn * dn + db * db;
-    if (dist < best) {
-      best = dist;
-      choice = entry_options(e, n);
-    }
+    return Near{&e, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
+  };
+  auto matches = [&](const SelectionEntry& e) {
+    return e.interleaved == interleaved && e.complex == complex && e.general == general &&
+           e.dominant == (complex && dominant);
+  };
+  double nearest = std::numeric_limits<double>::infinity();
+  for (const SelectionEntry& e : kTable)
+    if (matches(e)) nearest = std::min(nearest, near(e).dist);
+  // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
+  Near best{nullptr, 0.0, 0.0};
+  for (const SelectionEntry& e : kTable) {
+    if (!matches(e)) continue;
+    const Near c = near(e);
+    if (c.dist > nearest + kTie) continue;
+    if (!best.entry || c.dn < best.dn || (c.dn == best.dn && c.dist < best.dist)) best = c;
   }
+  Options choice =
+      best.entry ? entry_options(*best.entry, n) : Options{Method::partition, 8, Staging::shared};
   choice.dominant = dominant;
   return choice;
 }

@@ -4,7 +4,7 @@
 /// configuration measured at one benchmark shape; a problem takes the entry of the same layout,
 /// scalar type, form and kind of complex systems (any, or diagonally dominant: Options::dominant)
 /// nearest to it in (log n, log batch), an octave of n counting for three of batch
-/// (selection.cpp, kNWeight). The entries live in
+/// (selection.cpp, kNWeight), of near ties the one of the nearer n (kTie). The entries live in
 /// tridiag/cuda/selection_table.inc, written by bench/tridiag_select.py from the benchmark's
 /// CSV. Host C++.
 
