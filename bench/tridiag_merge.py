@@ -62,14 +62,19 @@ def load(path):
     return list(rows[0]), rows, keys, dict(zip(keys, rows))
 
 
+def one_device(rows):
+    """Refuses rows of more than one device."""
+    devices = {row["device"] for row in rows}
+    if len(devices) != 1:
+        raise InputError(f"runs of different devices ({', '.join(sorted(devices))}); expected "
+                         f"runs of one device")
+
+
 def merge(paths):
     """The merged rows (the first run's order and header) and that header."""
     runs = [load(p) for p in paths]
     header, first_rows, first_keys, first = runs[0]
-    devices = {row["device"] for _, rows, _, _ in runs for row in rows}
-    if len(devices) != 1:
-        raise InputError(f"runs of different devices ({', '.join(sorted(devices))}); expected "
-                         f"runs of one device")
+    one_device(row for _, rows, _, _ in runs for row in rows)
     for path, (h, _, _, by_key) in zip(paths[1:], runs[1:]):
         if h != header:
             raise InputError(f"{path}: columns differ from {paths[0]}'s")
@@ -107,10 +112,7 @@ def splice(base_path, part_path):
     part_header, _, _, part = load(part_path)
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
-    devices = {row["device"] for row in base_rows} | {row["device"] for row in part.values()}
-    if len(devices) != 1:
-        raise InputError(f"runs of different devices ({', '.join(sorted(devices))}); expected "
-                         f"runs of one device")
+    one_device(base_rows + list(part.values()))
     scalars = {key[0] for key in part}
     replaced = {key for key in base_keys if key[0] in scalars}
     if replaced != part.keys():

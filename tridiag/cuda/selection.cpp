@@ -29,7 +29,11 @@ constexpr double kNWeight = 3.0;
 /// 2^13) whose fastest configurations differ by more than their distance says (complex Helmholtz
 /// 4095²: the cluster sweep 0.471 ms, the segment method 0.533; 4096²: the segment method 0.442,
 /// H100): systems of 4095 rows in batches of 5460 were 0.0003 nearer the 4096² entry, a
-/// difference of batch, which only fills the GPU.
+/// difference of batch, which only fills the GPU. A wider rule (a system's own n within an octave
+/// of its batch) gave PSCR 2D Helmholtz 4095² that cluster entry on 2026-11-27 and ran 2% slower
+/// with separate stages, before the complex products were fused (complex.cuh), which gained the
+/// cluster sweep 4–10% on the segment method (Helmholtz A/B, 1024 to 8192 rows); PSCR at 4095²
+/// was not measured with this rule.
 constexpr double kTie = 0.01;
 
 Options entry_options(const SelectionEntry& e, index_t n) {

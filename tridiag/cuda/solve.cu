@@ -1044,9 +1044,8 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
   auto launch = [&](auto* kernel, bool staged) {
-    const std::size_t smem =
-        sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                        threads, chunks, K, std::is_same_v<Form, detail::ShiftedForm<T>>, staged));
+    const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
+                                             threads, chunks, K, !general, staged));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
