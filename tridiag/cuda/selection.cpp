@@ -32,8 +32,10 @@ constexpr double kNWeight = 3.0;
 /// difference of batch, which only fills the GPU. A wider rule (a system's own n within an octave
 /// of its batch) gave PSCR 2D Helmholtz 4095² that cluster entry on 2026-11-27 and ran 2% slower
 /// with separate stages, before the complex products were fused (complex.cuh), which gained the
-/// cluster sweep 4–10% on the segment method (Helmholtz A/B, 1024 to 8192 rows); PSCR at 4095²
-/// was not measured with this rule.
+/// cluster sweep 4–10% on the segment method (Helmholtz A/B, 1024 to 8192 rows). With this rule
+/// and the fused products PSCR 2D Helmholtz ran as fast as without it (kTie = 0; H100 A/B, 3
+/// rounds, 1023² to 4095², fused and separate stages within ±0.3%:
+/// bench/results/pscr-gpu-h100-ab-selection-tie.csv).
 constexpr double kTie = 0.01;
 
 Options entry_options(const SelectionEntry& e, index_t n) {
