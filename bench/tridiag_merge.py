@@ -18,10 +18,11 @@ runs and fraction_of_copy recomputed from it (gbs_floor / copy_gbs); rows keep t
 order and columns. The runs must come from one device and hold the same configurations (one
 tridiag_bench command line, run several times: bench/tridiag_bench.sh does).
 
---splice: after a change to one scalar's kernels only (the other's SASS unchanged), the runs of
-that scalar (tridiag_bench --scalars S, merged as above) into an earlier merged CSV: OUTPUT holds
-PART's rows for the scalars PART holds and BASE's rows for the others, in BASE's order. PART must
-hold, for its scalars, exactly BASE's configurations, on the same device.
+--splice: after a change that touches some shapes only (one scalar's kernels, the other's SASS
+unchanged, or launches of small batches), the runs of those shapes (tridiag_bench --scalars S or
+--shapes N:B,..., merged as above) into an earlier merged CSV: OUTPUT holds PART's rows for the
+shapes (scalar, n, batch) PART holds and BASE's rows for the others, in BASE's order. PART must
+hold, for its shapes, exactly BASE's configurations, on the same device.
 
 An existing OUTPUT is refused unless --force; it may never be one of the inputs.
 Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
@@ -107,17 +108,17 @@ def merge(paths):
 
 
 def splice(base_path, part_path):
-    """BASE's rows with those of PART's scalars replaced by PART's, and BASE's header."""
+    """BASE's rows with those of PART's shapes replaced by PART's, and BASE's header."""
     header, base_rows, base_keys, _ = load(base_path)
     part_header, _, _, part = load(part_path)
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
     one_device(base_rows + list(part.values()))
-    scalars = {key[0] for key in part}
-    replaced = {key for key in base_keys if key[0] in scalars}
+    shapes = {key[:len(SHAPE)] for key in part}  # KEY starts with SHAPE
+    replaced = {key for key in base_keys if key[:len(SHAPE)] in shapes}
     if replaced != part.keys():
         only = sorted(replaced ^ set(part))[0]
-        raise InputError(f"{part_path}: configurations of {', '.join(sorted(scalars))} differ "
+        raise InputError(f"{part_path}: configurations of shape {' x '.join(only[:3])} differ "
                          f"from {base_path}'s (e.g. {', '.join(only[:-1])})")
     rows = [part[key] if key in part else row for row, key in zip(base_rows, base_keys)]
     return header, rows

@@ -4,8 +4,8 @@ every configuration takes the row of its fastest median (a median of 0 never win
 bandwidth is the fastest per shape and every fraction_of_copy follows it, repeated rows of one
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
-message and nothing written; --splice takes one scalar's rows from a later run, in the earlier
-merge's order, and refuses a part whose configurations differ from the base's.
+message and nothing written; --splice takes one scalar's rows, or one shape's, from a later run,
+in the earlier merge's order, and refuses a part whose configurations differ from the base's.
 
 Run by CTest as: python3 test_tridiag_merge.py PATH_TO_tridiag_merge.py
 """
@@ -117,7 +117,7 @@ class TridiagMergeTest(ScriptTest):
         fewer = self.write("fewer.csv", [HEADER] + part[:2])
         r = self.run_script("--splice", self.out, paths[0], fewer)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("configurations of complex differ", r.stderr)
+        self.assertIn("configurations of shape complex x 64 x 1024 differ", r.stderr)
         other = self.write("other.csv", [HEADER, copy(0.2, 2000, scalar="complex",
                                                       device="Other GPU")])
         r = self.run_script("--splice", self.out, paths[0], other)
@@ -127,6 +127,17 @@ class TridiagMergeTest(ScriptTest):
         self.assertEqual(r.returncode, 2)
         self.assertIn("OUTPUT.csv, BASE.csv and PART.csv", r.stderr)
         self.assertFalse(os.path.exists(self.out))
+
+    def test_splice_replaces_one_shape(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                copy(0.4, 2000, n=128), row("segment", 4, 0.6, 1000, 2000, n=128)]
+        part = [copy(0.38, 2100, n=128), row("segment", 4, 0.5, 1200, 2100, n=128)]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["n"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
+        self.assertEqual(got, [("64", "copy", "0.1", "2000"), ("64", "segment", "0.3", "2000"),
+                               ("128", "copy", "0.38", "2100"), ("128", "segment", "0.5", "2100")])
 
     def test_usage(self):
         r = self.run_script("--help")
