@@ -24,17 +24,23 @@ void allow_shared(Kernel* kernel, std::size_t bytes) {
                                          static_cast<int>(bytes)));
 }
 
+/// @brief SMs of the current device.
+inline int multiprocessors() {
+  int device = 0, sms = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 /// @brief Blocks of `kernel` resident on the current device at once (at least one per SM), with
 /// blocks of `threads` threads and `smem` bytes of dynamic shared memory; allows that shared
 /// memory first.
 template <class Kernel>
 index_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
   allow_shared(kernel, smem);
-  int device = 0, sms = 0, per_sm = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
   PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  return static_cast<index_t>(std::max(per_sm, 1)) * sms;
+  return static_cast<index_t>(std::max(per_sm, 1)) * multiprocessors();
 }
 
 }  // namespace pscr::cuda

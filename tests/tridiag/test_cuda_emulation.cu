@@ -863,10 +863,13 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
       };
       check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
                       "sweep K " + std::to_string(K), nullptr, emulate);
-      if (K > 32) continue;
-      // c′ in registers, as the real kernel keeps it from K = 18 to 32.
+      constexpr int kRegisterRows =
+          cuda::detail::kSweepRegisterRows<cuda::detail::kernel_scalar_t<Scalar>>;
+      if (K > kRegisterRows) continue;
+      // c′ in registers, as the kernel keeps it where that holds more warps per SM (real K = 18
+      // to 32, complex K = 12 to 16).
       auto registers = [&](const auto& m, const auto& s, const auto& d) {
-        return emulate_sweep<32>(m, s, d, requested);
+        return emulate_sweep<kRegisterRows>(m, s, d, requested);
       };
       check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
                       "sweep K " + std::to_string(K) + ", c' in registers", nullptr, registers);

@@ -32,6 +32,7 @@ namespace pscr::tridiag::cuda {
 namespace {
 
 using pscr::cuda::allow_shared;
+using pscr::cuda::multiprocessors;
 using pscr::cuda::resident_blocks;
 
 using detail::as_kernel;
@@ -181,13 +182,13 @@ std::size_t sweep_smem(int K, int warps, std::size_t scalar_bytes, int register_
 
 /// Most warps per block of the sweep kernel with K rows per lane (c′ in registers up to
 /// `register_rows`, 0: in shared memory): as many as `budget` bytes of shared memory hold, at most
-/// detail::kSweepMaxWarps; 0 where not one fits or K is beyond kSweepMaxLaneRows (the method does
-/// not apply).
-int sweep_warps(int K, std::size_t scalar_bytes, int register_rows, std::size_t budget) {
+/// `max_warps` (the kernel's detail::sweep_max_warps); 0 where not one fits or K is beyond
+/// kSweepMaxLaneRows (the method does not apply).
+int sweep_warps(int K, std::size_t scalar_bytes, int register_rows, std::size_t budget,
+                int max_warps) {
   if (K > kSweepMaxLaneRows) return 0;
   int warps = 0;
-  while (warps < detail::kSweepMaxWarps &&
-         sweep_smem(K, warps + 1, scalar_bytes, register_rows) <= budget)
+  while (warps < max_warps && sweep_smem(K, warps + 1, scalar_bytes, register_rows) <= budget)
     ++warps;
   return warps;
 }
@@ -213,7 +214,9 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   }();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
   SweepBlocks best{1, 0};
-  for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget); w >= 1; --w) {
+  for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget,
+                           detail::sweep_max_warps<T, RegisterRows>());
+       w >= 1; --w) {
     const std::size_t block =
         sweep_smem(K, w, sizeof(T), RegisterRows) + static_cast<std::size_t>(sm.reserved);
     const int blocks =
@@ -223,9 +226,6 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   }
   return best;
 }
-
-/// Rows per lane up to which the real sweep kernel may keep c′ in registers.
-constexpr int kSweepRegisterRows = 32;
 
 /// Whether the sweep method takes systems of n rows with its cluster kernel, else with one warp
 /// per system: real systems of at least detail::kSweepClusterMinRows = 769 rows. H100 A/B
@@ -448,9 +448,10 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   if (opt.method == Method::sweep) {
     const bool clusters = sweep_uses_clusters(n);
     const int K = clusters ? sweep_cluster_rows(n, batch, r, complex) : detail::sweep_rows(n, r);
-    const bool fits = clusters ? sweep_cluster_applies(n, K, complex,
-                                                       sweep_guarded(complex, opt.dominant), budget)
-                               : sweep_warps(K, complex ? 16 : 8, 0, budget) > 0;
+    const bool fits =
+        clusters
+            ? sweep_cluster_applies(n, K, complex, sweep_guarded(complex, opt.dominant), budget)
+            : sweep_warps(K, complex ? 16 : 8, 0, budget, detail::kSweepMaxWarps) > 0;
     if (general || interleaved || !fits)
       opt.method = Method::block;
     else
@@ -1121,7 +1122,16 @@ template <class T, int RegisterRows, bool Guarded>
 void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                          SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
                          T* x, const BatchLayout& xl) {
-  const int warps = blocking.warps;
+  // A warp solves one system at a time, so a batch too small for the resident warps (PSCR's 2D
+  // batches of about n systems) takes blocks of fewer warps, one per SM, rather than filling
+  // some SMs' warps and leaving the others idle (511 systems in blocks of 11 warps: 47 SMs of 132).
+  // H100 A/B (tridiag_bench, shifted, contiguous, 3 rounds, ms): real 255² 0.0188 → 0.0163,
+  // complex 255² 0.0220 → 0.0174, real 511² 0.0219 → 0.0194, complex 511² 0.0246 → 0.0228, real
+  // 700² 0.0227 → 0.0201; complex 512 × 384 0.0217 → 0.0237, where the unchanged block method's
+  // times moved as much between variants (timings of 15–25 µs).
+  const index_t sms = multiprocessors();
+  const int warps = static_cast<int>(
+      std::min<index_t>(blocking.warps, std::max<index_t>(1, (batch + sms - 1) / sms)));
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), RegisterRows);
   auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded>;
   const int threads = warps * detail::kWarpLanes;
@@ -1157,10 +1167,13 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
 }
 
 /// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
-/// (launch_sweep_cluster), shorter ones one warp each, where real K ≤ kSweepRegisterRows keeps c′
-/// in registers where that keeps more warps resident per SM (from K = 18 on, where three shared
-/// arrays per warp leave fewer than 16), the rest in shared memory. Complex systems `guarded`
-/// (sweep_guarded) run the guarded reduced solves.
+/// (launch_sweep_cluster), shorter ones one warp each, with c′ in registers (K ≤
+/// detail::kSweepRegisterRows) where that keeps more warps resident per SM than three shared
+/// arrays per warp (real from K = 18 on, complex from K = 12: 11 warps instead of 10 to 7), the
+/// rest in shared memory. Complex systems `guarded` (sweep_guarded) run the guarded reduced solves.
+/// H100 A/B of complex c′ in registers (tridiag_bench, shifted, contiguous, 3 rounds, ms): 512 ×
+/// 2^15 0.2736 → 0.2195, 511 × 2^16 0.5362 → 0.4346, 361 × 2^16 0.3816 → 0.3314, 255 × 2^16
+/// (K = 8, shared arrays either way) 0.2499 → 0.2503; Helmholtz systems alike.
 template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
@@ -1170,28 +1183,25 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
     return;
   }
   const SmLimits sm = sm_limits();
-  if constexpr (std::is_floating_point_v<T>) {
-    const SweepBlocks shared = sweep_block_warps<T, 0, false>(K, budget, sm);
-    if (K <= kSweepRegisterRows) {
-      const SweepBlocks registers = sweep_block_warps<T, kSweepRegisterRows, false>(K, budget, sm);
+  const auto launch = [&](auto guard) {
+    constexpr bool kGuarded = decltype(guard)::value;
+    constexpr int R = detail::kSweepRegisterRows<T>;
+    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded>(K, budget, sm);
+    if (K <= R) {
+      const SweepBlocks registers = sweep_block_warps<T, R, kGuarded>(K, budget, sm);
       if (registers.resident > shared.resident) {
-        launch_sweep_kernel<T, kSweepRegisterRows, false>(stream, form, K, registers, batch, d, dl,
-                                                          x, xl);
+        launch_sweep_kernel<T, R, kGuarded>(stream, form, K, registers, batch, d, dl, x, xl);
         return;
       }
     }
-    launch_sweep_kernel<T, 0, false>(stream, form, K, shared, batch, d, dl, x, xl);
-  } else {
-    const auto launch = [&](auto guard) {
-      constexpr bool kGuarded = decltype(guard)::value;
-      launch_sweep_kernel<T, 0, kGuarded>(
-          stream, form, K, sweep_block_warps<T, 0, kGuarded>(K, budget, sm), batch, d, dl, x, xl);
-    };
-    if (guarded)
-      launch(std::true_type{});
-    else
-      launch(std::false_type{});
-  }
+    launch_sweep_kernel<T, 0, kGuarded>(stream, form, K, shared, batch, d, dl, x, xl);
+  };
+  if constexpr (std::is_floating_point_v<T>)
+    launch(std::false_type{});  // real systems need no guard
+  else if (guarded)
+    launch(std::true_type{});
+  else
+    launch(std::false_type{});
 }
 
 template <class T, class Form>

@@ -58,24 +58,24 @@
 ///              rows_per_thread raised to the smallest even K ≥ 4 with 32·K ≥ n), as in the warp
 ///              method, but what a lane keeps per row (d′, c′ and the spike column) lives in the
 ///              warp's shared memory, so K reaches 64 without spilling registers (real K = 18–32
-///              keeps c′ in registers instead, for more warps per SM); the shifted form's A, M stay
-///              in shared memory for the launch, up to 16 warps per block as the shared memory
-///              holds. d read once (coalesced asynchronous copies), x written once, no workspace.
-///              Complex systems not declared `dominant` guard the warp's solve of the lanes'
-///              reduced rows (cyclic reduction and PCR) against growth and solve them again in
-///              order where it finds some (about 1.5% of indefinite Helmholtz shifts): accurate
-///              on those (verified up to K = 32), where the selection table uses it.
-///              Systems of 769 to 16384 rows (complex: 8192): clusters of blocks
-///              (tridiag/cuda/sweep_cluster.cuh), a warp per segment of 32·K rows and system (K =
-///              16, or 8: see Options::rows_per_thread; complex 8), a cluster solving as many
-///              systems at once as its blocks' shared memory and registers allow (slots, sharing
-///              each segment's A, M tables), each lane sweeping its K rows in shared memory, the
-///              segments' coarse rows exchanged through distributed shared memory; d read once.
-///              Complex systems not declared `dominant` guard the segments' spike solves and the
-///              coarse solve as above (accurate on indefinite Helmholtz shifts up to 8191 rows;
-///              where it is faster on those the selection table measures: kSweepGuardedMaxRows).
-///              The general form, interleaved layouts and other systems run the block method (its
-///              K).
+///              and complex K = 12–16 keep c′ in registers instead, for more warps per SM); the
+///              shifted form's A, M stay in shared memory for the launch, up to 16 warps per block
+///              as the shared memory holds (fewer for batches too small to fill every SM). d read
+///              once (coalesced asynchronous copies), x written once, no workspace. Complex systems
+///              not declared `dominant` guard the warp's solve of the lanes' reduced rows (cyclic
+///              reduction and PCR) against growth and solve them again in order where it finds some
+///              (about 1.5% of indefinite Helmholtz shifts): accurate on those (verified up to K =
+///              32), where the selection table uses it. Systems of 769 to 16384 rows (complex:
+///              8192): clusters of blocks (tridiag/cuda/sweep_cluster.cuh), a warp per segment of
+///              32·K rows and system (K = 16, or 8: see Options::rows_per_thread; complex 8), a
+///              cluster solving as many systems at once as its blocks' shared memory and registers
+///              allow (slots, sharing each segment's A, M tables), each lane sweeping its K rows in
+///              shared memory, the segments' coarse rows exchanged through distributed shared
+///              memory; d read once. Complex systems not declared `dominant` guard the segments'
+///              spike solves and the coarse solve as above (accurate on indefinite Helmholtz shifts
+///              up to 8191 rows; where it is faster on those the selection table measures:
+///              kSweepGuardedMaxRows). The general form, interleaved layouts and other systems run
+///              the block method (its K).
 ///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
 ///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
 ///              of one system and the systems fastest across the threads of a block, so that each

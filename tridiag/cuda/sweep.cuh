@@ -2,7 +2,8 @@
 /// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
 /// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
 /// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
-/// registers per thread (real K = 18–32: c′ in registers, SweepRegisterKept). Per system:
+/// registers per thread (real K = 18–32, complex 12–16: c′ in registers, SweepRegisterKept). Per
+/// system:
 ///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async);
 ///  2. each lane sweeps its interior rows p+1..p+K−2 downward (Thomas with the x_p column carried
 ///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with c′, v and d′ (over d) kept
@@ -35,6 +36,21 @@ namespace pscr::tridiag::cuda::detail {
 
 /// Most warps (systems in flight) per block of the sweep kernel.
 constexpr int kSweepMaxWarps = 16;
+
+/// Rows per lane up to which the sweep kernel may keep c′ in registers (SweepRegisterKept): real
+/// 32, complex 16, 32 doubles either way.
+template <class T>
+constexpr int kSweepRegisterRows = std::is_floating_point_v<T> ? 32 : 16;
+
+/// Most warps per block of sweep_kernel<T, RegisterRows>, its launch bounds: kSweepMaxWarps, but
+/// 11 for complex systems with c′ in registers, what shared memory holds of their two arrays per
+/// warp at K = 16 beside the tables (227 KB per block), so that ptxas may give them up to 184
+/// registers (it takes 158, 166 guarded) instead of the 128 of 16 warps, under which they spilled
+/// 56 bytes (140 guarded).
+template <class T, int RegisterRows>
+constexpr int sweep_max_warps() {
+  return std::is_floating_point_v<T> || RegisterRows == 0 ? kSweepMaxWarps : 11;
+}
 
 /// Rows per lane for systems of n rows: the smallest even K ≥ 4 with 32·K ≥ n, or `requested`
 /// (made even) if larger.
@@ -187,7 +203,7 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
 /// > 0: c′ in registers (K ≤ RegisterRows). Guarded: step 3 with the growth guard.
 template <class T, int RegisterRows, bool Guarded>
-__global__ void __launch_bounds__(kWarpLanes* kSweepMaxWarps)
+__global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>())
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
                  T* x, Strides xs) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
