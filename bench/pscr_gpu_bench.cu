@@ -42,6 +42,7 @@
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
+#include "common/cuda/launch.cuh"
 #include "common/error.hpp"
 #include "problems/generate.hpp"
 #include "pscr/cuda/solver.hpp"
@@ -133,11 +134,8 @@ Ceilings measure_ceilings(cudaStream_t stream) {
     if (r > 0) t.push_back(e1.elapsed_ms_since(e0));
   }
   c.copy_gbs = 2.0 * bytes / (median(t) * 1e-3) / 1e9;
-  int device = 0, sms = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   pscr::cuda::DeviceBuffer<double> out(1);
-  const int blocks = sms * 8, threads = 256, iterations = 1 << 14;
+  const int blocks = pscr::cuda::multiprocessors() * 8, threads = 256, iterations = 1 << 14;
   t.clear();
   for (int r = 0; r < 4; ++r) {
     e0.record(stream);

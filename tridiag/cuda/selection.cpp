@@ -69,10 +69,11 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex, 
     double dn;    // octaves of n from the entry's
     double dist;  // kNWeight-weighted distance
   };
+  const double log_n = std::log2(static_cast<double>(n));
+  const double log_batch = std::log2(static_cast<double>(batch));
   auto near = [&](const SelectionEntry& e) {
-    const double dn = std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(e.n));
-    const double db =
-        std::log2(static_cast<double>(batch)) - std::log2(static_cast<double>(e.batch));
+    const double dn = log_n - std::log2(static_cast<double>(e.n));
+    const double db = log_batch - std::log2(static_cast<double>(e.batch));
     return Near{&e, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
   };
   auto matches = [&](const SelectionEntry& e) {
