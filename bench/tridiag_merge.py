@@ -19,10 +19,12 @@ order and columns. The runs must come from one device and hold the same configur
 tridiag_bench command line, run several times: bench/tridiag_bench.sh does).
 
 --splice: after a change that touches some shapes only (one scalar's kernels, the other's SASS
-unchanged, or launches of small batches), the runs of those shapes (tridiag_bench --scalars S or
---shapes N:B,..., merged as above) into an earlier merged CSV: OUTPUT holds PART's rows for the
-shapes (scalar, n, batch) PART holds and BASE's rows for the others, in BASE's order. PART must
-hold, for its shapes, exactly BASE's configurations, on the same device.
+unchanged, launches of small batches, or a method new on some shapes), the runs of those shapes
+(tridiag_bench --scalars S or --shapes N:B,..., merged as above) into an earlier merged CSV:
+OUTPUT holds PART's rows for the shapes (scalar, n, batch) PART holds and BASE's rows for the
+others, in BASE's order, with PART's configurations that BASE lacks after the last row of their
+shape (in PART's order). PART must hold, for its shapes, every configuration of BASE, on the
+same device.
 
 An existing OUTPUT is refused unless --force; it may never be one of the inputs.
 Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
@@ -114,13 +116,21 @@ def splice(base_path, part_path):
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
     one_device(base_rows + list(part.values()))
-    shapes = {key[:len(SHAPE)] for key in part}  # KEY starts with SHAPE
-    replaced = {key for key in base_keys if key[:len(SHAPE)] in shapes}
-    if replaced != part.keys():
-        only = sorted(replaced ^ set(part))[0]
+    def shape(key):  # KEY starts with SHAPE
+        return key[:len(SHAPE)]
+
+    shapes = {shape(key) for key in part}
+    replaced = {key for key in base_keys if shape(key) in shapes}
+    if not replaced <= part.keys():
+        only = sorted(replaced - part.keys())[0]
         raise InputError(f"{part_path}: configurations of shape {' x '.join(only[:3])} differ "
-                         f"from {base_path}'s (e.g. {', '.join(only[:-1])})")
-    rows = [part[key] if key in part else row for row, key in zip(base_rows, base_keys)]
+                         f"from {base_path}'s (e.g. {', '.join(only[:-1])} is missing)")
+    last = {shape(key): i for i, key in enumerate(base_keys)}  # each shape's last BASE row
+    rows = []
+    for i, (row, key) in enumerate(zip(base_rows, base_keys)):
+        rows.append(part.get(key, row))
+        if shape(key) in shapes and last[shape(key)] == i:
+            rows += [r for k, r in part.items() if shape(k) == shape(key) and k not in replaced]
     return header, rows
 
 

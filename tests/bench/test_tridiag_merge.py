@@ -5,7 +5,8 @@ bandwidth is the fastest per shape and every fraction_of_copy follows it, repeat
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
 message and nothing written; --splice takes one scalar's rows, or one shape's, from a later run,
-in the earlier merge's order, and refuses a part whose configurations differ from the base's.
+in the earlier merge's order (configurations new in the part after their shape's rows), and
+refuses a part that lacks a configuration of the base.
 
 Run by CTest as: python3 test_tridiag_merge.py PATH_TO_tridiag_merge.py
 """
@@ -138,6 +139,19 @@ class TridiagMergeTest(ScriptTest):
         got = [(x["n"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
         self.assertEqual(got, [("64", "copy", "0.1", "2000"), ("64", "segment", "0.3", "2000"),
                                ("128", "copy", "0.38", "2100"), ("128", "segment", "0.5", "2100")])
+
+    def test_splice_adds_new_configurations_after_their_shape(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                copy(0.4, 2000, n=128), row("segment", 4, 0.6, 1000, 2000, n=128)]
+        part = [copy(0.09, 2100), row("columns", 8, 0.25, 1200, 2100),
+                row("segment", 4, 0.28, 1100, 2100), row("columns", 16, 0.27, 1150, 2100)]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["n"], x["method"], x["rows_per_thread"], x["median_ms"]) for x in self.rows()]
+        self.assertEqual(got, [("64", "copy", "0", "0.09"), ("64", "segment", "4", "0.28"),
+                               ("64", "columns", "8", "0.25"), ("64", "columns", "16", "0.27"),
+                               ("128", "copy", "0", "0.4"), ("128", "segment", "4", "0.6")])
 
     def test_usage(self):
         r = self.run_script("--help")
