@@ -373,7 +373,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16})
     if (k > 2 || n <= 64) configs.push_back({"segment", false, {tc::Method::segment, k}});
   for (int k : {2, 4, 8, 16}) configs.push_back({"block", false, {tc::Method::block, k}});
-  // columns: the segments with a thread per chunk of K rows, systems fastest (interleaved only).
+  // columns: the segments with a thread per chunk of K rows, systems fastest (interleaved layouts,
+  // and one segment of complex contiguous ones through tiles).
   for (int k : {2, 4, 8, 16}) configs.push_back({"columns", false, {tc::Method::columns, k}});
   // sweep: K from n (shifted form, contiguous rows, n <= 768), n = 769 to 16384 the cluster
   // kernel, real with K = 16 or 8 (both asked for: where K is left open, the batch's rows and the
@@ -433,8 +434,9 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
         if (!sel.has_form(form)) continue;
         const bool shifted = std::string(form) == "shifted";
         // A method that does not apply here runs another one (the segment and block methods on
-        // interleaved layouts, the columns method on contiguous ones, the block method outside 2
-        // to 16 segments): not measured under its name.
+        // interleaved layouts, the columns method on contiguous ones but complex shifted systems
+        // of one segment, the block method outside 2 to 16 segments): not measured under its
+        // name.
         if (!cfg.pivoting && cfg.options.method != tc::Method::automatic &&
             tc::resolved_options<Scalar>(n, batch, l, !shifted, cfg.options).method !=
                 cfg.options.method)

@@ -69,7 +69,8 @@ std::vector<Config> non_pivoting_configs() {
   // segment: one pass up to n = 32·K, reduce + recursive coarse solve + substitute beyond;
   // interleaved layouts run the columns method (same K).
   add(method_configs("segment", cuda::Method::segment, {2, 8, 16}));
-  // columns (interleaved layouts; contiguous rows run the segment method): one pass up to
+  // columns (interleaved layouts; contiguous rows through tiles, complex shifted, one segment,
+  // else the segment method): one pass up to
   // n = 32·K, with 1 to 32 chunks per system (8 to 256 systems per block), reduce + recursive
   // coarse solve + substitute beyond (segments of 16 chunks real, 8 complex).
   add(method_configs("columns", cuda::Method::columns, {2, 4, 8, 16}));
@@ -613,6 +614,13 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   const cuda::Options segment = resolved(1024, 16384, c1024, false, {cuda::Method::columns, 2});
   EXPECT_EQ(segment.method, cuda::Method::segment);
   EXPECT_EQ(segment.rows_per_thread, 2);
+  // On contiguous rows, the columns method runs one segment of the complex shifted form (through
+  // tiles); real systems and the general form the segment method.
+  const BatchLayout c64 = BatchLayout::contiguous(64);
+  EXPECT_EQ(resolved(64, 1000, c64, false, {cuda::Method::columns, 8}).method,
+            is_complex_v<Scalar> ? cuda::Method::columns : cuda::Method::segment);
+  EXPECT_EQ(resolved(64, 1000, c64, true, {cuda::Method::columns, 8}).method,
+            cuda::Method::segment);
   // The sweep method: one warp's K covers n (even, at least 4); the general form runs the block
   // method, interleaved layouts (through the block method) the columns method.
   const cuda::Options sweep =

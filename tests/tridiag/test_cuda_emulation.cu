@@ -1147,6 +1147,50 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
   }
 }
 
+// The columns method's tiles (ColumnsStage::tiles, complex) for every one-segment n and K:
+// one slot per row of the block's G systems within the tile, and each phase of a warp's reads of
+// its threads' i-th rows (P = 128 / bytes threads, thread t reading system t mod G's chunk t / G)
+// on distinct banks (slot mod P).
+TEST(ColumnsTiles, OneSlotPerRowAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  auto check = [](auto k, std::size_t bytes) {
+    constexpr int K = decltype(k)::value;
+    const int P = static_cast<int>(128 / bytes);
+    for (index_t n = 1; n <= dt::kWarpLanes * K; ++n) {
+      SCOPED_TRACE(::testing::Message() << "K " << K << ", " << bytes << " bytes, n " << n);
+      const int chunks = dt::columns_chunks(n, K, bytes, false);
+      ASSERT_EQ(dt::columns_segments(n, K, bytes, false), 1);
+      const int G = dt::columns_systems(chunks, K, bytes, false);
+      const int stride = dt::columns_tile_stride(n, K, G, bytes);
+      const bool pads = dt::columns_tile_pads(G, bytes);
+      std::vector<bool> taken(dt::columns_tile_elements(n, K, G, bytes), false);
+      for (int h = 0; h < G; ++h)
+        for (int i = 0; i < n; ++i) {
+          const int slot = dt::columns_tile_slot<K>(h, i, stride, pads);
+          ASSERT_LT(slot, static_cast<int>(taken.size()));
+          ASSERT_FALSE(taken[slot]) << "system " << h << ", row " << i;
+          taken[slot] = true;
+        }
+      for (int first = 0; first < G * chunks; first += P)
+        for (int i = 0; i < K; ++i) {
+          std::vector<bool> used(P, false);
+          for (int t = first; t < std::min(first + P, G * chunks); ++t) {
+            const int c = t / G;
+            if (c * K + i >= n) continue;  // rows past n are not read
+            const int bank = dt::columns_tile_slot<K>(t % G, c * K + i, stride, pads) % P;
+            EXPECT_FALSE(used[bank]) << "threads from " << first << ", row " << i;
+            used[bank] = true;
+          }
+        }
+    }
+  };
+  const std::size_t bytes = sizeof(cuda::detail::Complex);
+  check(std::integral_constant<int, 2>{}, bytes);
+  check(std::integral_constant<int, 4>{}, bytes);
+  check(std::integral_constant<int, 8>{}, bytes);
+  check(std::integral_constant<int, 16>{}, bytes);
+}
+
 // The cluster kernel's shapes for every n it takes (769 to its largest, real K = 8 and 16,
 // complex K = 8): its segments cover n with fewer identity segments than blocks, clusters stay
 // within the portable 8 blocks and blocks within kSweepClusterMaxWarps warps at one slot (complex

@@ -124,6 +124,15 @@ TEST(CudaOptions, OneSegmentEntriesKeepSystemsInOneSegment) {
                                              4,    false};
   expect(cuda::entry_options(columns_bounded, 100), Method::columns, 4);
   expect(cuda::entry_options(columns_bounded, 5000), Method::columns, 4);
+  // A columns entry of contiguous rows (one segment, through tiles) extends as a segment entry.
+  const cuda::SelectionEntry contiguous_columns{false,           true, false, false, 127, 131072,
+                                                Method::columns, 8,    false};
+  expect(cuda::entry_options(contiguous_columns, 200), Method::columns, 8);
+  expect(cuda::entry_options(contiguous_columns, 300), Method::columns, 16);
+  expect(cuda::entry_options(contiguous_columns, 600), Method::block, cuda::kMaxComplexLaneRows);
+  const cuda::SelectionEntry dominant_columns{false,           true, true, false, 33, 500000,
+                                              Method::columns, 16,   false};
+  expect(cuda::entry_options(dominant_columns, 1000), Method::block, 16);
   const cuda::SelectionEntry block{false, true, false, false, 1024, 16384, Method::block, 4, false};
   expect(cuda::entry_options(block, 4000), Method::block, 4);
   const cuda::SelectionEntry thomas{true,  false,          false, false, 361,

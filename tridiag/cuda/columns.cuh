@@ -20,6 +20,8 @@
 ///    writes them (system k's row e at k·2·segments + e);
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
+/// Complex shifted systems of one segment on contiguous rows take the same whole pass through
+/// shared-memory tiles of the block's systems (ColumnsStage::tiles, columns_tiles).
 /// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
 /// thread loads its rows of the block's next unit, and that system's shift, before it solves the
 /// current one. Shifted systems with 16-byte aligned rows take other kernels for the reduce and
@@ -148,6 +150,28 @@ constexpr bool columns_prefetches() {
   return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> && K * sizeof(T) >= 64;
 }
 
+/// How columns_pass takes a unit's rows of d: loaded by each thread (none; the shifted whole pass
+/// loads the next unit's ahead, columns_prefetches); copied into shared memory a unit ahead as
+/// 16-byte pieces of two systems' row (rows: columns_stages); or, for the complex shifted whole
+/// pass on contiguous rows, copied a unit ahead as a tile of the block's G systems, which are one
+/// run of memory, and taken from it by each thread, x going back through the tile (tiles:
+/// columns_tiles, and columns_tiles_apply in solve.cu).
+enum class ColumnsStage { none, rows, tiles };
+
+/// Whether a pass of columns_pass may take its rows through tiles (ColumnsStage::tiles; the
+/// caller checks that the rows are contiguous and one segment covers n): the shifted whole pass of
+/// complex systems. Real systems ran it at best level with the segment method (127 × 2^14, K = 8:
+/// 0.0246 against 0.0247 ms) and 13–45% slower at 64, 255 and 512 rows, and that tie, taken by the
+/// selection table, gave PSCR 3D Poisson 180³ 7% more time (H100, docs/tridiag-performance.md).
+template <SegmentPass Pass, class T, class Form>
+constexpr bool columns_tiles() {
+  return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> && sizeof(T) == 16;
+}
+
+/// Tiles in flight in columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x),
+/// the next unit's being copied in, and the last unit's x being stored.
+constexpr int kColumnsTiles = 3;
+
 /// Whether the substitute pass of columns_kernel stages the next unit's d in shared memory
 /// (16-byte cp.async, issued once the threads have taken the current unit's rows, so the copy runs
 /// under the reduced solve, the resolve and the stores): the general form, real, where the rows of
@@ -169,11 +193,49 @@ constexpr bool columns_stages() {
 ///    x_first, x_last overwrite P's a and b (each group reads its system's rows before it writes
 ///    them);
 ///  - the shifted form's ColumnTable of the segment's chunks·K rows;
-///  - where `staged`, the unit's d: chunks·K rows of G systems, row-major (row i of the segment
-///    at i·G).
+///  - where ColumnsStage::rows, the unit's d: chunks·K rows of G systems, row-major (row i of the
+///    segment at i·G); where ColumnsStage::tiles, kColumnsTiles tiles of G systems
+///    (columns_tile_elements).
 __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
-                                                        bool shifted, bool staged) {
-  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0) + (staged ? threads * K : 0);
+                                                        bool shifted, ColumnsStage stage,
+                                                        int tile_elements = 0) {
+  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0) +
+         (stage == ColumnsStage::rows    ? threads * K
+          : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements
+                                         : 0);
+}
+
+/// Whether a tile of ColumnsStage::tiles pads each chunk of K rows with a scalar: where the block's
+/// G systems are fewer than the threads of a phase of shared-memory accesses (128 bytes: P = 128 /
+/// scalar_bytes threads), which then read row i of P / G chunks of each system.
+__host__ __device__ constexpr bool columns_tile_pads(int G, std::size_t scalar_bytes) {
+  return G < static_cast<int>(128 / scalar_bytes);
+}
+
+/// Scalars between systems of a tile of the columns method's whole pass on contiguous rows
+/// (ColumnsStage::tiles): system g's row i at g·stride + i (+ i / K where columns_tile_pads), at
+/// least n (+ (n − 1) / K), and such that the threads of a phase read their rows i on distinct
+/// banks: g·stride (+ c·(K + 1)) distinct mod P, which an odd stride gives where G ≥ P, and a
+/// stride of P / G mod P (with K + 1 odd) where G < P.
+__host__ __device__ constexpr int columns_tile_stride(index_t n, int K, int G,
+                                                      std::size_t scalar_bytes) {
+  const int P = static_cast<int>(128 / scalar_bytes);
+  const bool pads = columns_tile_pads(G, scalar_bytes);
+  const int m = pads ? P : 2, want = pads ? P / G : 1;
+  const int least = static_cast<int>(n + (pads ? (n - 1) / K : 0));
+  return least + ((want - least % m) % m + m) % m;
+}
+
+/// Slot of system h's row i in a tile of columns_tile_stride `stride` (padded: columns_tile_pads).
+template <int K>
+PSCR_HD constexpr int columns_tile_slot(int h, int i, int stride, bool padded) {
+  return h * stride + i + (padded ? i / K : 0);
+}
+
+/// Scalars of one tile (G systems of columns_tile_stride).
+__host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
+                                                        std::size_t scalar_bytes) {
+  return G * columns_tile_stride(n, K, G, scalar_bytes);
 }
 
 /// The shifted form's A and M over the rows [p0, p0 + L) of the block's current segment, in
@@ -236,7 +298,7 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const Colum
 /// of chunks·K rows (columns_chunks, columns_segments) and groups of G = blockDim.x / chunks
 /// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
 /// arrays as in segment_kernel. The body of columns_kernel and columns_capped_kernel.
-template <int K, SegmentPass Pass, class T, class Form, bool Staged>
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
                                              int chunks, const T* d, Strides ds, T* x, Strides xs,
                                              T* ca, T* cb, T* cc, T* cd) {
@@ -276,7 +338,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   // Where kPrefetch (the shifted form), the next unit's rows and shift, loaded before the current
   // unit is solved. The shift loaded at its first use had 24% of the stall samples of the whole
   // pass, real K = 16, 512 × 2^15 (Nsight Compute, H100): every unit waited on it.
-  constexpr bool kPrefetch = columns_prefetches<K, Pass, T, Form>();
+  constexpr bool kStaged = Stage == ColumnsStage::rows;
+  constexpr bool kTiled = Stage == ColumnsStage::tiles;
+  constexpr bool kPrefetch = columns_prefetches<K, Pass, T, Form>() && !kTiled;
   T next[K];
   T next_shift{};
   auto prefetch = [&](index_t u) {
@@ -285,11 +349,11 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   };
   if constexpr (kPrefetch)
     if (blockIdx.x < units) prefetch(blockIdx.x);
-  // Staged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
+  // kStaged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
-  static_assert(!Staged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
+  static_assert(!kStaged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
   T* stage = sm + 8 * count + (kShifted ? 4 * (chunks * K + 1) : 0);
-  auto fetch = [&](auto u) {  // generic: instantiated where Staged only
+  auto fetch = [&](auto u) {  // generic: instantiated where kStaged only
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
     const index_t p0 = seg * chunks * K;
@@ -304,12 +368,70 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     }
     copy_async_commit();
   };
-  if constexpr (Staged) {
+  if constexpr (kStaged) {
     if (blockIdx.x < units) fetch(blockIdx.x);
     copy_async_wait();
     __syncthreads();
   }
+  // Tiled (one segment, so unit u is the group of systems [u·G, u·G + G)): unit u's rows in a
+  // tile, system h's row i at h·tile_stride + i (+ i / K where columns_tile_pads), copied whole
+  // from d, where each system's rows are one run of memory; three tiles (kColumnsTiles): the next
+  // unit's copied while the current one is solved, x written back into the current one's and
+  // stored from there at the start of the next unit, after the barrier that unit needs anyway.
+  static_assert(!kTiled || columns_tiles<Pass, T, Form>(), "only columns_tiles passes take tiles");
+  const int tile_stride = kTiled ? columns_tile_stride(n, K, G, sizeof(T)) : 0;
+  const bool tile_pads = columns_tile_pads(G, sizeof(T));
+  auto tile_at = [&](int turn) { return stage + turn * G * tile_stride; };
+  auto tile_systems = [&](index_t u) {
+    return static_cast<int>(std::min<index_t>(G, batch - u * G));
+  };
+  // f(h, i) for the tile's elements q = t, t + threads, ... below systems·n: system h = q / n, row
+  // i = q mod n, stepped without dividing.
+  const int walk_rows = kTiled ? static_cast<int>(n) : 1;
+  const int walk_h = t / walk_rows, walk_i = t - walk_h * walk_rows;
+  const int step_h = threads / walk_rows, step_i = threads - step_h * walk_rows;
+  auto tile_walk = [&](int systems, auto&& f) {
+    for (int h = walk_h, i = walk_i; h < systems;) {
+      f(h, i);
+      h += step_h;
+      i += step_i;
+      if (i >= walk_rows) {
+        i -= walk_rows;
+        ++h;
+      }
+    }
+  };
+  auto tile_fetch = [&](index_t u, T* tile) {
+    const T* src = d + ds.at(u * G, 0);
+    tile_walk(tile_systems(u), [&](int h, int i) {
+      copy_async(tile + columns_tile_slot<K>(h, i, tile_stride, tile_pads),
+                 src + h * ds.system + i);
+    });
+    copy_async_commit();
+  };
+  auto tile_store = [&](index_t u, const T* tile) {
+    T* dst = x + xs.at(u * G, 0);
+    tile_walk(tile_systems(u), [&](int h, int i) {
+      dst[h * xs.system + i] = tile[columns_tile_slot<K>(h, i, tile_stride, tile_pads)];
+    });
+  };
+  if constexpr (kTiled)
+    if (blockIdx.x < units) tile_fetch(blockIdx.x, tile_at(0));
+  int turn = 0;          // the current unit's tile
+  index_t written = -1;  // the last unit, whose x is in the tile before the current one's
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
+    T* tile = tile_at(turn);  // where kTiled
+    if constexpr (kTiled) {
+      const int next = turn == kColumnsTiles - 1 ? 0 : turn + 1;
+      const int last = next == kColumnsTiles - 1 ? 0 : next + 1;
+      // The unit's tile complete, the last unit's x written, the stores of the one before done.
+      copy_async_wait();
+      __syncthreads();
+      if (u + gridDim.x < units) tile_fetch(u + gridDim.x, tile_at(next));
+      if (written >= 0) tile_store(written, tile_at(last));
+      written = u;
+      turn = next;
+    }
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
     const index_t p0 = seg * chunks * K;  // the segment's first row
@@ -331,9 +453,15 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       for (int i = 0; i < K; ++i) v[i] = next[i];
       shift = next_shift;
       if (u + gridDim.x < units) prefetch(u + gridDim.x);
-    } else if constexpr (Staged) {
+    } else if constexpr (kStaged) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
+    } else if constexpr (kTiled) {
+      // Threads past the batch take the group's last system.
+      const T* mine = tile + columns_tile_slot<K>(std::min(g, tile_systems(u) - 1), c * K,
+                                                  tile_stride, tile_pads);
+#pragma unroll
+      for (int i = 0; i < K; ++i) v[i] = p + i < n ? mine[i] : T(0);
     } else {
       load_rows(u, v);
     }
@@ -352,7 +480,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
     }
     __syncthreads();
-    if constexpr (Staged)  // every thread has taken its rows of the stage
+    if constexpr (kStaged)  // every thread has taken its rows of the stage
       if (u + gridDim.x < units) fetch(u + gridDim.x);
     {
       Row4<T> P{sm[coarse], sm[count + coarse], sm[2 * count + coarse], {sm[3 * count + coarse]}};
@@ -380,7 +508,14 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     if constexpr (Pass != SegmentPass::reduce) {
       __syncthreads();
       lane_resolve<K>(rows, vec, p, n, sm[own], sm[count + own]);
-      if (stores) {
+      if constexpr (kTiled) {  // x into the unit's tile, stored at the next unit's start
+        T* mine = tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads);
+        if (stores) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (p + i < n) mine[i] = v[i];
+        }
+      } else if (stores) {
 #pragma unroll
         for (int i = 0; i < K; ++i)
           if (p + i < n) x[xs.at(k, p + i)] = v[i];
@@ -392,27 +527,33 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // and the resolve reads the thread's own slot. H100 (tridiag_bench, interleaved, shifted, 3
     // rounds, ms, with the barrier → without): real K = 16 127 × 2^17 0.1268 → 0.1240, 512 × 2^15
     // 0.1454 → 0.1414; 64 × 2^18, 255 × 2^16 and complex K = 8 and 16 within 1%.
-    if constexpr (Staged) copy_async_wait();  // the next unit's d, before the barrier
-    if constexpr (Pass == SegmentPass::reduce || Staged) __syncthreads();
+    if constexpr (kStaged) copy_async_wait();  // the next unit's d, before the barrier
+    if constexpr (Pass == SegmentPass::reduce || kStaged) __syncthreads();
+  }
+  if constexpr (kTiled) {
+    if (written >= 0) {
+      __syncthreads();
+      tile_store(written, tile_at(turn == 0 ? kColumnsTiles - 1 : turn - 1));
+    }
   }
 }
 
 /// columns_pass with the registers capped by its launch bounds (columns_min_blocks).
-template <int K, SegmentPass Pass, class T, class Form, bool Staged>
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
 __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
     columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
                    Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
-  columns_pass<K, Pass, T, Form, Staged>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
-                                         cd);
+  columns_pass<K, Pass, T, Form, Stage>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
+                                        cd);
 }
 
 /// columns_pass with the registers capped at `Registers` (columns_capped).
-template <int K, SegmentPass Pass, class T, class Form, int Registers>
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, int Registers>
 __global__ void __launch_bounds__(kColumnsMaxThreads) __maxnreg__(Registers)
     columns_capped_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks,
                           const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
   static_assert(columns_capped<K, Pass, T, Form>(), "a pass columns_capped does not take");
-  columns_pass<K, Pass, T, Form, false>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
+  columns_pass<K, Pass, T, Form, Stage>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
                                         cd);
 }
 

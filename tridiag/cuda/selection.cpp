@@ -46,8 +46,12 @@ Options entry_options(const SelectionEntry& e, index_t n) {
   if (e.method == Method::sweep && bounded && n > kSweepGuardedMaxRows)
     return {Method::block, kMaxComplexLaneRows, Staging::global};
   const bool one_segment = lanes * e.rows_per_thread >= e.n;
+  // The columns method on contiguous rows runs one segment only (through tiles; resolve sends
+  // longer systems to the segment method), so its entries extend as the segment method's do.
+  const bool segment_like =
+      e.method == Method::segment || (e.method == Method::columns && !e.interleaved);
   const bool keeps_one_segment =
-      (e.method == Method::segment && one_segment) ||
+      (segment_like && one_segment) ||
       (e.method == Method::columns && bounded && e.rows_per_thread > kMaxComplexLaneRows);
   if (!keeps_one_segment || lanes * e.rows_per_thread >= n) return o;
   for (int k = 2 * e.rows_per_thread;
@@ -57,7 +61,7 @@ Options entry_options(const SelectionEntry& e, index_t n) {
       return o;
     }
   }
-  if (e.method == Method::segment) o.method = Method::block;
+  if (segment_like) o.method = Method::block;
   if (bounded) o.rows_per_thread = std::min(o.rows_per_thread, kMaxComplexLaneRows);
   return o;
 }

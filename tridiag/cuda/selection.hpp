@@ -56,22 +56,23 @@ inline constexpr index_t kSweepGuardedMaxRows = 8192;
 inline constexpr int kMaxGuardedLaneRows = 16;
 
 /// @brief Entry e's configuration for systems of n rows. An entry of the segment method measured
-/// on one segment (32·K ≥ e.n) would cut longer systems into several, which takes the segment
-/// method's three launches and a second read of d, a configuration the entry never measured: such
-/// systems take the smallest K of LaneRows from the entry's on that covers them in one segment
-/// (complex entries that are not `dominant`: at most kMaxGuardedLaneRows), else the block method
-/// with the entry's K (complex entries that are not `dominant`: at most kMaxComplexLaneRows).
-/// Measured on an H100 (pscr_gpu_bench, 3D, tridiagonal systems of 180 rows, whose nearest entry is
-/// the segment method with K = 4 at 127 rows): with the segment method's two segments per system
-/// Poisson 180³ took 9.07 ms and Helmholtz 20.7 ms, against 6.27 ms (one segment, K = 8) and 16.9
-/// ms (the block method, K = 4) with the table before the 127-row entry; with this rule (A/B, one
-/// H200) 8.59 → 5.82 ms and 20.1 → 16.5 ms; with one segment of K = 8 for Helmholtz too (guarded)
-/// 17.2 → 14.6 ms against the block method (H100). Complex entries that are not `dominant` serve
-/// only systems their guarded configurations were verified on: a sweep entry systems of up to
-/// kSweepGuardedMaxRows rows, longer ones the block method with kMaxComplexLaneRows; a columns
-/// entry of more than kMaxComplexLaneRows rows per thread (one segment, guarded) longer systems as
-/// a segment entry does, in one segment up to kMaxGuardedLaneRows, else with kMaxComplexLaneRows.
-/// Every other entry is taken as it is.
+/// on one segment (32·K ≥ e.n), or of the columns method on contiguous rows (one segment, through
+/// tiles; resolve gives longer systems the segment method), would cut longer systems into several,
+/// which takes the segment method's three launches and a second read of d, a configuration the
+/// entry never measured: such systems take the smallest K of LaneRows from the entry's on that
+/// covers them in one segment (complex entries that are not `dominant`: at most
+/// kMaxGuardedLaneRows), else the block method with the entry's K (complex entries that are not
+/// `dominant`: at most kMaxComplexLaneRows). Measured on an H100 (pscr_gpu_bench, 3D, tridiagonal
+/// systems of 180 rows, whose nearest entry is the segment method with K = 4 at 127 rows): with the
+/// segment method's two segments per system Poisson 180³ took 9.07 ms and Helmholtz 20.7 ms,
+/// against 6.27 ms (one segment, K = 8) and 16.9 ms (the block method, K = 4) with the table before
+/// the 127-row entry; with this rule (A/B, one H200) 8.59 → 5.82 ms and 20.1 → 16.5 ms; with one
+/// segment of K = 8 for Helmholtz too (guarded) 17.2 → 14.6 ms against the block method (H100).
+/// Complex entries that are not `dominant` serve only systems their guarded configurations were
+/// verified on: a sweep entry systems of up to kSweepGuardedMaxRows rows, longer ones the block
+/// method with kMaxComplexLaneRows; a columns entry of more than kMaxComplexLaneRows rows per
+/// thread (one segment, guarded) longer systems as a segment entry does, in one segment up to
+/// kMaxGuardedLaneRows, else with kMaxComplexLaneRows. Every other entry is taken as it is.
 Options entry_options(const SelectionEntry& e, index_t n);
 
 /// @brief The configuration for this shape: entry_options of the nearest entry of the same

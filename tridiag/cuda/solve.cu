@@ -413,6 +413,30 @@ int tiled_pcr_steps(index_t n) {
   return k;
 }
 
+/// Bytes of shared memory of the columns method's whole pass on contiguous rows through tiles
+/// (detail::ColumnsStage::tiles) for shifted systems of n rows, K rows per thread; 0 where it does
+/// not apply: real systems (detail::columns_tiles), the general form, or several segments.
+std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scalar_bytes) {
+  if (general || scalar_bytes != sizeof(detail::Complex) ||
+      detail::columns_segments(n, K, scalar_bytes, false) != 1)
+    return 0;
+  const int chunks = detail::columns_chunks(n, K, scalar_bytes, false);
+  const int G = detail::columns_systems(chunks, K, scalar_bytes, false);
+  return scalar_bytes * static_cast<std::size_t>(detail::columns_smem_elements(
+                            G * chunks, chunks, K, true, detail::ColumnsStage::tiles,
+                            detail::columns_tile_elements(n, K, G, scalar_bytes)));
+}
+
+/// Whether the columns method's whole pass takes its rows through tiles: complex shifted systems of
+/// one segment (columns_tiles_smem) whose rows of d and x are contiguous, d aligned for 16-byte
+/// copies.
+template <class T>
+bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const BatchLayout& dl,
+                         const T* x, const BatchLayout& xl) {
+  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && dl.row_stride == 1 &&
+         xl.row_stride == 1 && detail::aligned16(d);
+}
+
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
 /// general form where `general`: a form with coefficient tiles); checks the rest. The sweep
 /// method on the general form, on interleaved layouts or where its arrays do not fit `budget`
@@ -420,7 +444,8 @@ int tiled_pcr_steps(index_t n) {
 /// the block method on systems of one segment, of more than kSegmentBlockMaxSegments, or whose
 /// tables exceed `budget` bytes of shared memory, the segment method; the segment (and block)
 /// method on layouts whose rows are not contiguous (interleaved) the columns method, and the
-/// columns method on contiguous rows the segment method (all with the same K).
+/// columns method on contiguous rows the segment method unless it runs there through tiles
+/// (columns_tiles_smem: complex shifted systems of one segment) (all with the same K).
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
                 std::size_t budget) {
   check_options(opt);
@@ -465,8 +490,10 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
       opt.method = Method::segment;
   }
   if (opt.method == Method::segment || opt.method == Method::columns) {
+    const std::size_t tiles = columns_tiles_smem(n, lanes_k, general, complex ? 16 : 8);
+    const bool tiled = opt.method == Method::columns && tiles > 0 && tiles <= budget;
     opt.rows_per_thread = lanes_k;
-    opt.method = interleaved ? Method::columns : Method::segment;
+    opt.method = interleaved || tiled ? Method::columns : Method::segment;
   }
   // M of the partition method: the table's where its entry is one, else default_rows.
   if (opt.method == Method::partition && (opt.rows_per_thread == 0 || opt.rows_per_thread == 2))
@@ -1034,36 +1061,53 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
 /// Launches one pass of the columns kernel: blocks of G = columns_systems systems of `chunks` =
 /// columns_chunks(n, K, sizeof(T), general) chunks each, as many blocks as are resident (or units
 /// need), each looping over units; detail::columns_capped_kernel where detail::columns_capped.
+/// The shifted whole pass takes its rows through tiles where columns_tiles_apply.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
                     T* cc, T* cd) {
+  using detail::ColumnsStage;
   constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
   const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
   const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
   const int G = detail::columns_systems(chunks, K, sizeof(T), general);
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
-  auto launch = [&](auto* kernel, bool staged) {
+  auto launch = [&](auto* kernel, ColumnsStage stage) {
+    const int tile =
+        stage == ColumnsStage::tiles ? detail::columns_tile_elements(n, K, G, sizeof(T)) : 0;
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                                             threads, chunks, K, !general, staged));
+                                             threads, chunks, K, !general, stage, tile));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
+  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, x, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
-      launch(
-          detail::columns_capped_kernel<kk, Pass, T, Form, detail::columns_capped_registers<T>()>,
-          false);
+      constexpr int kRegisters = detail::columns_capped_registers<T>();
+      if constexpr (detail::columns_tiles<Pass, T, Form>()) {
+        if (tiles)
+          return launch(
+              detail::columns_capped_kernel<kk, Pass, T, Form, ColumnsStage::tiles, kRegisters>,
+              ColumnsStage::tiles);
+      }
+      launch(detail::columns_capped_kernel<kk, Pass, T, Form, ColumnsStage::none, kRegisters>,
+             ColumnsStage::none);
     } else {  // columns_kernel is not instantiated where columns_capped_kernel runs instead
       if constexpr (detail::columns_stages<Pass, T, Form>()) {
         if (detail::paired_systems(d, strides(dl)))
-          return launch(detail::columns_kernel<kk, Pass, T, Form, true>, true);
+          return launch(detail::columns_kernel<kk, Pass, T, Form, ColumnsStage::rows>,
+                        ColumnsStage::rows);
       }
-      launch(detail::columns_kernel<kk, Pass, T, Form, false>, false);
+      if constexpr (detail::columns_tiles<Pass, T, Form>()) {
+        if (tiles)
+          return launch(detail::columns_kernel<kk, Pass, T, Form, ColumnsStage::tiles>,
+                        ColumnsStage::tiles);
+      }
+      launch(detail::columns_kernel<kk, Pass, T, Form, ColumnsStage::none>, ColumnsStage::none);
     }
   });
 }

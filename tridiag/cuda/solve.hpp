@@ -76,9 +76,10 @@
 ///              up to 8191 rows; where it is faster on those the selection table measures:
 ///              kSweepGuardedMaxRows). The general form, interleaved layouts and other systems run
 ///              the block method (its K).
-///   columns:   interleaved layouts (tridiag/cuda/columns.cuh): the segment method's segments of
-///              up to 32·K rows (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk
-///              of one system and the systems fastest across the threads of a block, so that each
+///   columns:   interleaved layouts, and one segment of contiguous ones
+///              (tridiag/cuda/columns.cuh): the segment method's segments of up to 32·K rows
+///              (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk of one system
+///              and the systems fastest across the threads of a block, so that each
 ///              load and store of a warp is one row of adjacent systems (no transposing tile) and
 ///              the shifted form's A, M rows are the same across a chunk's lanes. The chunks'
 ///              reduced rows go through shared memory, where a group of lanes per system solves
@@ -90,7 +91,11 @@
 ///              instead (tridiag/cuda/segment_lanes.cuh), the reduce pass keeping its
 ///              elimination states in the workspace (3 scalars per tile: 16 real rows, 8
 ///              complex); their complex segments are 64·K rows (16·K in systems of at most 64·K
-///              rows). Layouts whose rows are contiguous run the segment method instead (same K).
+///              rows). On layouts whose rows are contiguous, complex shifted systems of one
+///              segment (n ≤ 32·K) take each block's systems through shared memory: the block
+///              copies them whole (one run of memory each) into a tile a unit ahead, its threads
+///              take their chunks from it, and x goes back through it to coalesced stores; the
+///              general form and longer systems run the segment method instead (same K).
 ///   tiled_pcr: tiled PCR with the buffered sliding window (kim2011; tridiag/cuda/tiled_pcr.cuh):
 ///              k = rows_per_thread PCR steps (1 to kTiledPcrMaxSteps; 0 = 4, fewer where n
 ///              needs fewer) split each system into 2^k independent ones of ⌈n / 2^k⌉ rows,
