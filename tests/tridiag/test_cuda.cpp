@@ -621,6 +621,8 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
             is_complex_v<Scalar> ? cuda::Method::columns : cuda::Method::segment);
   EXPECT_EQ(resolved(64, 1000, c64, true, {cuda::Method::columns, 8}).method,
             cuda::Method::segment);
+  EXPECT_EQ(resolved(64, 1000, BatchLayout{131, 2}, false, {cuda::Method::columns, 8}).method,
+            cuda::Method::segment);  // rows every other element: no tiles
   // The sweep method: one warp's K covers n (even, at least 4); the general form runs the block
   // method, interleaved layouts (through the block method) the columns method.
   const cuda::Options sweep =

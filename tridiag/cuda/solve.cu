@@ -1268,6 +1268,12 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
   opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
+  // resolve keeps the columns method on row-fastest layouts for its tiles; where they cannot take
+  // these rows (not contiguous in d or x, d not 16-byte aligned) the segment method runs (same K),
+  // as before the tiles: columns_kernel reading such rows through strides was slower.
+  if (opt.method == Method::columns && !interleaved &&
+      !columns_tiles_apply<T>(n, opt.rows_per_thread, Form::tiles > 0, d, dl, x, xl))
+    opt.method = Method::segment;
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget,
@@ -1437,8 +1443,13 @@ template <class Scalar>
 Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool general,
                          const Options& options) {
   check_sizes(n, batch);
-  return resolve(options, n, batch, !row_fastest(d_layout), is_complex_v<Scalar>, general,
-                 shared_budget());
+  Options o = resolve(options, n, batch, !row_fastest(d_layout), is_complex_v<Scalar>, general,
+                      shared_budget());
+  // As solve_device: the columns method on rows of d that are row-fastest but not contiguous runs
+  // the segment method.
+  if (o.method == Method::columns && row_fastest(d_layout) && d_layout.row_stride != 1)
+    o.method = Method::segment;
+  return o;
 }
 
 index_t pivoting_workspace_size(index_t n, index_t batch) {

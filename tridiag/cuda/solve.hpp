@@ -94,8 +94,9 @@
 ///              rows). On layouts whose rows are contiguous, complex shifted systems of one
 ///              segment (n ≤ 32·K) take each block's systems through shared memory: the block
 ///              copies them whole (one run of memory each) into a tile a unit ahead, its threads
-///              take their chunks from it, and x goes back through it to coalesced stores; the
-///              general form and longer systems run the segment method instead (same K).
+///              take their chunks from it, and x goes back through it to coalesced stores; real
+///              systems, the general form, longer systems and row-fastest layouts whose rows are
+///              not contiguous (in d or x) run the segment method instead (same K).
 ///   tiled_pcr: tiled PCR with the buffered sliding window (kim2011; tridiag/cuda/tiled_pcr.cuh):
 ///              k = rows_per_thread PCR steps (1 to kTiledPcrMaxSteps; 0 = 4, fewer where n
 ///              needs fewer) split each system into 2^k independent ones of ⌈n / 2^k⌉ rows,
