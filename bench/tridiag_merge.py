@@ -116,6 +116,7 @@ def splice(base_path, part_path):
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
     one_device(base_rows + list(part.values()))
+
     def shape(key):  # KEY starts with SHAPE
         return key[:len(SHAPE)]
 

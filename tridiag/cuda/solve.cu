@@ -427,14 +427,19 @@ std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scala
                             detail::columns_tile_elements(n, K, G, scalar_bytes)));
 }
 
+/// Whether the columns method's tiles can take these rows: contiguous in d and x, d aligned for
+/// 16-byte copies.
+template <class T>
+bool tiles_take_rows(const T* d, const BatchLayout& dl, const BatchLayout& xl) {
+  return dl.row_stride == 1 && xl.row_stride == 1 && detail::aligned16(d);
+}
+
 /// Whether the columns method's whole pass takes its rows through tiles: complex shifted systems of
-/// one segment (columns_tiles_smem) whose rows of d and x are contiguous, d aligned for 16-byte
-/// copies.
+/// one segment (columns_tiles_smem) whose rows the tiles can take (tiles_take_rows).
 template <class T>
 bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const BatchLayout& dl,
-                         const T* x, const BatchLayout& xl) {
-  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && dl.row_stride == 1 &&
-         xl.row_stride == 1 && detail::aligned16(d);
+                         const BatchLayout& xl) {
+  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, xl);
 }
 
 /// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
@@ -444,10 +449,12 @@ bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const Batch
 /// the block method on systems of one segment, of more than kSegmentBlockMaxSegments, or whose
 /// tables exceed `budget` bytes of shared memory, the segment method; the segment (and block)
 /// method on layouts whose rows are not contiguous (interleaved) the columns method, and the
-/// columns method on contiguous rows the segment method unless it runs there through tiles
-/// (columns_tiles_smem: complex shifted systems of one segment) (all with the same K).
-Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool complex, bool general,
-                std::size_t budget) {
+/// columns method on row-fastest layouts the segment method unless it runs there through tiles
+/// (columns_tiles_smem: complex shifted systems of one segment, whose rows the tiles can take:
+/// `tileable_rows`, tiles_take_rows) (all with the same K): columns_kernel reading such rows
+/// through strides was slower.
+Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool tileable_rows,
+                bool complex, bool general, std::size_t budget) {
   check_options(opt);
   const int r = opt.rows_per_thread;
   const Options table = select_method(n, batch, interleaved, complex, general, opt.dominant);
@@ -491,7 +498,8 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool co
   }
   if (opt.method == Method::segment || opt.method == Method::columns) {
     const std::size_t tiles = columns_tiles_smem(n, lanes_k, general, complex ? 16 : 8);
-    const bool tiled = opt.method == Method::columns && tiles > 0 && tiles <= budget;
+    const bool tiled =
+        opt.method == Method::columns && tileable_rows && tiles > 0 && tiles <= budget;
     opt.rows_per_thread = lanes_k;
     opt.method = interleaved || tiled ? Method::columns : Method::segment;
   }
@@ -602,7 +610,10 @@ index_t segmented_workspace(index_t segments, index_t batch, index_t kept, std::
 template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget) {
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, tiles > 0, budget);
+  // Rows taken as tileable where row-fastest: a system of one segment, which is all the tiles
+  // take, needs no workspace in the columns method or the segment method.
+  opt = resolve(opt, n, batch, interleaved, !interleaved, !std::is_floating_point_v<T>, tiles > 0,
+                budget);
   if (opt.method == Method::thomas) return n * batch;
   if (opt.method == Method::tiled_pcr) {
     const detail::PcrGeometry geo = detail::pcr_geometry(n, opt.rows_per_thread);
@@ -1083,7 +1094,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, x, xl);
+  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
@@ -1267,13 +1278,8 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, !std::is_floating_point_v<T>, Form::tiles > 0, budget);
-  // resolve keeps the columns method on row-fastest layouts for its tiles; where they cannot take
-  // these rows (not contiguous in d or x, d not 16-byte aligned) the segment method runs (same K),
-  // as before the tiles: columns_kernel reading such rows through strides was slower.
-  if (opt.method == Method::columns && !interleaved &&
-      !columns_tiles_apply<T>(n, opt.rows_per_thread, Form::tiles > 0, d, dl, x, xl))
-    opt.method = Method::segment;
+  opt = resolve(opt, n, batch, interleaved, tiles_take_rows(d, dl, xl),
+                !std::is_floating_point_v<T>, Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget,
@@ -1443,13 +1449,8 @@ template <class Scalar>
 Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool general,
                          const Options& options) {
   check_sizes(n, batch);
-  Options o = resolve(options, n, batch, !row_fastest(d_layout), is_complex_v<Scalar>, general,
-                      shared_budget());
-  // As solve_device: the columns method on rows of d that are row-fastest but not contiguous runs
-  // the segment method.
-  if (o.method == Method::columns && row_fastest(d_layout) && d_layout.row_stride != 1)
-    o.method = Method::segment;
-  return o;
+  return resolve(options, n, batch, !row_fastest(d_layout), d_layout.row_stride == 1,
+                 is_complex_v<Scalar>, general, shared_budget());
 }
 
 index_t pivoting_workspace_size(index_t n, index_t batch) {
