@@ -23,7 +23,8 @@ unchanged, launches of small batches, or a method new on some shapes), the runs 
 (tridiag_bench --scalars S or --shapes N:B,..., merged as above) into an earlier merged CSV:
 OUTPUT holds PART's rows for the shapes (scalar, n, batch) PART holds and BASE's rows for the
 others, in BASE's order, with PART's configurations that BASE lacks after the last row of their
-shape (in PART's order). PART must hold, for its shapes, every configuration of BASE, on the
+shape, and PART's shapes that BASE lacks (shapes new to the benchmark) after all of BASE's rows
+(both in PART's order). PART must hold, for its shapes, every configuration of BASE, on the
 same device.
 
 An existing OUTPUT is refused unless --force; it may never be one of the inputs.
@@ -110,7 +111,8 @@ def merge(paths):
 
 
 def splice(base_path, part_path):
-    """BASE's rows with those of PART's shapes replaced by PART's, and BASE's header."""
+    """BASE's rows with those of PART's shapes replaced by PART's, PART's new shapes after them,
+    and BASE's header."""
     header, base_rows, base_keys, _ = load(base_path)
     part_header, _, _, part = load(part_path)
     if part_header != header:
@@ -132,6 +134,7 @@ def splice(base_path, part_path):
         rows.append(part.get(key, row))
         if shape(key) in shapes and last[shape(key)] == i:
             rows += [r for k, r in part.items() if shape(k) == shape(key) and k not in replaced]
+    rows += [r for k, r in part.items() if shape(k) not in last]
     return header, rows
 
 

@@ -5,8 +5,8 @@ bandwidth is the fastest per shape and every fraction_of_copy follows it, repeat
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
 message and nothing written; --splice takes one scalar's rows, or one shape's, from a later run,
-in the earlier merge's order (configurations new in the part after their shape's rows), and
-refuses a part that lacks a configuration of the base.
+in the earlier merge's order (configurations new in the part after their shape's rows, shapes new
+in the part after the base's rows), and refuses a part that lacks a configuration of the base.
 
 Run by CTest as: python3 test_tridiag_merge.py PATH_TO_tridiag_merge.py
 """
@@ -152,6 +152,21 @@ class TridiagMergeTest(ScriptTest):
         self.assertEqual(got, [("64", "copy", "0", "0.09"), ("64", "segment", "4", "0.28"),
                                ("64", "columns", "8", "0.25"), ("64", "columns", "16", "0.27"),
                                ("128", "copy", "0", "0.4"), ("128", "segment", "4", "0.6")])
+
+    def test_splice_adds_new_shapes_after_the_base(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                copy(0.4, 2000, n=128), row("segment", 4, 0.6, 1000, 2000, n=128)]
+        part = [copy(0.05, 2100, n=33), row("columns", 8, 0.2, 1200, 2100, n=33),
+                copy(0.38, 2100, n=128), row("segment", 4, 0.5, 1200, 2100, n=128),
+                copy(0.07, 2100, n=100), row("segment", 4, 0.25, 1100, 2100, n=100)]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["n"], x["method"], x["median_ms"]) for x in self.rows()]
+        self.assertEqual(got, [("64", "copy", "0.1"), ("64", "segment", "0.3"),
+                               ("128", "copy", "0.38"), ("128", "segment", "0.5"),
+                               ("33", "copy", "0.05"), ("33", "columns", "0.2"),
+                               ("100", "copy", "0.07"), ("100", "segment", "0.25")])
 
     def test_usage(self):
         r = self.run_script("--help")
