@@ -105,12 +105,19 @@ struct Selection {
 /// the block method's 0.0456 (H100). Then 33 and 100 rows in batches of about 2^24 rows, short
 /// systems in large batches between the 64- and 127-row entries, where complex systems run the
 /// columns method through tiles 14–17% faster than the segment method that the nearest entries gave
-/// them (dominant 100 × 167772 and 33 × 500000, H100).
+/// them (dominant 100 × 167772 and 33 × 500000, H100). Last 180 × 32400, the 3D PSCR benchmark's
+/// level-3 batch at 180³, which lay between the 127- and 255-row entries: there the sweep method
+/// (real) and the tiled columns method (complex) ran 7% and 20% faster than the nearest entries'
+/// configurations, and PSCR 3D Poisson and Helmholtz 180³ took 4% and 7% less time. Other shapes
+/// between the entries where `automatic` ran 13–58% behind (48, 90, 700 and 3000 rows, and the
+/// smaller PSCR shapes measured themselves) were not added: their entries took the PSCR
+/// benchmark's small 2D and 3D problems, which ran up to 43% slower with them (H100;
+/// docs/tridiag-performance.md).
 std::vector<Shape> default_shapes() {
   return {{64, 1 << 18},   {512, 1 << 15},  {1024, 1 << 14}, {8192, 1 << 11}, {65536, 256},
           {1 << 20, 16},   {127, 1 << 14},  {255, 1 << 16},  {361, 1 << 16},  {511, 1 << 16},
           {2048, 1 << 13}, {4096, 1 << 12}, {255, 255},      {511, 511},      {1023, 1023},
-          {2047, 2047},    {4095, 4095},    {33, 508400},    {100, 167772}};
+          {2047, 2047},    {4095, 4095},    {33, 508400},    {100, 167772},   {180, 32400}};
 }
 
 struct Timing {
