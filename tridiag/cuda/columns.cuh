@@ -158,14 +158,21 @@ constexpr bool columns_prefetches() {
 /// columns_tiles, and columns_tiles_apply in solve.cu).
 enum class ColumnsStage { none, rows, tiles };
 
+/// Whether scalars of `scalar_bytes` take the tiles of ColumnsStage::tiles: complex ones. Real
+/// systems ran them at best level with the segment method (127 × 2^14, K = 8: 0.0246 against
+/// 0.0247 ms) and 13–45% slower at 64, 255 and 512 rows, and that tie, taken by the selection
+/// table, gave PSCR 3D Poisson 180³ 7% more time (H100, docs/tridiag-performance.md).
+__host__ __device__ constexpr bool columns_tiles_scalar(std::size_t scalar_bytes) {
+  return scalar_bytes == sizeof(Complex);
+}
+
 /// Whether a pass of columns_pass may take its rows through tiles (ColumnsStage::tiles; the
 /// caller checks that the rows are contiguous and one segment covers n): the shifted whole pass of
-/// complex systems. Real systems ran it at best level with the segment method (127 × 2^14, K = 8:
-/// 0.0246 against 0.0247 ms) and 13–45% slower at 64, 255 and 512 rows, and that tie, taken by the
-/// selection table, gave PSCR 3D Poisson 180³ 7% more time (H100, docs/tridiag-performance.md).
+/// complex systems (columns_tiles_scalar).
 template <SegmentPass Pass, class T, class Form>
 constexpr bool columns_tiles() {
-  return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> && sizeof(T) == 16;
+  return Pass == SegmentPass::whole && std::is_same_v<Form, ShiftedForm<T>> &&
+         columns_tiles_scalar(sizeof(T));
 }
 
 /// Tiles in flight in columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x),

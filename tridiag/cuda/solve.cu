@@ -415,9 +415,9 @@ int tiled_pcr_steps(index_t n) {
 
 /// Bytes of shared memory of the columns method's whole pass on contiguous rows through tiles
 /// (detail::ColumnsStage::tiles) for shifted systems of n rows, K rows per thread; 0 where it does
-/// not apply: real systems (detail::columns_tiles), the general form, or several segments.
+/// not apply: real systems (detail::columns_tiles_scalar), the general form, or several segments.
 std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scalar_bytes) {
-  if (general || scalar_bytes != sizeof(detail::Complex) ||
+  if (general || !detail::columns_tiles_scalar(scalar_bytes) ||
       detail::columns_segments(n, K, scalar_bytes, false) != 1)
     return 0;
   const int chunks = detail::columns_chunks(n, K, scalar_bytes, false);
