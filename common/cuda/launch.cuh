@@ -1,11 +1,11 @@
 #pragma once
 /// @file Launch sizing shared by the kernels of tridiag/cuda and pscr/cuda: dynamic shared memory
-/// above the default limit, and the warps a kernel keeps resident on the device. Include only
-/// from .cu files.
+/// above the default limit, and the warps a kernel keeps resident on the device. Both are asked of
+/// the driver once per context and kept (launch.cpp): an occupancy query costs the host
+/// microseconds, as much as the GPU work of PSCR's smallest tridiagonal solves.
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 
 #include "common/cuda/check.hpp"
@@ -16,12 +16,27 @@ namespace pscr::cuda {
 /// Dynamic shared memory a block may use without opting in.
 inline constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 
-/// @brief Lets `kernel` use `bytes` of dynamic shared memory per block (an opt-in above 48 KiB).
+namespace detail {
+/// allow_shared and resident_blocks on the kernel's host stub (launch.cpp).
+void allow_shared_bytes(const void* kernel, std::size_t bytes);
+index_t resident_blocks_of(const void* kernel, int threads, std::size_t smem);
+}  // namespace detail
+
+/// @brief Lets `kernel` use `bytes` of dynamic shared memory per block in the current context (an
+/// opt-in above 48 KiB). The limit only ever rises: it stays at the largest `bytes` asked so far,
+/// so a launch checked against an earlier, larger request still fits.
 template <class Kernel>
 void allow_shared(Kernel* kernel, std::size_t bytes) {
   if (bytes > kDefaultSharedBytes)
-    PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes)));
+    detail::allow_shared_bytes(reinterpret_cast<const void*>(kernel), bytes);
+}
+
+/// @brief Largest dynamic shared memory a block may use on the current device (with the opt-in).
+inline std::size_t max_block_shared() {
+  int device = 0, bytes = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(bytes);
 }
 
 /// @brief SMs of the current device.
@@ -37,10 +52,7 @@ inline int multiprocessors() {
 /// memory first.
 template <class Kernel>
 index_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
-  allow_shared(kernel, smem);
-  int per_sm = 0;
-  PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  return static_cast<index_t>(std::max(per_sm, 1)) * multiprocessors();
+  return detail::resident_blocks_of(reinterpret_cast<const void*>(kernel), threads, smem);
 }
 
 }  // namespace pscr::cuda

@@ -97,9 +97,7 @@ class DeviceExec {
                      const FusedStage<T>& f) {
     if (blocks <= 0) return;
     auto* kernel = block_kernel<T, FusedStage<T>>;
-    if (smem_bytes > 48 * 1024)
-      PSCR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem_bytes)));
+    allow_shared(kernel, smem_bytes);
     const index_t grid = std::min<index_t>(blocks, INT_MAX);
     begin(stage);
     kernel<<<static_cast<unsigned>(grid), threads, smem_bytes, stream_>>>(f, blocks);
@@ -108,13 +106,7 @@ class DeviceExec {
   }
 
   /// Largest dynamic shared memory of a block on the current device.
-  std::size_t shared_limit() const {
-    int device = 0, bytes = 0;
-    PSCR_CUDA_CHECK(cudaGetDevice(&device));
-    PSCR_CUDA_CHECK(
-        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return static_cast<std::size_t>(bytes);
-  }
+  std::size_t shared_limit() const { return max_block_shared(); }
 
   template <class T>
   void upload(T* dst, const T* src, index_t count) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace pscr::tridiag::cuda {
 namespace {
@@ -66,6 +67,29 @@ Options entry_options(const SelectionEntry& e, index_t n) {
   return o;
 }
 
+namespace {
+
+/// An entry of kTable with the log2 of its n and batch, taken once rather than at every selection
+/// (a solve selects on the host before it launches).
+struct PlacedEntry {
+  const SelectionEntry* entry;
+  double log_n;
+  double log_batch;
+};
+
+const std::vector<PlacedEntry>& placed_table() {
+  static const std::vector<PlacedEntry> placed = [] {
+    std::vector<PlacedEntry> p;
+    for (const SelectionEntry& e : kTable)
+      p.push_back(
+          {&e, std::log2(static_cast<double>(e.n)), std::log2(static_cast<double>(e.batch))});
+    return p;
+  }();
+  return placed;
+}
+
+}  // namespace
+
 Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
                       bool dominant) {
   struct Near {
@@ -75,23 +99,23 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex, 
   };
   const double log_n = std::log2(static_cast<double>(n));
   const double log_batch = std::log2(static_cast<double>(batch));
-  auto near = [&](const SelectionEntry& e) {
-    const double dn = log_n - std::log2(static_cast<double>(e.n));
-    const double db = log_batch - std::log2(static_cast<double>(e.batch));
-    return Near{&e, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
+  auto near = [&](const PlacedEntry& p) {
+    const double dn = log_n - p.log_n;
+    const double db = log_batch - p.log_batch;
+    return Near{p.entry, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
   };
   auto matches = [&](const SelectionEntry& e) {
     return e.interleaved == interleaved && e.complex == complex && e.general == general &&
            e.dominant == (complex && dominant);
   };
   double nearest = std::numeric_limits<double>::infinity();
-  for (const SelectionEntry& e : kTable)
-    if (matches(e)) nearest = std::min(nearest, near(e).dist);
+  for (const PlacedEntry& p : placed_table())
+    if (matches(*p.entry)) nearest = std::min(nearest, near(p).dist);
   // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
   Near best{nullptr, 0.0, 0.0};
-  for (const SelectionEntry& e : kTable) {
-    if (!matches(e)) continue;
-    const Near c = near(e);
+  for (const PlacedEntry& p : placed_table()) {
+    if (!matches(*p.entry)) continue;
+    const Near c = near(p);
     if (c.dist > nearest + kTie) continue;
     if (!best.entry || c.dn < best.dn || (c.dn == best.dn && c.dist < best.dist)) best = c;
   }

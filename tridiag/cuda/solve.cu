@@ -32,6 +32,7 @@ namespace pscr::tridiag::cuda {
 namespace {
 
 using pscr::cuda::allow_shared;
+using pscr::cuda::max_block_shared;
 using pscr::cuda::multiprocessors;
 using pscr::cuda::resident_blocks;
 
@@ -59,15 +60,6 @@ bool row_fastest(const BatchLayout& l) {
 
 int round_up_warp(index_t t) {
   return static_cast<int>((t + 31) / 32 * 32);
-}
-
-/// Largest dynamic shared memory a block may use on the current device.
-std::size_t shared_budget() {
-  int device = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  int bytes = 0;
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return static_cast<std::size_t>(bytes);
 }
 
 /// What one SM of the current device holds: shared memory (of which `reserved` bytes go to each
@@ -678,7 +670,7 @@ ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
   const SmLimits sm = sm_limits();
   const std::size_t row_bytes = 2 * detail::kThomasDirectThreads * scalar_bytes;
   const std::size_t per_block = std::min(
-      static_cast<std::size_t>(sm.smem / kThomasDirectMinBlocks - sm.reserved), shared_budget());
+      static_cast<std::size_t>(sm.smem / kThomasDirectMinBlocks - sm.reserved), max_block_shared());
   ThomasDirectPlan pl;
   pl.resident = static_cast<int>(std::min<index_t>(n, static_cast<index_t>(per_block / row_bytes)));
   pl.smem = pl.resident * row_bytes;
@@ -1437,7 +1429,7 @@ template <class Scalar>
 index_t workspace_size(index_t n, index_t batch, const Options& options) {
   if (n < 1 || batch < 1) return 0;
   using T = kernel_scalar_t<Scalar>;
-  const std::size_t budget = shared_budget();
+  const std::size_t budget = max_block_shared();
   index_t most = 0;
   for (bool interleaved : {false, true})
     for (int tiles : {detail::ShiftedForm<T>::tiles, detail::GeneralForm<T>::tiles})
@@ -1450,7 +1442,7 @@ Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool ge
                          const Options& options) {
   check_sizes(n, batch);
   return resolve(options, n, batch, !row_fastest(d_layout), d_layout.row_stride == 1,
-                 is_complex_v<Scalar>, general, shared_budget());
+                 is_complex_v<Scalar>, general, max_block_shared());
 }
 
 index_t pivoting_workspace_size(index_t n, index_t batch) {
@@ -1466,7 +1458,7 @@ void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTri
   const index_t n = A.n;
   check_shifted(A, M, d_shifts);
   check_sizes(n, batch);
-  const std::size_t budget = shared_budget();
+  const std::size_t budget = max_block_shared();
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
                                      detail::ShiftedForm<T>::tiles, options, budget));
@@ -1484,7 +1476,7 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
     PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
   check_sizes(n, batch);
-  const std::size_t budget = shared_budget();
+  const std::size_t budget = max_block_shared();
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
                                      detail::GeneralForm<T>::tiles, options, budget));

@@ -1,0 +1,254 @@
+// Host cost of the GPU tridiagonal solver: what one tridiag::cuda::solve_shifted call costs the
+// CPU against its GPU time, at PSCR's small shapes (where the host's share decides the time) and
+// a few large ones, and the CUDA runtime calls a launch may make, for the floor.
+//
+// Usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C]
+// Rows of kind "runtime": host microseconds per call of an empty kernel launch, an occupancy query
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor), cudaFuncSetAttribute (the dynamic shared
+// memory limit), cudaGetDevice with cudaDeviceGetAttribute: C calls back to back, median of R.
+// Rows of kind "solve" (automatic options, the shifted form): gpu_us, CUDA events recorded right
+// before and after one call (so the host's time in the call counts where the GPU waits for it),
+// median of R; host_us, wall time of the call itself, median of R; back_to_back_us, C calls on
+// one stream then one synchronization, per call, median of R (the larger of host and GPU cost per
+// solve: what a caller issuing solves in a row sees). method and rows_per_thread: what the
+// options resolve to (tridiag::cuda::resolved_options). Defaults R = 30, C = 200.
+// Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/cuda/check.hpp"
+#include "common/cuda/device_buffer.hpp"
+#include "common/error.hpp"
+#include "tridiag/cuda/solve.hpp"
+
+namespace {
+
+using pscr::index_t;
+using pscr::cuda::DeviceBuffer;
+using pscr::cuda::Event;
+using pscr::cuda::Stream;
+namespace tc = pscr::tridiag::cuda;
+using pscr::tridiag::BatchLayout;
+using Clock = std::chrono::steady_clock;
+
+__global__ void empty_kernel() {}
+__global__ void shared_kernel(int* out) {
+  extern __shared__ int scratch[];
+  scratch[threadIdx.x] = static_cast<int>(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0 && out != nullptr) out[blockIdx.x] = scratch[blockDim.x - 1];
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double micros(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+/// Host microseconds per call of f, `calls` in a row, median of `reps` such rows.
+template <class F>
+double per_call(int reps, int calls, F&& f) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto a = Clock::now();
+    for (int c = 0; c < calls; ++c) f();
+    t.push_back(micros(a, Clock::now()) / calls);
+  }
+  return median(t);
+}
+
+struct Case {
+  bool complex;
+  bool interleaved;
+  index_t n, batch;
+};
+
+const Case kCases[] = {
+    {false, false, 32, 32},     {false, false, 31, 961},     {true, false, 31, 31},
+    {true, false, 63, 63},      {true, false, 31, 961},      {false, false, 255, 255},
+    {true, false, 255, 255},    {false, false, 1023, 1023},  {true, false, 1023, 1023},
+    {false, false, 64, 262144}, {false, false, 1 << 20, 16}, {true, true, 1024, 16384},
+};
+
+/// tridiag::cuda::Method's names, in its order.
+const char* method_name(tc::Method m) {
+  static const char* const names[] = {"automatic", "thomas", "partition", "warp",     "segment",
+                                      "block",     "sweep",  "columns",   "tiled_pcr"};
+  return names[static_cast<int>(m)];
+}
+
+constexpr const char* kHeader =
+    "device,kind,name,scalar,layout,n,batch,method,rows_per_thread,gpu_us,host_us,"
+    "back_to_back_us\n";
+
+/// `count` values uniform in [−0.5, 0.5).
+template <class S>
+std::vector<S> random_values(std::size_t count, std::mt19937_64& gen) {
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  std::vector<S> v(count);
+  for (auto& x : v) x = S(u(gen));
+  return v;
+}
+
+template <class S>
+void bench_solve(const Case& c, int reps, int calls, const std::string& device,
+                 std::ofstream& csv) {
+  const index_t n = c.n, batch = c.batch;
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  pscr::SymTridiag<S> A, M;
+  A.diag.assign(n, S(4.0));
+  M.diag.assign(n, S(2.0));
+  A.off.assign(static_cast<std::size_t>(n - 1), S(0.0));
+  M.off.assign(static_cast<std::size_t>(n - 1), S(0.0));
+  for (auto& v : A.off) v = S(u(gen));
+  for (auto& v : M.off) v = S(0.5 * u(gen));
+  const std::vector<S> shifts(static_cast<std::size_t>(batch), S(1.0));
+  const std::vector<S> d = random_values<S>(static_cast<std::size_t>(n * batch), gen);
+  const tc::DeviceSymTridiagBuffer<S> dA(A), dM(M);
+  DeviceBuffer<S> dd(d.size()), dx(d.size()), dshifts(shifts.size());
+  dd.copy_from_host(d.data());
+  dshifts.copy_from_host(shifts.data());
+  const BatchLayout layout =
+      c.interleaved ? BatchLayout::interleaved(batch) : BatchLayout::contiguous(n);
+  const tc::Options options;
+  const tc::Options resolved = tc::resolved_options<S>(n, batch, layout, false, options);
+  const index_t wc = tc::workspace_size<S>(n, batch, options);
+  DeviceBuffer<S> ws(std::max<index_t>(wc, 1));
+  Stream stream;
+  Event before, after;
+  auto solve = [&] {
+    tc::solve_shifted<S>(stream.get(), dA.view(), dM.view(), dshifts.data(), batch, dd.data(),
+                         layout, dx.data(), layout, ws.data(), wc, options);
+  };
+  for (int i = 0; i < 5; ++i) solve();  // loads the modules, fills whatever the library keeps
+  stream.synchronize();
+  std::vector<double> gpu, host, row;
+  for (int r = 0; r < reps; ++r) {
+    before.record(stream.get());
+    const auto a = Clock::now();
+    solve();
+    const auto b = Clock::now();
+    after.record(stream.get());
+    after.synchronize();
+    gpu.push_back(1e3 * after.elapsed_ms_since(before));
+    host.push_back(micros(a, b));
+  }
+  for (int r = 0; r < reps; ++r) {
+    const auto a = Clock::now();
+    for (int i = 0; i < calls; ++i) solve();
+    stream.synchronize();
+    row.push_back(micros(a, Clock::now()) / calls);
+  }
+  csv << device << ",solve,shifted," << (c.complex ? "complex" : "real") << ','
+      << (c.interleaved ? "interleaved" : "contiguous") << ',' << n << ',' << batch << ','
+      << method_name(resolved.method) << ',' << resolved.rows_per_thread << ',' << median(gpu)
+      << ',' << median(host) << ',' << median(row) << '\n';
+  std::cerr << (c.complex ? "complex " : "real ") << n << " x " << batch << ": gpu " << median(gpu)
+            << " us, host " << median(host) << " us, back to back " << median(row) << " us\n";
+}
+
+void bench_runtime(int reps, int calls, const std::string& device, std::ofstream& csv) {
+  Stream stream;
+  auto row = [&](const char* name, double us) {
+    csv << device << ",runtime," << name << ",,,,,,,," << us << ",\n";
+    std::cerr << name << ": " << us << " us\n";
+  };
+  empty_kernel<<<1, 32, 0, stream.get()>>>();
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  row("empty_launch", per_call(reps, calls, [&] {
+        empty_kernel<<<1, 32, 0, stream.get()>>>();
+        PSCR_CUDA_CHECK(cudaPeekAtLastError());
+      }));
+  stream.synchronize();
+  const int bytes = 64 * 1024;
+  PSCR_CUDA_CHECK(
+      cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  row("occupancy_query", per_call(reps, calls, [&] {
+        int per_sm = 0;
+        PSCR_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shared_kernel, 256, bytes));
+      }));
+  row("func_set_attribute", per_call(reps, calls, [&] {
+        PSCR_CUDA_CHECK(cudaFuncSetAttribute(shared_kernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      }));
+  row("device_attribute", per_call(reps, calls, [&] {
+        int dev = 0, v = 0;
+        PSCR_CUDA_CHECK(cudaGetDevice(&dev));
+        PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+      }));
+}
+
+constexpr const char* kUsage = "usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C]\n";
+
+int parse_count(const std::string& what, const std::string& text) {
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || v < 1)
+    PSCR_INPUT_ERROR(what << ": expected a positive integer, found '" << text << "'");
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kUsage
+              << "Host cost of tridiag::cuda::solve_shifted calls and of the CUDA runtime calls a "
+                 "launch may make (see the file's header).\n";
+    return 0;
+  }
+  if (argc < 2 || argc % 2 != 0) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  int reps = 30, calls = 200;
+  try {
+    for (int i = 2; i < argc; i += 2) {
+      const std::string arg = argv[i];
+      if (arg == "--reps")
+        reps = parse_count(arg, argv[i + 1]);
+      else if (arg == "--calls")
+        calls = parse_count(arg, argv[i + 1]);
+      else
+        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+    }
+  } catch (const pscr::InputError& e) {
+    std::cerr << "solve_host_bench: " << e.what() << '\n' << kUsage;
+    return 2;
+  }
+  try {
+    if (pscr::cuda::device_count() == 0) throw pscr::LibraryError("no CUDA device");
+    cudaDeviceProp prop{};
+    PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::ofstream csv(argv[1]);
+    if (!csv) throw pscr::OutputError(std::string("cannot write ") + argv[1]);
+    csv << kHeader;
+    bench_runtime(reps, calls, prop.name, csv);
+    for (const Case& c : kCases) {
+      if (c.complex)
+        bench_solve<std::complex<double>>(c, reps, calls, prop.name, csv);
+      else
+        bench_solve<double>(c, reps, calls, prop.name, csv);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "solve_host_bench: " << e.what() << '\n';
+    return 1;
+  }
+}
