@@ -367,6 +367,17 @@ TYPED_TEST(CudaTridiagTest, ColumnsLanesPasses) {
                                   770);
 }
 
+// The columns method's capped whole pass (real K = 16, complex K = 8) over batches that fill every
+// SM with its widest blocks (columns_block_systems): real n = 300 in 32 chunks, blocks of 16
+// systems (512 threads) where the batch has a block per SM (2200 systems: 138 blocks, the last
+// one half full, on the 132 SMs of an H100 or H200), of 8 below that (500); complex blocks of at
+// most 128 threads either way. Interleaved layouts, padded and in place; the contiguous ones take
+// the segment method.
+TYPED_TEST(CudaTridiagTest, ColumnsWideBlocks) {
+  check_shifted_shapes<TypeParam>({{300, 2200}, {300, 500}},
+                                  method_configs("columns", cuda::Method::columns, {8, 16}), 880);
+}
+
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in
 // its arrays (rows past n stay zero from one system to the next): n = 700 (K = 22: real c′ in
 // registers, the lane loops stopping short of their bound of 32; complex K = 22 in shared memory),

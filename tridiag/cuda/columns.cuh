@@ -87,12 +87,15 @@ constexpr int kColumnsMaxComplexWideThreads = 128;
 /// adjacent systems (16 real, 8 complex; 64 bytes where 32 chunks fill the largest block), and at
 /// least a warp of threads. Measured within 2% of blocks of 256 threads throughout (H200 A/B,
 /// docs/tridiag-performance.md), except shifted complex K ≥ 8 (kColumnsMaxComplexWideThreads).
+/// Blocks of up to `max_threads` threads (columns_capped_threads for the passes that may take
+/// more).
 __host__ __device__ constexpr int columns_systems(int chunks, int K, std::size_t scalar_bytes,
-                                                  bool general) {
+                                                  bool general,
+                                                  int max_threads = kColumnsMaxThreads) {
   const int wide = static_cast<int>(128 / scalar_bytes);
   const int most = !general && scalar_bytes > 8 && K * scalar_bytes >= 128
                        ? kColumnsMaxComplexWideThreads
-                       : kColumnsMaxThreads;
+                       : max_threads;
   const int G = wide * chunks > most ? most / chunks : wide;
   return G * chunks < kWarpLanes ? kWarpLanes / chunks : G;
 }
@@ -127,13 +130,30 @@ constexpr int columns_min_blocks() {
 /// 168 in one block of 8 warps: 0.3584; in two blocks of 4, since kColumnsMaxComplexWideThreads,
 /// 0.313). Complex K = 16 spilled 128–940 bytes under caps of 200, 168 and 128 and was 5–137%
 /// slower, so it keeps columns_kernel's 254.
+__host__ __device__ constexpr bool columns_capped_pass(SegmentPass pass, int K,
+                                                       std::size_t scalar_bytes, bool general) {
+  return !general && pass == SegmentPass::whole && K * scalar_bytes == 128;
+}
 template <int K, SegmentPass Pass, class T, class Form>
 constexpr bool columns_capped() {
-  return std::is_same_v<Form, ShiftedForm<T>> && Pass == SegmentPass::whole && K * sizeof(T) == 128;
+  return columns_capped_pass(Pass, K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
 }
 template <class T>
 constexpr int columns_capped_registers() {
   return sizeof(T) == 8 ? 128 : 168;
+}
+
+/// Most threads per block of columns_capped_kernel: real 512, 16 systems of up to 32 chunks (rows
+/// of 128 bytes, as the systems of fewer chunks already take in blocks of 256), one block of 16
+/// warps per SM at 128 registers; complex kColumnsMaxThreads (its blocks take at most
+/// kColumnsMaxComplexWideThreads). H100 A/B (tridiag_bench, interleaved, shifted, real K = 16, 3
+/// rounds, ms, blocks of 256 → 512): 361 × 2^16 0.2242 → 0.1924, 400 × 40000 0.1592 → 0.1321,
+/// 511 × 2^16 0.2753 → 0.2295, 512 × 2^15 0.1374 → 0.1267 (64 bytes of each row per block before),
+/// 255 × 2^16 (16 chunks: blocks of 256 either way) 0.1223 → 0.1203; 511 systems of 511 rows 0.0141
+/// → 0.0164, 32 blocks on 132 SMs (columns_block_systems keeps them in blocks of 256).
+template <class T>
+constexpr int columns_capped_threads() {
+  return sizeof(T) == 8 ? 2 * kColumnsMaxThreads : kColumnsMaxThreads;
 }
 
 /// Whether the whole pass of columns_kernel loads its next unit's rows of d into registers before
@@ -554,9 +574,10 @@ __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pas
                                         cd);
 }
 
-/// columns_pass with the registers capped at `Registers` (columns_capped).
+/// columns_pass with the registers capped at `Registers` (columns_capped), in blocks of up to
+/// columns_capped_threads.
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, int Registers>
-__global__ void __launch_bounds__(kColumnsMaxThreads) __maxnreg__(Registers)
+__global__ void __launch_bounds__(columns_capped_threads<T>()) __maxnreg__(Registers)
     columns_capped_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks,
                           const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
   static_assert(columns_capped<K, Pass, T, Form>(), "a pass columns_capped does not take");
