@@ -4,6 +4,8 @@
 /// independent dense oracle (Eigen PartialPivLU on the assembled matrix) and the measures the
 /// tests compare (forward error, relative residual, normwise backward error).
 
+#include <complex>
+
 // LAPACKE speaks std::complex (the override documented in lapack.h).
 #define lapack_complex_float std::complex<float>
 #define lapack_complex_double std::complex<double>
