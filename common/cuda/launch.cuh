@@ -1,8 +1,9 @@
 #pragma once
 /// @file Launch sizing shared by the kernels of tridiag/cuda and pscr/cuda: dynamic shared memory
 /// above the default limit, and the warps a kernel keeps resident on the device. Both are asked of
-/// the driver once per context and kept (launch.cpp): an occupancy query costs the host
-/// microseconds, as much as the GPU work of PSCR's smallest tridiagonal solves.
+/// the driver once per context and kept (launch.cpp): PSCR's smallest tridiagonal solves are
+/// host-bound, and the queries cost a solve call 1.5–5 µs of its 7.5–11.5 (H100 machine,
+/// bench/solve_host_bench.cu; one launch alone costs 4.2–4.8 µs there).
 
 #include <cuda_runtime.h>
 
