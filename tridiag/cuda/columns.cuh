@@ -52,6 +52,17 @@ __host__ __device__ constexpr int columns_segment_chunks(std::size_t scalar_byte
   return scalar_bytes == 8 || !general ? 16 : 8;
 }
 
+/// Whether the columns method can solve systems of n rows in one pass of two 32-chunk segments
+/// (2·kWarpLanes chunks: columns_pass's warps each condense their segment's reduced rows, the
+/// block solves each system's four coarse rows, each warp substitutes with both ends known): real
+/// shifted systems of 513 to 1024 rows at K = 16, which the capped whole pass takes in blocks of
+/// up to 512 threads (8 systems). The host takes it where the batch is small enough
+/// (columns_two_segments_run, solve.cu); columns_chunks gives the two-pass segments.
+__host__ __device__ constexpr bool columns_two_segments(index_t n, int K, std::size_t scalar_bytes,
+                                                        bool general) {
+  return !general && scalar_bytes == 8 && K == 16 && n > kWarpLanes * K && n <= 2 * kWarpLanes * K;
+}
+
 /// Chunks per segment of the columns method for systems of n rows, K rows per chunk, scalars of
 /// `scalar_bytes`, the general form or the shifted one: the fewest (a power of two) that cover n
 /// where at most 32 do (one segment, one pass), else columns_segment_chunks.
@@ -212,8 +223,14 @@ constexpr bool columns_stages() {
   return Pass == SegmentPass::substitute && sizeof(T) == 8 && std::is_same_v<Form, GeneralForm<T>>;
 }
 
+/// Scalars of shared memory before columns_pass's arrays: with two segments per system
+/// (columns_two_segments, chunks > 32), each warp's condensed rows of its segment (8 scalars).
+__host__ __device__ constexpr int columns_halves_elements(int threads, int chunks) {
+  return chunks > kWarpLanes ? 8 * (threads / kWarpLanes) : 0;
+}
+
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
-/// and K rows per chunk:
+/// and K rows per chunk (after columns_halves_elements):
 ///  - the chunks' reduced rows P, Q as eight arrays (a, b, c, d of P, then of Q) of
 ///    chunks · (G + 1) scalars, chunk c of the block's system g at c·(G + 1) + g (the padding
 ///    keeps the coarse solve's reads, chunk-fastest, on distinct banks); the interface unknowns
@@ -226,7 +243,8 @@ constexpr bool columns_stages() {
 __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
                                                         bool shifted, ColumnsStage stage,
                                                         int tile_elements = 0) {
-  return 8 * (threads + chunks) + (shifted ? 4 * (chunks * K + 1) : 0) +
+  return columns_halves_elements(threads, chunks) + 8 * (threads + chunks) +
+         (shifted ? 4 * (chunks * K + 1) : 0) +
          (stage == ColumnsStage::rows    ? threads * K
           : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements
                                          : 0);
@@ -330,8 +348,13 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
                                              int chunks, const T* d, Strides ds, T* x, Strides xs,
                                              T* ca, T* cb, T* cc, T* cd) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* sm = reinterpret_cast<T*>(smem_raw);
+  // Systems of two segments (columns_two_segments): only the real shifted whole pass at K = 16.
+  constexpr bool kTwoSegments = std::is_same_v<Form, ShiftedForm<T>> &&
+                                Pass == SegmentPass::whole && sizeof(T) == 8 && K == 16;
   const int threads = static_cast<int>(blockDim.x);
+  const bool two = kTwoSegments && chunks > kWarpLanes;
+  Condensed<T>* const halves = reinterpret_cast<Condensed<T>*>(smem_raw);  // where `two`
+  T* sm = reinterpret_cast<T*>(smem_raw) + (two ? columns_halves_elements(threads, chunks) : 0);
   const int G = threads / chunks;
   const int stride = G + 1;
   const int count = chunks * stride;  // scalars per array
@@ -339,10 +362,13 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   const int g = t % G;  // the thread's system in the block's group, and its chunk
   const int c = t / G;
   const int own = c * stride + g;
-  // Coarse solve: lane group q of the warp (chunks lanes) takes system sg, lane j its chunk j.
+  // Coarse solve: lane group q of the warp (chunks lanes) takes system sg, lane j its chunk j;
+  // with two segments per system, warp w segment w mod 2 of system w / 2, lane j its chunk
+  // 32·(w mod 2) + j.
   const int lane = t & (kWarpLanes - 1);
-  const int j = lane % chunks;
-  const int sg = (t / kWarpLanes) * (kWarpLanes / chunks) + lane / chunks;
+  const int warp = t / kWarpLanes;
+  const int j = two ? (warp & 1) * kWarpLanes + lane : lane % chunks;
+  const int sg = two ? warp / 2 : warp * (kWarpLanes / chunks) + lane / chunks;
   const int coarse = j * stride + sg;
   const index_t groups = (batch + G - 1) / G;
   const index_t units = groups * segments;
@@ -526,8 +552,23 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
           if (j == 0) P = {T(0), T(1), T(0), {cd[e]}};
           if (j == chunks - 1) Q = {T(0), T(1), T(0), {cd[e + 1]}};
         }
+        if constexpr (kTwoSegments) {
+          if (two) {  // uniform over the block
+            // The warp's segment condensed to its coarse rows F, L; the system's four coarse rows
+            // solved (by both of its warps) for each segment's first and last unknowns, which
+            // then stand as identity rows, as in the substitute pass.
+            const Condensed<T> r = warp_condense(Condensed<T>{P, Q});
+            if (lane == 0) halves[warp] = r;
+            __syncthreads();
+            T cf, cl;
+            solve_coarse_rows(halves + (warp & ~1), 2, 2, cf, cl);
+            const T first = shfl_from(cf, warp & 1), last = shfl_from(cl, warp & 1);
+            if (lane == 0) P = {T(0), T(1), T(0), {first}};
+            if (lane == kWarpLanes - 1) Q = {T(0), T(1), T(0), {last}};
+          }
+        }
         T xf, xl;
-        guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, chunks);
+        guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, two ? kWarpLanes : chunks);
         sm[coarse] = xf;
         sm[count + coarse] = xl;
       }

@@ -1075,18 +1075,41 @@ int columns_block_systems(int K, int chunks, bool general, index_t batch) {
   return (batch + wide - 1) / wide >= multiprocessors() ? wide : G;
 }
 
-/// Launches one pass of the columns kernel: blocks of G = columns_block_systems systems of `chunks`
-/// = columns_chunks(n, K, sizeof(T), general) chunks each, as many blocks as are resident (or units
-/// need), each looping over units; detail::columns_capped_kernel where detail::columns_capped.
-/// The shifted whole pass takes its rows through tiles where columns_tiles_apply.
+/// Waves of blocks up to which the columns method solves systems in one pass of two segments
+/// (detail::columns_two_segments) rather than in two passes: below, the one pass saves a launch, a
+/// coarse solve and the second read of d; above, its rows of 64 bytes (8 systems of 64 chunks fill
+/// the capped pass's 512 threads, one block per SM) read slower than the passes' own. H200 A/B
+/// (tridiag_bench, real interleaved shifted columns K = 16, 3 rounds, ms, two passes → one; waves
+/// of 8-system blocks on 132 SMs): 700 × 3000 (2.8) 0.0600 → 0.0332, 1024 × 5000 (4.7) 0.0786 →
+/// 0.0561, 700 × 7000 (6.6) 0.0774 → 0.0657, 513 × 8000 (7.6) 0.0749 → 0.0698; 700 × 10000 (9.5)
+/// 0.0860 → 0.0880, 1024 × 10000 (9.5) 0.1049 → 0.0980, 1024 × 2^14 (15.5) 0.1399 → 0.1448,
+/// 700 × 2^14 0.1108 → 0.1312, 513 × 2^15 (31) 0.2040 → 0.2364.
+constexpr index_t kColumnsTwoSegmentWaves = 8;
+
+/// Whether the columns method solves `batch` systems of n rows at K rows per chunk in one pass of
+/// two segments each (chunks 2·kWarpLanes, one segment in the passes' terms): where it can
+/// (detail::columns_two_segments) and its blocks number at most kColumnsTwoSegmentWaves per SM.
+template <class T, class Form>
+bool columns_two_segments_run(int K, index_t n, index_t batch) {
+  constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
+  if (!detail::columns_two_segments(n, K, sizeof(T), general)) return false;
+  const int G = columns_block_systems<detail::SegmentPass::whole, T>(K, 2 * detail::kWarpLanes,
+                                                                     general, batch);
+  return (batch + G - 1) / G <= kColumnsTwoSegmentWaves * multiprocessors();
+}
+
+/// Launches one pass of the columns kernel over systems cut into `segments` segments of `chunks`
+/// chunks of K rows (columns_segments and columns_chunks, or one of 2·kWarpLanes where
+/// columns_two_segments_run): blocks of G = columns_block_systems systems, as many blocks as are
+/// resident (or units need), each looping over units; detail::columns_capped_kernel where
+/// detail::columns_capped. The shifted whole pass takes its rows through tiles where
+/// columns_tiles_apply.
 template <detail::SegmentPass Pass, class T, class Form>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
-                    const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl, T* ca, T* cb,
-                    T* cc, T* cd) {
+                    index_t segments, int chunks, const T* d, const BatchLayout& dl, T* x,
+                    const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd) {
   using detail::ColumnsStage;
   constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
-  const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
-  const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
   const int G = columns_block_systems<Pass, T>(K, chunks, general, batch);
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
@@ -1330,6 +1353,13 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if (opt.method == Method::columns) {
     constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
     const int K = opt.rows_per_thread;
+    if (columns_two_segments_run<T, Form>(K, n, batch)) {
+      T* none = nullptr;
+      launch_columns<detail::SegmentPass::whole>(stream, form, K, n, batch, 1,
+                                                 2 * detail::kWarpLanes, d, dl, x, xl, none, none,
+                                                 none, none);
+      return;
+    }
     if (const auto lanes_grid = columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
       const index_t kept = columns_lanes_workspace<T>(n, batch, K);
       T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
@@ -1345,10 +1375,12 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                     });
       return;
     }
-    run_segmented(stream, detail::columns_segments(n, K, sizeof(T), general), batch, ws, wc, budget,
+    const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
+    const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
+    run_segmented(stream, segments, batch, ws, wc, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
-                    launch_columns<decltype(pass)::value>(stream, form, K, n, batch, d, dl, x, xl,
-                                                          ca, cb, cc, cd);
+                    launch_columns<decltype(pass)::value>(stream, form, K, n, batch, segments,
+                                                          chunks, d, dl, x, xl, ca, cb, cc, cd);
                   });
     return;
   }
