@@ -52,15 +52,24 @@ __host__ __device__ constexpr int columns_segment_chunks(std::size_t scalar_byte
   return scalar_bytes == 8 || !general ? 16 : 8;
 }
 
-/// Whether the columns method can solve systems of n rows in one pass of two 32-chunk segments
+/// Whether the columns method's whole pass at K rows per chunk, scalars of `scalar_bytes`, the
+/// general form or the shifted one, can take systems of two 32-chunk segments in one pass
 /// (2·kWarpLanes chunks: columns_pass's warps each condense their segment's reduced rows, the
 /// block solves each system's four coarse rows, each warp substitutes with both ends known): real
-/// shifted systems of 513 to 1024 rows at K = 16, which the capped whole pass takes in blocks of
-/// up to 512 threads (8 systems). The host takes it where the batch is small enough
-/// (columns_two_segments_run, solve.cu); columns_chunks gives the two-pass segments.
+/// shifted systems at K = 16, which the capped whole pass takes in blocks of up to 512 threads (8
+/// systems).
+__host__ __device__ constexpr bool columns_two_segment_pass(int K, std::size_t scalar_bytes,
+                                                            bool general) {
+  return !general && scalar_bytes == 8 && K == 16;
+}
+
+/// Whether systems of n rows can take that pass (columns_two_segment_pass): those of 513 to 1024
+/// rows. The host takes it where the batch is small enough (columns_two_segments_run, solve.cu);
+/// columns_chunks gives the two-pass segments.
 __host__ __device__ constexpr bool columns_two_segments(index_t n, int K, std::size_t scalar_bytes,
                                                         bool general) {
-  return !general && scalar_bytes == 8 && K == 16 && n > kWarpLanes * K && n <= 2 * kWarpLanes * K;
+  return columns_two_segment_pass(K, scalar_bytes, general) && n > kWarpLanes * K &&
+         n <= 2 * kWarpLanes * K;
 }
 
 /// Chunks per segment of the columns method for systems of n rows, K rows per chunk, scalars of
@@ -348,9 +357,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
                                              int chunks, const T* d, Strides ds, T* x, Strides xs,
                                              T* ca, T* cb, T* cc, T* cd) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  // Systems of two segments (columns_two_segments): only the real shifted whole pass at K = 16.
-  constexpr bool kTwoSegments = std::is_same_v<Form, ShiftedForm<T>> &&
-                                Pass == SegmentPass::whole && sizeof(T) == 8 && K == 16;
+  // Systems of two segments (columns_two_segments): chunks > 32 in such a pass only.
+  constexpr bool kTwoSegments =
+      Pass == SegmentPass::whole &&
+      columns_two_segment_pass(K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
   const int threads = static_cast<int>(blockDim.x);
   const bool two = kTwoSegments && chunks > kWarpLanes;
   Condensed<T>* const halves = reinterpret_cast<Condensed<T>*>(smem_raw);  // where `two`
