@@ -392,11 +392,19 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const index_t seg = u / groups;
     return std::min((u - seg * groups) * G + g, batch - 1);
   };
+  // A chunk's rows inside the system (0 to K) and its rows in memory walked by pointer, one add
+  // per row: indices k·system + (p + i)·row formed per row took 12–14 integer instructions and two
+  // constant loads per row at the capped kernel's 128 registers (ptxas, real K = 16).
+  auto rows_inside = [n](index_t p) {
+    return static_cast<int>(std::min<index_t>(std::max<index_t>(n - p, 0), K));
+  };
   auto load_rows = [&](index_t u, T(&v)[K]) {
     const index_t k = unit_system(u);
     const index_t p = u / groups * chunks * K + c * K;
+    const int inside = rows_inside(p);
+    const T* row = d + ds.at(k, p);
 #pragma unroll
-    for (int i = 0; i < K; ++i) v[i] = p + i < n ? d[ds.at(k, p + i)] : T(0);
+    for (int i = 0; i < K; ++i, row += ds.row) v[i] = i < inside ? *row : T(0);
   };
   // Where kPrefetch (the shifted form), the next unit's rows and shift, loaded before the current
   // unit is solved. The shift loaded at its first use had 24% of the stall samples of the whole
@@ -594,9 +602,11 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
             if (p + i < n) mine[i] = v[i];
         }
       } else if (stores) {
+        const int inside = rows_inside(p);
+        T* row = x + xs.at(k, p);
 #pragma unroll
-        for (int i = 0; i < K; ++i)
-          if (p + i < n) x[xs.at(k, p + i)] = v[i];
+        for (int i = 0; i < K; ++i, row += xs.row)
+          if (i < inside) *row = v[i];
       }
     }
     // Before the next unit writes the arrays again: the reduce pass's groups may still read other
