@@ -76,10 +76,8 @@ index_t query_resident_blocks(const void* kernel, int threads, std::size_t smem)
   return static_cast<index_t>(std::max(per_sm, 1)) * multiprocessors();
 }
 
-}  // namespace
-
-void allow_shared_bytes(const void* kernel, std::size_t bytes) {
-  const unsigned long long context = current_context();
+/// allow_shared_bytes in `context` (current_context's ID, asked for once per launch).
+void allow_shared_bytes_in(unsigned long long context, const void* kernel, std::size_t bytes) {
   if (context == 0) return set_shared_limit(kernel, bytes);
   LaunchState& state = launch_state();
   const std::lock_guard<std::mutex> lock(state.mutex);
@@ -89,9 +87,15 @@ void allow_shared_bytes(const void* kernel, std::size_t bytes) {
   allowed = bytes;
 }
 
+}  // namespace
+
+void allow_shared_bytes(const void* kernel, std::size_t bytes) {
+  allow_shared_bytes_in(current_context(), kernel, bytes);
+}
+
 index_t resident_blocks_of(const void* kernel, int threads, std::size_t smem) {
-  if (smem > kDefaultSharedBytes) allow_shared_bytes(kernel, smem);
   const unsigned long long context = current_context();
+  if (smem > kDefaultSharedBytes) allow_shared_bytes_in(context, kernel, smem);
   if (context == 0) return query_resident_blocks(kernel, threads, smem);
   LaunchState& state = launch_state();
   const auto key = std::make_tuple(context, kernel, threads, smem);
