@@ -379,16 +379,16 @@ TYPED_TEST(CudaTridiagTest, ColumnsWideBlocks) {
 }
 
 // Real shifted systems of 513 to 1024 rows at K = 16 in one pass of two 32-chunk segments per
-// system (columns_two_segments, which solve.cu takes for batches of up to 8 waves of blocks):
-// blocks of 8 systems where the batch fills every SM (1100 systems: 138 blocks on 132 SMs, the
-// last half full), of 4 below (130, 7, 1); n = 513 (the second segment one row), 700, 1024 (both
-// full); 700 × 9000 beyond 8 waves on an H100 or H200 (the two passes). Complex systems and the
-// contiguous layouts take their usual passes.
+// system (columns_two_segments, which solve.cu takes for batches of up to 8 waves of blocks, 12
+// where n ≥ 896): blocks of 8 systems where the batch fills every SM (1100 systems: 138 blocks on
+// 132 SMs, the last half full), of 4 below (130, 7, 1); n = 513 (the second segment one row),
+// 700, 1024 (both full); on an H100 or H200, 700 × 9000 beyond 8 waves (the two passes) and
+// 960 × 9000 within 12 (the one pass, each block taking 8 or 9 units).
 TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
   const auto columns = method_configs("columns", cuda::Method::columns, {16});
   for (index_t n : {index_t{513}, index_t{700}, index_t{1024}})
     check_shifted_shapes<TypeParam>({{n, 1100}, {n, 130}, {n, 7}, {n, 1}}, columns, 990 + n);
-  check_shifted_shapes<TypeParam>({{700, 9000}}, columns, 2990);
+  check_shifted_shapes<TypeParam>({{700, 9000}, {960, 9000}}, columns, 2990);
 }
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in

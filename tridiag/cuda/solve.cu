@@ -1080,22 +1080,34 @@ int columns_block_systems(int K, int chunks, bool general, index_t batch) {
 /// coarse solve and the second read of d; above, its rows of 64 bytes (8 systems of 64 chunks fill
 /// the capped pass's 512 threads, one block per SM) read slower than the passes' own. H200 A/B
 /// (tridiag_bench, real interleaved shifted columns K = 16, 3 rounds, ms, two passes → one; waves
-/// of 8-system blocks on 132 SMs): 700 × 3000 (2.8) 0.0600 → 0.0332, 1024 × 5000 (4.7) 0.0786 →
-/// 0.0561, 700 × 7000 (6.6) 0.0774 → 0.0657, 513 × 8000 (7.6) 0.0749 → 0.0698; 700 × 10000 (9.5)
-/// 0.0860 → 0.0880, 1024 × 10000 (9.5) 0.1049 → 0.0980, 1024 × 2^14 (15.5) 0.1399 → 0.1448,
-/// 700 × 2^14 0.1108 → 0.1312, 513 × 2^15 (31) 0.2040 → 0.2364.
+/// of 8-system blocks on 132 SMs), before the kernel walked its rows by pointer: 700 × 3000 (2.8)
+/// 0.0600 → 0.0332, 1024 × 5000 (4.7) 0.0786 → 0.0561, 700 × 7000 (6.6) 0.0774 → 0.0657,
+/// 513 × 8000 (7.6) 0.0749 → 0.0698; 700 × 10000 (9.5) 0.0860 → 0.0880, 700 × 2^14 0.1108 →
+/// 0.1312, 513 × 2^15 (31) 0.2040 → 0.2364. After (b81031d): 700 × 10000 +3%, 700 × 2^14 +16%,
+/// 513 × 2^14 +22%, but systems that fill at least 7/8 of the pass's 1024 rows win to about 13
+/// waves: 900 × 8800 (8.3) 0.0914 → 0.0822, 900 × 10000 (9.5) 0.0977 → 0.0908, 960 × 10000
+/// 0.0995 → 0.0920, 1024 × 10000 0.1008 → 0.0940, 960 × 12000 (11.4) 0.1076 → 0.1063, 992 ×
+/// 12000 0.1089 → 0.1074, 1024 × 12000 0.1110 → 0.1082, 1024 × 13500 (12.8) 0.1279 → 0.1227;
+/// 1024 × 2^14 (15.5) 0.1370 → 0.1363, 1000 × 2^14 0.1347 → 0.1376.
 constexpr index_t kColumnsTwoSegmentWaves = 8;
+/// The same for systems that fill at least 7/8 of the pass's rows (kColumnsTwoSegmentWaves's
+/// measurements).
+constexpr index_t kColumnsTwoSegmentFullWaves = 12;
 
 /// Whether the columns method solves `batch` systems of n rows at K rows per chunk in one pass of
 /// two segments each (chunks 2·kWarpLanes, one segment in the passes' terms): where it can
-/// (detail::columns_two_segments) and its blocks number at most kColumnsTwoSegmentWaves per SM.
+/// (detail::columns_two_segments) and its blocks number at most kColumnsTwoSegmentWaves per SM
+/// (kColumnsTwoSegmentFullWaves where n fills at least 7/8 of the pass's 2·kWarpLanes·K rows).
 template <class T, class Form>
 bool columns_two_segments_run(int K, index_t n, index_t batch) {
   constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
   if (!detail::columns_two_segments(n, K, sizeof(T), general)) return false;
   const int G = columns_block_systems<detail::SegmentPass::whole, T>(K, 2 * detail::kWarpLanes,
                                                                      general, batch);
-  return (batch + G - 1) / G <= kColumnsTwoSegmentWaves * multiprocessors();
+  const index_t pass_rows = 2 * detail::kWarpLanes * K;
+  const index_t waves =
+      8 * n >= 7 * pass_rows ? kColumnsTwoSegmentFullWaves : kColumnsTwoSegmentWaves;
+  return (batch + G - 1) / G <= waves * multiprocessors();
 }
 
 /// Launches one pass of the columns kernel over systems cut into `segments` segments of `chunks`
