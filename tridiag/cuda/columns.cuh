@@ -531,8 +531,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       // Threads past the batch take the group's last system.
       const T* mine = tile + columns_tile_slot<K>(std::min(g, tile_systems(u) - 1), c * K,
                                                   tile_stride, tile_pads);
+      const int inside = rows_inside(p);
 #pragma unroll
-      for (int i = 0; i < K; ++i) v[i] = p + i < n ? mine[i] : T(0);
+      for (int i = 0; i < K; ++i) v[i] = i < inside ? mine[i] : T(0);
     } else {
       load_rows(u, v);
     }
@@ -594,15 +595,15 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     if constexpr (Pass != SegmentPass::reduce) {
       __syncthreads();
       lane_resolve<K>(rows, vec, p, n, sm[own], sm[count + own]);
+      const int inside = rows_inside(p);
       if constexpr (kTiled) {  // x into the unit's tile, stored at the next unit's start
         T* mine = tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads);
         if (stores) {
 #pragma unroll
           for (int i = 0; i < K; ++i)
-            if (p + i < n) mine[i] = v[i];
+            if (i < inside) mine[i] = v[i];
         }
       } else if (stores) {
-        const int inside = rows_inside(p);
         T* row = x + xs.at(k, p);
 #pragma unroll
         for (int i = 0; i < K; ++i, row += xs.row)
