@@ -197,11 +197,12 @@ struct SweepBlocks {
 /// A warp solves its systems one after another, so resident warps are what overlaps one
 /// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
 /// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
-template <class T, int RegisterRows, bool Guarded>
+template <class T, int RegisterRows, bool Guarded, bool Prefetch>
 SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   static const int regs = [] {
     cudaFuncAttributes a{};
-    PSCR_CUDA_CHECK(cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded>));
+    PSCR_CUDA_CHECK(
+        cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded, Prefetch>));
     return a.numRegs;
   }();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
@@ -1214,7 +1215,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
 /// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
 /// (RegisterRows = 0) or registers, its reduced rows' solve Guarded or not, in `blocks` of warps,
 /// as many blocks as are resident (or systems need).
-template <class T, int RegisterRows, bool Guarded>
+template <class T, int RegisterRows, bool Guarded, bool Prefetch>
 void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                          SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
                          T* x, const BatchLayout& xl) {
@@ -1229,7 +1230,7 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   const int warps = static_cast<int>(
       std::min<index_t>(blocking.warps, std::max<index_t>(1, (batch + sms - 1) / sms)));
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), RegisterRows);
-  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded>;
+  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Prefetch>;
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks =
       std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
@@ -1270,6 +1271,13 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
 /// H100 A/B of complex c′ in registers (tridiag_bench, shifted, contiguous, 3 rounds, ms): 512 ×
 /// 2^15 0.2736 → 0.2195, 511 × 2^16 0.5362 → 0.4346, 361 × 2^16 0.3816 → 0.3314, 255 × 2^16
 /// (K = 8, shared arrays either way) 0.2499 → 0.2503; Helmholtz systems alike.
+/// Real systems of up to 32·kSweepPrefetchRows rows with c′ in shared memory take the instance that
+/// loads each warp's next system into registers (two systems in flight per warp, 128 registers
+/// against 64) where its resident warps, counted twice, outnumber the other's. H200 A/B
+/// (tridiag_bench, shifted, contiguous, 3 rounds, ms, against the kernel without the prefetch):
+/// 512 × 2^15 0.1193 → 0.1170, 511 × 2^16 0.2341 → 0.2251, 361 × 2^16 (16 warps against 20)
+/// 0.1723 → 0.1666, 255 × 2^16 (16 against 30) 0.1312 → 0.1244; 127 × 2^17 (16 against 32, so not
+/// taken) 0.1532 → 0.1628; PSCR 3D Poisson 511³ 144.2 → 140.0 ms (pscr_gpu_bench).
 template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
@@ -1282,15 +1290,24 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
   const auto launch = [&](auto guard) {
     constexpr bool kGuarded = decltype(guard)::value;
     constexpr int R = detail::kSweepRegisterRows<T>;
-    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded>(K, budget, sm);
+    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded, false>(K, budget, sm);
     if (K <= R) {
-      const SweepBlocks registers = sweep_block_warps<T, R, kGuarded>(K, budget, sm);
+      const SweepBlocks registers = sweep_block_warps<T, R, kGuarded, false>(K, budget, sm);
       if (registers.resident > shared.resident) {
-        launch_sweep_kernel<T, R, kGuarded>(stream, form, K, registers, batch, d, dl, x, xl);
+        launch_sweep_kernel<T, R, kGuarded, false>(stream, form, K, registers, batch, d, dl, x, xl);
         return;
       }
     }
-    launch_sweep_kernel<T, 0, kGuarded>(stream, form, K, shared, batch, d, dl, x, xl);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (form.m.n <= detail::kWarpLanes * detail::kSweepPrefetchRows) {
+        const SweepBlocks ahead = sweep_block_warps<T, 0, false, true>(K, budget, sm);
+        if (2 * ahead.resident > shared.resident) {
+          launch_sweep_kernel<T, 0, false, true>(stream, form, K, ahead, batch, d, dl, x, xl);
+          return;
+        }
+      }
+    }
+    launch_sweep_kernel<T, 0, kGuarded, false>(stream, form, K, shared, batch, d, dl, x, xl);
   };
   if constexpr (std::is_floating_point_v<T>)
     launch(std::false_type{});  // real systems need no guard

@@ -4,7 +4,9 @@
 /// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
 /// registers per thread (real K = 18–32, complex 12–16: c′ in registers, SweepRegisterKept). Per
 /// system:
-///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async);
+///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async), or
+///     (real systems of up to 512 rows: sweep_kernel's Prefetch) writes it there from registers
+///     that its lanes loaded while the warp solved its previous system;
 ///  2. each lane sweeps its interior rows p+1..p+K−2 downward (Thomas with the x_p column carried
 ///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with c′, v and d′ (over d) kept
 ///     in shared memory (or c′ in registers); the lane's last row then couples x_p, x_{p+K−1} and
@@ -199,10 +201,19 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
   });
 }
 
+/// Rows per lane of a system that sweep_kernel's Prefetch instances hold in registers for the next
+/// system (lane l rows l, l + 32, ...): systems of up to 32·kSweepPrefetchRows = 512 rows.
+constexpr int kSweepPrefetchRows = 16;
+
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
-/// > 0: c′ in registers (K ≤ RegisterRows). Guarded: step 3 with the growth guard.
-template <class T, int RegisterRows, bool Guarded>
+/// > 0: c′ in registers (K ≤ RegisterRows). Guarded: step 3 with the growth guard. Prefetch
+/// (n ≤ 32·kSweepPrefetchRows): each lane loads its rows of the warp's next system into registers
+/// before it solves the current one, so that a warp has that system's loads in flight under its
+/// arithmetic (step 1 then writes the registers into the shared array), instead of copying each
+/// system in and waiting for it (launch_sweep, solve.cu, takes it for real systems only: complex
+/// ones spilled 264–644 bytes with it).
+template <class T, int RegisterRows, bool Guarded, bool Prefetch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>())
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
                  T* x, Strides xs) {
@@ -231,14 +242,39 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
   __syncthreads();
 
   const index_t warps = static_cast<index_t>(blockDim.x) / kWarpLanes;
+  const index_t step = gridDim.x * warps;
   const int base = lane * (K + 1);
-  for (index_t k = blockIdx.x * warps + warp; k < batch; k += gridDim.x * warps) {
-    // The shift loaded before the wait for d, so that its load and the copy overlap (loaded after
-    // the wait, it was a second round trip per system).
-    const T shift = shifts[k];
-    for (int r = lane; r < n; r += kWarpLanes)
-      copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
-    copy_async_wait();
+  // Where Prefetch: the lane's rows lane + 32j of the warp's next system (zero past n), and its
+  // shift.
+  constexpr int kNext = Prefetch ? kSweepPrefetchRows : 1;
+  T next[kNext];
+  T next_shift{};
+  auto prefetch = [&](index_t k) {
+    next_shift = shifts[k];
+    const T* row = d + ds.at(k, lane);
+    const index_t apart = kWarpLanes * ds.row;  // rows l and l + 32
+#pragma unroll
+    for (int j = 0; j < kNext; ++j, row += apart) next[j] = lane + kWarpLanes * j < n ? *row : T(0);
+  };
+  const index_t first = blockIdx.x * warps + warp;
+  if constexpr (Prefetch)
+    if (first < batch) prefetch(first);
+  for (index_t k = first; k < batch; k += step) {
+    T shift;
+    if constexpr (Prefetch) {
+#pragma unroll
+      for (int j = 0; j < kNext; ++j)
+        if (lane + kWarpLanes * j < n) dx[sweep_slot(lane + kWarpLanes * j, inv_k)] = next[j];
+      shift = next_shift;
+      if (k + step < batch) prefetch(k + step);
+    } else {
+      // The shift loaded before the wait for d, so that its load and the copy overlap (loaded
+      // after the wait, it was a second round trip per system).
+      shift = shifts[k];
+      for (int r = lane; r < n; r += kWarpLanes)
+        copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
+      copy_async_wait();
+    }
     __syncwarp();
     const auto solve = [&](auto& kept) {
       Row4<T> P, Q;
