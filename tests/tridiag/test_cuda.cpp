@@ -392,22 +392,25 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 }
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in its
-// arrays (rows past n stay zero from one system to the next): n = 33, 255 and 511 (real: each
-// system's rows loaded into registers while the warp solves the one before, kSweepPrefetchRows; at
-// 33 lane 0 alone has a second row), n = 700 (K = 22: real c′ in registers, the lane loops stopping
-// short of their bound of 32; complex K = 22 in shared memory), padded strides. Systems of more
-// than 768 rows take the cluster kernel, real ones asked for K = 16 and 8: 1000 and 1023 with
-// K = 16 (one block of 2 segment warps and slots) and 8 (one block of 4 warps, one slot: the K = 8
-// instance has no other), 1025 with K = 16 (one block of 3 segment warps, the last segment one row)
-// and 8 (one block of 5 warps, the last segment one row), 1281 with K = 16 (one block of 3 segment
-// warps) and 8 (one block of 6 warps), 2048 with K = 16 (2 blocks of 2) and 8 (one block of 8),
-// 4097 with K = 16 (clusters of 3 blocks of 3 segment warps, the last warp's segment one row) and
-// 8192 (8 blocks of 2, each block running its segments for several systems at once: slots, one
-// kernel instance) and with K = 8 of 3 blocks of 6 warps (the last segment identity rows) and 4
-// blocks of 8 (one slot, the other instance), each cluster solving several systems with the next
-// one's d copied in under the current one. Complex ones take K = 8 whatever is asked (the shapes of
-// real K = 8: 1023 odd stride in place), guarded, and unguarded where declared dominant (these
-// systems are), exchanging coarse rows of 8 pieces of 16 bytes per segment.
+// arrays (rows past n stay zero from one system to the next): n = 33, 255, 417 and 511 (real K = 8:
+// each system's rows loaded into registers while the warp solves the one before,
+// kSweepPrefetchRows, at 33 lane 0 alone has a second row; real K = 14 (417) and 16, complex K = 8:
+// the next system copied into the warp's second array, c′ and v in registers,
+// SweepStaging::buffers, its rows past n zero in both arrays), n = 700 (K = 22: real c′ in
+// registers, the lane loops stopping short of their bound of 32; complex K = 22 in shared memory),
+// padded strides. Systems of more than 768 rows take the cluster kernel, real ones asked for K = 16
+// and 8: 1000 and 1023 with K = 16 (one block of 2 segment warps and slots) and 8 (one block of 4
+// warps, one slot: the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment
+// warps, the last segment one row) and 8 (one block of 5 warps, the last segment one row), 1281
+// with K = 16 (one block of 3 segment warps) and 8 (one block of 6 warps), 2048 with K = 16 (2
+// blocks of 2) and 8 (one block of 8), 4097 with K = 16 (clusters of 3 blocks of 3 segment warps,
+// the last warp's segment one row) and 8192 (8 blocks of 2, each block running its segments for
+// several systems at once: slots, one kernel instance) and with K = 8 of 3 blocks of 6 warps (the
+// last segment identity rows) and 4 blocks of 8 (one slot, the other instance), each cluster
+// solving several systems with the next one's d copied in under the current one. Complex ones take
+// K = 8 whatever is asked (the shapes of real K = 8: 1023 odd stride in place), guarded, and
+// unguarded where declared dominant (these systems are), exchanging coarse rows of 8 pieces of 16
+// bytes per segment.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
                                  {"sweep K=16", false, {cuda::Method::sweep, 16}}};
@@ -416,8 +419,8 @@ TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
         "sweep K=8 dominant", false, {cuda::Method::sweep, 8, cuda::Staging::automatic, true}};
   std::uint64_t seed = 700;
   for (index_t n :
-       {index_t{33}, index_t{255}, index_t{511}, index_t{700}, index_t{1000}, index_t{1023},
-        index_t{1025}, index_t{1281}, index_t{2048}, index_t{4097}, index_t{8192}})
+       {index_t{33}, index_t{255}, index_t{417}, index_t{511}, index_t{700}, index_t{1000},
+        index_t{1023}, index_t{1025}, index_t{1281}, index_t{2048}, index_t{4097}, index_t{8192}})
     check_configs(
         testing::make_shifted<TypeParam>(n, n > 2048 ? 700 : 3000, Kind::dominant, seed++),
         Form::shifted, configs);

@@ -285,8 +285,9 @@ LaneUnknowns<T, 1> thomas_reduced_solve(const std::vector<cuda::detail::Row4<T>>
 /// sweep_reduce, the reduced rows solved as `coarse` says (`flagged`, where given: whether the
 /// guard flagged them), each lane's sweep_substitute.
 /// c′ in the warp's shared array, or with RegisterRows > 0 in each lane's registers
-/// (SweepRegisterKept, K ≤ RegisterRows).
-template <int RegisterRows = 0, class T>
+/// (SweepRegisterKept, K ≤ RegisterRows), and v there too where `Lanes` (SweepLaneKept, the
+/// kernel's SweepStaging::buffers).
+template <int RegisterRows = 0, bool Lanes = false, class T>
 std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
                              int requested, CoarseSolve coarse = CoarseSolve::warp_tree,
                              bool* flagged = nullptr) {
@@ -319,7 +320,14 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
     for (int l = 0; l < L; ++l)
       dt::sweep_substitute(dx.data(), kept_of(l), l * (K + 1), K, xr.first[l][0], xr.last[l][0]);
   };
-  if constexpr (RegisterRows > 0) {
+  if constexpr (Lanes) {
+    EXPECT_LE(K, RegisterRows);
+    std::vector<dt::SweepLaneKept<T, RegisterRows>> kept(L);
+    for (auto& k : kept)
+      for (int i = 0; i < RegisterRows; ++i)  // NaN: a c′ or v the reduction did not write fails
+        k.c(i) = k.v(i) = nan;
+    lanes([&](int l) -> auto& { return kept[l]; });
+  } else if constexpr (RegisterRows > 0) {
     EXPECT_LE(K, RegisterRows);
     std::vector<dt::SweepRegisterKept<T, RegisterRows>> kept(L);
     for (int l = 0; l < L; ++l) {
@@ -863,8 +871,18 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
       };
       check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
                       "sweep K " + std::to_string(K), nullptr, emulate);
-      constexpr int kRegisterRows =
-          cuda::detail::kSweepRegisterRows<cuda::detail::kernel_scalar_t<Scalar>>;
+      using KernelScalar = cuda::detail::kernel_scalar_t<Scalar>;
+      constexpr int kLaneRows = cuda::detail::kSweepLaneRows<KernelScalar>;
+      if (K <= kLaneRows) {
+        // c′ and v in registers, as the kernel keeps them where it stages d in two buffers (real
+        // K = 14 and 16, complex K = 4 to 8; here every K up to the bound).
+        auto lanes = [&](const auto& m, const auto& s, const auto& d) {
+          return emulate_sweep<kLaneRows, true>(m, s, d, requested);
+        };
+        check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
+                        "sweep K " + std::to_string(K) + ", c' and v in registers", nullptr, lanes);
+      }
+      constexpr int kRegisterRows = cuda::detail::kSweepRegisterRows<KernelScalar>;
       if (K > kRegisterRows) continue;
       // c′ in registers, as the kernel keeps it where that holds more warps per SM (real K = 18
       // to 32, complex K = 12 to 16).

@@ -197,12 +197,12 @@ struct SweepBlocks {
 /// A warp solves its systems one after another, so resident warps are what overlaps one
 /// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
 /// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
-template <class T, int RegisterRows, bool Guarded, bool Prefetch>
+template <class T, int RegisterRows, bool Guarded, detail::SweepStaging Staging>
 SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   static const int regs = [] {
     cudaFuncAttributes a{};
     PSCR_CUDA_CHECK(
-        cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded, Prefetch>));
+        cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded, Staging>));
     return a.numRegs;
   }();
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
@@ -1215,7 +1215,7 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
 /// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
 /// (RegisterRows = 0) or registers, its reduced rows' solve Guarded or not, in `blocks` of warps,
 /// as many blocks as are resident (or systems need).
-template <class T, int RegisterRows, bool Guarded, bool Prefetch>
+template <class T, int RegisterRows, bool Guarded, detail::SweepStaging Staging>
 void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                          SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
                          T* x, const BatchLayout& xl) {
@@ -1230,7 +1230,7 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   const int warps = static_cast<int>(
       std::min<index_t>(blocking.warps, std::max<index_t>(1, (batch + sms - 1) / sms)));
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), RegisterRows);
-  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Prefetch>;
+  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Staging>;
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks =
       std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
@@ -1264,10 +1264,20 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
 }
 
 /// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
-/// (launch_sweep_cluster), shorter ones one warp each, with c′ in registers (K ≤
-/// detail::kSweepRegisterRows) where that keeps more warps resident per SM than three shared
-/// arrays per warp (real from K = 18 on, complex from K = 12: 11 warps instead of 10 to 7), the
-/// rest in shared memory. Complex systems `guarded` (sweep_guarded) run the guarded reduced solves.
+/// (launch_sweep_cluster), shorter ones one warp each: with c′ and v in registers and d in two
+/// buffers (SweepStaging::buffers) from detail::kSweepLaneMinRows to detail::kSweepLaneRows rows
+/// per lane; else with c′ in registers (K ≤ detail::kSweepRegisterRows) where that keeps more
+/// warps resident per SM than three shared arrays per warp (real from K = 18 on, complex from
+/// K = 12: 11 warps instead of 10 to 7); the rest in shared memory. Complex systems `guarded`
+/// (sweep_guarded) run the guarded reduced solves.
+/// H200 A/B of the buffers (tridiag_bench, shifted, contiguous, 3 rounds, ms, against the
+/// instances that took these systems before: real the register prefetch, complex c′ and v in
+/// shared memory): real 512 × 2^15 (K = 16) 0.1179 → 0.0967, 511 × 2^16 0.2261 → 0.2008, 400 ×
+/// 40000 (K = 14) 0.1220 → 0.1069; 361 × 2^16 (K = 12) 0.1646 → 0.1668, 300 × 55000 (K = 10) 0.1181
+/// → 0.1203, 255 × 2^16 (K = 8) 0.1240 → 0.1308, so not taken below K = 14 (an instance bounded at
+/// 8 rows, 102 registers, took 0.1506 there); complex 255 × 2^16 (K = 8) 0.2406 → 0.2202, 200 ×
+/// 80000 0.2728 → 0.2468, 127 × 2^17 (K = 4) 0.4337 → 0.2986 (instance bounded at 4 rows:
+/// 0.3323); PSCR 3D Poisson 511³ 139.9 → 135.1 ms, 3D Helmholtz 255³ 25.3 → 24.4 (pscr_gpu_bench).
 /// H100 A/B of complex c′ in registers (tridiag_bench, shifted, contiguous, 3 rounds, ms): 512 ×
 /// 2^15 0.2736 → 0.2195, 511 × 2^16 0.5362 → 0.4346, 361 × 2^16 0.3816 → 0.3314, 255 × 2^16
 /// (K = 8, shared arrays either way) 0.2499 → 0.2503; Helmholtz systems alike.
@@ -1289,25 +1299,39 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
   const SmLimits sm = sm_limits();
   const auto launch = [&](auto guard) {
     constexpr bool kGuarded = decltype(guard)::value;
+    using detail::SweepStaging;
+    if (K >= detail::kSweepLaneMinRows<T> && K <= detail::kSweepLaneRows<T>) {
+      constexpr int L = detail::kSweepLaneRows<T>;
+      const SweepBlocks lanes =
+          sweep_block_warps<T, L, kGuarded, SweepStaging::buffers>(K, budget, sm);
+      launch_sweep_kernel<T, L, kGuarded, SweepStaging::buffers>(stream, form, K, lanes, batch, d,
+                                                                 dl, x, xl);
+      return;
+    }
     constexpr int R = detail::kSweepRegisterRows<T>;
-    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded, false>(K, budget, sm);
+    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded, SweepStaging::wait>(K, budget, sm);
     if (K <= R) {
-      const SweepBlocks registers = sweep_block_warps<T, R, kGuarded, false>(K, budget, sm);
+      const SweepBlocks registers =
+          sweep_block_warps<T, R, kGuarded, SweepStaging::wait>(K, budget, sm);
       if (registers.resident > shared.resident) {
-        launch_sweep_kernel<T, R, kGuarded, false>(stream, form, K, registers, batch, d, dl, x, xl);
+        launch_sweep_kernel<T, R, kGuarded, SweepStaging::wait>(stream, form, K, registers, batch,
+                                                                d, dl, x, xl);
         return;
       }
     }
     if constexpr (std::is_floating_point_v<T>) {
       if (form.m.n <= detail::kWarpLanes * detail::kSweepPrefetchRows) {
-        const SweepBlocks ahead = sweep_block_warps<T, 0, false, true>(K, budget, sm);
+        const SweepBlocks ahead =
+            sweep_block_warps<T, 0, false, SweepStaging::registers>(K, budget, sm);
         if (2 * ahead.resident > shared.resident) {
-          launch_sweep_kernel<T, 0, false, true>(stream, form, K, ahead, batch, d, dl, x, xl);
+          launch_sweep_kernel<T, 0, false, SweepStaging::registers>(stream, form, K, ahead, batch,
+                                                                    d, dl, x, xl);
           return;
         }
       }
     }
-    launch_sweep_kernel<T, 0, kGuarded, false>(stream, form, K, shared, batch, d, dl, x, xl);
+    launch_sweep_kernel<T, 0, kGuarded, SweepStaging::wait>(stream, form, K, shared, batch, d, dl,
+                                                            x, xl);
   };
   if constexpr (std::is_floating_point_v<T>)
     launch(std::false_type{});  // real systems need no guard

@@ -2,15 +2,16 @@
 /// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
 /// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
 /// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
-/// registers per thread (real K = 18–32, complex 12–16: c′ in registers, SweepRegisterKept). Per
-/// system:
-///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async), or
-///     (real systems of up to 512 rows: sweep_kernel's Prefetch) writes it there from registers
-///     that its lanes loaded while the warp solved its previous system;
+/// registers per thread (real K = 18–32, complex 12–16: c′ in registers, SweepRegisterKept; real
+/// K = 14–16, complex 4–8: c′ and v, SweepLaneKept). Per system:
+///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async) and
+///     waits for them, or has them there already (SweepStaging: copied into its second array, or
+///     loaded into its lanes' registers and written from there, while it solved its previous
+///     system);
 ///  2. each lane sweeps its interior rows p+1..p+K−2 downward (Thomas with the x_p column carried
-///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with c′, v and d′ (over d) kept
-///     in shared memory (or c′ in registers); the lane's last row then couples x_p, x_{p+K−1} and
-///     the next lane's first unknown (Q), and an upward pass over the kept rows writes x_{p+1} = D
+///     along): row i becomes x_i + c′_i x_{i+1} + v_i x_p = d′_i, with d′ over d and c′, v kept
+///     in shared memory or in registers; the lane's last row then couples x_p, x_{p+K−1} and the
+///     next lane's first unknown (Q), and an upward pass over the kept rows writes x_{p+1} = D
 ///     − G x_p − H x_{p+K−1}, which turns the first row into P (RPTS's Schur complement,
 ///     klein2021);
 ///  3. the 64-row reduced system of P and Q is solved with shuffles (warp_reduced_solve); for
@@ -44,11 +45,20 @@ constexpr int kSweepMaxWarps = 16;
 template <class T>
 constexpr int kSweepRegisterRows = std::is_floating_point_v<T> ? 32 : 16;
 
+/// Rows per lane up to which the sweep kernel keeps c′ and v in registers (SweepLaneKept,
+/// SweepStaging::buffers): real 16, complex 8, 32 doubles either way; and from which it does:
+/// real 14 (launch_sweep, solve.cu, where the measurements are), complex 4.
+template <class T>
+constexpr int kSweepLaneRows = std::is_floating_point_v<T> ? 16 : 8;
+template <class T>
+constexpr int kSweepLaneMinRows = std::is_floating_point_v<T> ? 14 : 4;
+
 /// Most warps per block of sweep_kernel<T, RegisterRows>, its launch bounds: kSweepMaxWarps, but
 /// 11 for complex systems with c′ in registers, what shared memory holds of their two arrays per
 /// warp at K = 16 beside the tables (227 KB per block), so that ptxas may give them up to 184
 /// registers (it takes 158, 166 guarded) instead of the 128 of 16 warps, under which they spilled
-/// 56 bytes (140 guarded).
+/// 56 bytes (140 guarded); with c′ and v (SweepLaneKept, K ≤ 8) it takes 164 and 168. Real systems
+/// with c′ and v (K ≤ 16) take 128 registers and spill 16 bytes.
 template <class T, int RegisterRows>
 constexpr int sweep_max_warps() {
   return std::is_floating_point_v<T> || RegisterRows == 0 ? kSweepMaxWarps : 11;
@@ -124,7 +134,20 @@ struct SweepRegisterKept : SweepSharedV<T> {
   PSCR_HD T& c(int i) { return cs[i]; }
 };
 
-/// Shared arrays per warp: d′ and x over d, v, and c′ unless it is kept in registers.
+/// c′ and v of a lane's interior rows in registers (K ≤ Rows): the cluster kernel's, and the
+/// sweep kernel's where it stages d in buffers (SweepStaging::buffers): a warp's shared arrays
+/// then hold only d, x over it.
+template <class T, int Rows>
+struct SweepLaneKept {
+  static constexpr int kRows = Rows;
+  T cs[Rows];  // left uninitialized: sweep_reduce writes every c′ and v the substitution reads
+  T vs[Rows];
+  PSCR_HD T& c(int i) { return cs[i]; }
+  PSCR_HD T& v(int i) { return vs[i]; }
+};
+
+/// Shared arrays per warp: d′ and x over d, v, and c′ unless it is kept in registers; or, c′ and v
+/// in registers (SweepStaging::buffers), two of d′ and x over d.
 PSCR_HD constexpr int sweep_warp_arrays(int register_rows) {
   return register_rows > 0 ? 2 : 3;
 }
@@ -201,22 +224,33 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
   });
 }
 
-/// Rows per lane of a system that sweep_kernel's Prefetch instances hold in registers for the next
-/// system (lane l rows l, l + 32, ...): systems of up to 32·kSweepPrefetchRows = 512 rows.
+/// How sweep_kernel stages each system's d in the warp's shared array (step 1):
+///  - wait: the warp copies it (cp.async) and waits for it;
+///  - registers: each lane loads its rows of the warp's next system into registers before it
+///    solves the current one and writes them into the array when it gets there (real systems of
+///    up to 32·kSweepPrefetchRows rows, c′ and v in shared memory);
+///  - buffers: the warp copies its next system (cp.async) into the second of two arrays while it
+///    solves the current one, c′ and v in registers (SweepLaneKept, K ≤ RegisterRows), so that a
+///    lane's row costs 9 shared accesses in steps 2 and 4 (d's load, the four tables', d′'s store
+///    and two loads, x's store) instead of 15.
+enum class SweepStaging { wait, registers, buffers };
+
+/// Rows per lane of a system that sweep_kernel's SweepStaging::registers instances hold in
+/// registers for the next system (lane l rows l, l + 32, ...): systems of up to 512 rows.
 constexpr int kSweepPrefetchRows = 16;
 
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
-/// > 0: c′ in registers (K ≤ RegisterRows). Guarded: step 3 with the growth guard. Prefetch
-/// (n ≤ 32·kSweepPrefetchRows): each lane loads its rows of the warp's next system into registers
-/// before it solves the current one, so that a warp has that system's loads in flight under its
-/// arithmetic (step 1 then writes the registers into the shared array), instead of copying each
-/// system in and waiting for it (launch_sweep, solve.cu, takes it for real systems only: complex
-/// ones spilled 264–644 bytes with it).
-template <class T, int RegisterRows, bool Guarded, bool Prefetch>
+/// > 0: c′ in registers (K ≤ RegisterRows), and v too where Staging is buffers. Guarded: step 3
+/// with the growth guard. Staging: SweepStaging (launch_sweep, solve.cu, takes registers for real
+/// systems only: complex ones spilled 264–644 bytes with it).
+template <class T, int RegisterRows, bool Guarded, SweepStaging Staging>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>())
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
                  T* x, Strides xs) {
+  constexpr bool kPrefetch = Staging == SweepStaging::registers;
+  constexpr bool kBuffers = Staging == SweepStaging::buffers;
+  static_assert(!kBuffers || RegisterRows > 0, "buffers keep c′ and v in registers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int A = sweep_array(K);
   T* ad = reinterpret_cast<T*>(smem_raw);
@@ -225,7 +259,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
   T* mo = ao + A;
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  T* dx = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
+  T* arrays = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
   const float inv_k = 1.0f / static_cast<float>(K);
   const int n = static_cast<int>(m.n);
   const int rows = kWarpLanes * K;
@@ -237,16 +271,19 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
     ao[t] = e.ao;
     mo[t] = e.mo;
   }
-  // Rows past n: d = 0 (identity rows), and x = 0 there after every solve.
-  for (int r = n + lane; r < rows; r += kWarpLanes) dx[sweep_slot(r, inv_k)] = T(0);
+  // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
+  for (int r = n + lane; r < rows; r += kWarpLanes) {
+    const int t = sweep_slot(r, inv_k);
+    arrays[t] = T(0);
+    if constexpr (kBuffers) arrays[A + t] = T(0);
+  }
   __syncthreads();
 
   const index_t warps = static_cast<index_t>(blockDim.x) / kWarpLanes;
   const index_t step = gridDim.x * warps;
   const int base = lane * (K + 1);
-  // Where Prefetch: the lane's rows lane + 32j of the warp's next system (zero past n), and its
-  // shift.
-  constexpr int kNext = Prefetch ? kSweepPrefetchRows : 1;
+  // The warp's next system's shift, and where kPrefetch the lane's rows lane + 32j of its d.
+  constexpr int kNext = kPrefetch ? kSweepPrefetchRows : 1;
   T next[kNext];
   T next_shift{};
   auto prefetch = [&](index_t k) {
@@ -254,19 +291,43 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
     const T* row = d + ds.at(k, lane);
     const index_t apart = kWarpLanes * ds.row;  // rows l and l + 32
 #pragma unroll
-    for (int j = 0; j < kNext; ++j, row += apart) next[j] = lane + kWarpLanes * j < n ? *row : T(0);
+    for (int j = 0; j < kNext; ++j, row += apart)
+      if (lane + kWarpLanes * j < n) next[j] = *row;
+  };
+  // Where kBuffers: system k's d copied into `buffer`, one group of copies.
+  auto fetch = [&](index_t k, T* buffer) {
+    const T* row = d + ds.at(k, lane);
+    for (int r = lane; r < n; r += kWarpLanes, row += kWarpLanes * ds.row)
+      copy_async(buffer + sweep_slot(r, inv_k), row);
+    copy_async_commit();
   };
   const index_t first = blockIdx.x * warps + warp;
-  if constexpr (Prefetch)
-    if (first < batch) prefetch(first);
-  for (index_t k = first; k < batch; k += step) {
+  if (first < batch) {
+    if constexpr (kPrefetch) prefetch(first);
+    if constexpr (kBuffers) {
+      next_shift = shifts[first];
+      fetch(first, arrays);
+    }
+  }
+  int parity = 0;  // where kBuffers: the array holding system k's d
+  for (index_t k = first; k < batch; k += step, parity ^= kBuffers ? 1 : 0) {
+    T* dx = arrays + parity * A;
     T shift;
-    if constexpr (Prefetch) {
+    if constexpr (kPrefetch) {
 #pragma unroll
       for (int j = 0; j < kNext; ++j)
         if (lane + kWarpLanes * j < n) dx[sweep_slot(lane + kWarpLanes * j, inv_k)] = next[j];
       shift = next_shift;
       if (k + step < batch) prefetch(k + step);
+    } else if constexpr (kBuffers) {
+      shift = next_shift;
+      if (k + step < batch) {
+        next_shift = shifts[k + step];
+        fetch(k + step, arrays + (parity ^ 1) * A);
+        copy_async_wait_pending<1>();
+      } else {
+        copy_async_wait();
+      }
     } else {
       // The shift loaded before the wait for d, so that its load and the copy overlap (loaded
       // after the wait, it was a second round trip per system).
@@ -283,7 +344,10 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
       guarded_reduced_solve<Guarded>(P, Q, first, last);
       sweep_substitute(dx, kept, base, K, first, last);
     };
-    if constexpr (RegisterRows > 0) {
+    if constexpr (kBuffers) {
+      SweepLaneKept<T, RegisterRows> kept;
+      solve(kept);
+    } else if constexpr (RegisterRows > 0) {
       SweepRegisterKept<T, RegisterRows> kept;
       kept.vv = dx + A;
       kept.base = base;

@@ -63,17 +63,6 @@ constexpr int kSweepClusterComplexPairedBlocks = 3;
 constexpr int kSweepClusterMaxSegments = kWarpLanes;
 constexpr int kSweepClusterMaxBlocks = 8;
 
-/// c′ and v of a lane's interior rows in registers (K ≤ Rows): the cluster kernel's warps each
-/// hold one buffer of d per system in shared memory and nothing else per row.
-template <class T, int Rows>
-struct SweepLaneKept {
-  static constexpr int kRows = Rows;
-  T cs[Rows];  // left uninitialized: sweep_reduce writes every c′ and v the substitution reads
-  T vs[Rows];
-  PSCR_HD T& c(int i) { return cs[i]; }
-  PSCR_HD T& v(int i) { return vs[i]; }
-};
-
 /// Shape of a cluster launch for systems of n rows, K rows per lane and scalars of `scalar_bytes`:
 /// C blocks of W segment warps, W·C segments of 32·K rows covering n, and S slots: each block
 /// runs W·S warps, the S warps of a segment solving S systems at once with the segment's tables
