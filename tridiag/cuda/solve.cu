@@ -1213,8 +1213,9 @@ void run_partition(cudaStream_t stream, const Form& form, const PartitionPlan& p
 }
 
 /// The sweep method (shifted form; resolve checked that it applies) with c′ in shared memory
-/// (RegisterRows = 0) or registers, its reduced rows' solve Guarded or not, in `blocks` of warps,
-/// as many blocks as are resident (or systems need).
+/// (RegisterRows = 0) or registers (and v too where Staging is buffers), d staged as Staging says,
+/// its reduced rows' solve Guarded or not, in `blocks` of warps, as many blocks as are resident (or
+/// systems need).
 template <class T, int RegisterRows, bool Guarded, detail::SweepStaging Staging>
 void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                          SweepBlocks blocking, index_t batch, const T* d, const BatchLayout& dl,
