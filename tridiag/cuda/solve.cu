@@ -1240,6 +1240,28 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
+/// The sweep kernel's SweepStaging::buffers instance for K rows per lane, one instance per even K
+/// from detail::kSweepLaneMinRows to detail::kSweepLaneRows (its K a compile-time constant).
+template <class T, bool Guarded, int Rows = detail::kSweepLaneMinRows<T>>
+void launch_sweep_buffers(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
+                          std::size_t budget, const SmLimits& sm, index_t batch, const T* d,
+                          const BatchLayout& dl, T* x, const BatchLayout& xl) {
+  using detail::SweepStaging;
+  if constexpr (Rows <= detail::kSweepLaneRows<T>) {
+    if (K != Rows) {
+      launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, sm, batch, d, dl, x, xl);
+      return;
+    }
+    const SweepBlocks blocks =
+        sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget, sm);
+    launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch, d,
+                                                                 dl, x, xl);
+  } else {
+    throw LibraryError("tridiag::cuda: no sweep instance with " + std::to_string(K) +
+                       " rows per lane in two buffers");
+  }
+}
+
 /// The sweep method on systems of more than 768 rows with K rows per lane (resolve checked that
 /// the cluster kernel applies, within `budget`; complex systems `guarded` or not): clusters of
 /// sweep_cluster_plan's shape, each solving `slots` systems at once, as many clusters as are
@@ -1302,11 +1324,7 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
     constexpr bool kGuarded = decltype(guard)::value;
     using detail::SweepStaging;
     if (K >= detail::kSweepLaneMinRows<T> && K <= detail::kSweepLaneRows<T>) {
-      constexpr int L = detail::kSweepLaneRows<T>;
-      const SweepBlocks lanes =
-          sweep_block_warps<T, L, kGuarded, SweepStaging::buffers>(K, budget, sm);
-      launch_sweep_kernel<T, L, kGuarded, SweepStaging::buffers>(stream, form, K, lanes, batch, d,
-                                                                 dl, x, xl);
+      launch_sweep_buffers<T, kGuarded>(stream, form, K, budget, sm, batch, d, dl, x, xl);
       return;
     }
     constexpr int R = detail::kSweepRegisterRows<T>;

@@ -46,8 +46,8 @@ template <class T>
 constexpr int kSweepRegisterRows = std::is_floating_point_v<T> ? 32 : 16;
 
 /// Rows per lane up to which the sweep kernel keeps c′ and v in registers (SweepLaneKept,
-/// SweepStaging::buffers): real 16, complex 8, 32 doubles either way; and from which it does:
-/// real 14 (launch_sweep, solve.cu, where the measurements are), complex 4.
+/// SweepStaging::buffers, one instance per even K): real 16, complex 8, 32 doubles either way; and
+/// from which it does: real 14 (launch_sweep, solve.cu, where the measurements are), complex 4.
 template <class T>
 constexpr int kSweepLaneRows = std::is_floating_point_v<T> ? 16 : 8;
 template <class T>
@@ -230,7 +230,7 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
 ///    solves the current one and writes them into the array when it gets there (real systems of
 ///    up to 32·kSweepPrefetchRows rows, c′ and v in shared memory);
 ///  - buffers: the warp copies its next system (cp.async) into the second of two arrays while it
-///    solves the current one, c′ and v in registers (SweepLaneKept, K ≤ RegisterRows), so that a
+///    solves the current one, c′ and v in registers (SweepLaneKept, K = RegisterRows), so that a
 ///    lane's row costs 9 shared accesses in steps 2 and 4 (d's load, the four tables', d′'s store
 ///    and two loads, x's store) instead of 15.
 enum class SweepStaging { wait, registers, buffers };
@@ -241,17 +241,28 @@ constexpr int kSweepPrefetchRows = 16;
 
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
-/// > 0: c′ in registers (K ≤ RegisterRows), and v too where Staging is buffers. Guarded: step 3
-/// with the growth guard. Staging: SweepStaging (launch_sweep, solve.cu, takes registers for real
-/// systems only: complex ones spilled 264–644 bytes with it).
+/// > 0: c′ in registers (K ≤ RegisterRows), and v too where Staging is buffers (K = RegisterRows,
+/// `lane_rows` ignored; else K = lane_rows). Guarded: step 3 with the growth guard. Staging:
+/// SweepStaging (launch_sweep, solve.cu, takes registers for real systems only: complex ones
+/// spilled 264–644 bytes with it).
 template <class T, int RegisterRows, bool Guarded, SweepStaging Staging>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>())
-    sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int K, const T* d, Strides ds,
-                 T* x, Strides xs) {
+    sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int lane_rows, const T* d,
+                 Strides ds, T* x, Strides xs) {
   constexpr bool kPrefetch = Staging == SweepStaging::registers;
   constexpr bool kBuffers = Staging == SweepStaging::buffers;
   static_assert(!kBuffers || RegisterRows > 0, "buffers keep c′ and v in registers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
+  // Where kBuffers, K = RegisterRows at compile time: the lane loops run to K with no bound to
+  // check, and a row's slot is r + r / K by a constant (sweep_slot's float product otherwise).
+  const int K = kBuffers ? RegisterRows : lane_rows;
+  const float inv_k = 1.0f / static_cast<float>(K);
+  const auto slot = [&](int r) {
+    if constexpr (kBuffers)
+      return r + r / RegisterRows;
+    else
+      return sweep_slot(r, inv_k);
+  };
   const int A = sweep_array(K);
   T* ad = reinterpret_cast<T*>(smem_raw);
   T* md = ad + A;
@@ -260,11 +271,10 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   T* arrays = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
-  const float inv_k = 1.0f / static_cast<float>(K);
   const int n = static_cast<int>(m.n);
   const int rows = kWarpLanes * K;
   for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
-    const int t = sweep_slot(r, inv_k);
+    const int t = slot(r);
     const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
     ad[t] = e.ad;
     md[t] = e.md;
@@ -273,7 +283,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
   }
   // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
   for (int r = n + lane; r < rows; r += kWarpLanes) {
-    const int t = sweep_slot(r, inv_k);
+    const int t = slot(r);
     arrays[t] = T(0);
     if constexpr (kBuffers) arrays[A + t] = T(0);
   }
@@ -298,7 +308,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
   auto fetch = [&](index_t k, T* buffer) {
     const T* row = d + ds.at(k, lane);
     for (int r = lane; r < n; r += kWarpLanes, row += kWarpLanes * ds.row)
-      copy_async(buffer + sweep_slot(r, inv_k), row);
+      copy_async(buffer + slot(r), row);
     copy_async_commit();
   };
   const index_t first = blockIdx.x * warps + warp;
@@ -316,7 +326,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
     if constexpr (kPrefetch) {
 #pragma unroll
       for (int j = 0; j < kNext; ++j)
-        if (lane + kWarpLanes * j < n) dx[sweep_slot(lane + kWarpLanes * j, inv_k)] = next[j];
+        if (lane + kWarpLanes * j < n) dx[slot(lane + kWarpLanes * j)] = next[j];
       shift = next_shift;
       if (k + step < batch) prefetch(k + step);
     } else if constexpr (kBuffers) {
@@ -332,8 +342,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
       // The shift loaded before the wait for d, so that its load and the copy overlap (loaded
       // after the wait, it was a second round trip per system).
       shift = shifts[k];
-      for (int r = lane; r < n; r += kWarpLanes)
-        copy_async(dx + sweep_slot(r, inv_k), d + ds.at(k, r));
+      for (int r = lane; r < n; r += kWarpLanes) copy_async(dx + slot(r), d + ds.at(k, r));
       copy_async_wait();
     }
     __syncwarp();
@@ -357,7 +366,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>()
       solve(kept);
     }
     __syncwarp();
-    for (int r = lane; r < n; r += kWarpLanes) x[xs.at(k, r)] = dx[sweep_slot(r, inv_k)];
+    for (int r = lane; r < n; r += kWarpLanes) x[xs.at(k, r)] = dx[slot(r)];
     __syncwarp();
   }
 }
