@@ -392,12 +392,11 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 }
 
 // Batches beyond the resident warps of the sweep method, each warp then solving many systems in its
-// arrays (rows past n stay zero from one system to the next): n = 33, 255, 417 and 511 (real K = 8:
-// each system's rows loaded into registers while the warp solves the one before,
-// kSweepPrefetchRows, at 33 lane 0 alone has a second row; real K = 14 (417) and 16, complex K = 8:
-// the next system copied into the warp's second array, c′ and v in registers,
-// SweepStaging::buffers, its rows past n zero in both arrays), n = 700 (K = 22: real c′ in
-// registers, the lane loops stopping short of their bound of 32; complex K = 22 in shared memory),
+// arrays (rows past n stay zero from one system to the next): n = 33, 255, 300, 361, 417, 511,
+// 600 and 700 with K = 8 asked (K = 8, 8, 10, 12, 14, 16, 20, 22) and, real, K = 16: the
+// next system copied into the warp's second array, c′ and v in registers, SweepStaging::buffers,
+// one instance per K, its rows past n zero in both arrays (at 33 lane 0 alone has a row), but
+// complex K = 12 (361: c′ alone in registers) and complex K = 20 and 22 (in shared memory);
 // padded strides. Systems of more than 768 rows take the cluster kernel, real ones asked for K = 16
 // and 8: 1000 and 1023 with K = 16 (one block of 2 segment warps and slots) and 8 (one block of 4
 // warps, one slot: the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment
@@ -418,9 +417,9 @@ TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
     configs[1] = {
         "sweep K=8 dominant", false, {cuda::Method::sweep, 8, cuda::Staging::automatic, true}};
   std::uint64_t seed = 700;
-  for (index_t n :
-       {index_t{33}, index_t{255}, index_t{417}, index_t{511}, index_t{700}, index_t{1000},
-        index_t{1023}, index_t{1025}, index_t{1281}, index_t{2048}, index_t{4097}, index_t{8192}})
+  for (index_t n : {index_t{33}, index_t{255}, index_t{300}, index_t{361}, index_t{417},
+                    index_t{511}, index_t{600}, index_t{700}, index_t{1000}, index_t{1023},
+                    index_t{1025}, index_t{1281}, index_t{2048}, index_t{4097}, index_t{8192}})
     check_configs(
         testing::make_shifted<TypeParam>(n, n > 2048 ? 700 : 3000, Kind::dominant, seed++),
         Form::shifted, configs);

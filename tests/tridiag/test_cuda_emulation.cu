@@ -875,7 +875,7 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
       constexpr int kLaneRows = cuda::detail::kSweepLaneRows<KernelScalar>;
       if (K <= kLaneRows) {
         // c′ and v in registers, as the kernel keeps them where it stages d in two buffers (real
-        // K = 14 and 16, complex K = 4 to 8; here every K up to the bound).
+        // K = 8 to 24, complex K = 4 to 16 but 12; here every K up to the bound).
         auto lanes = [&](const auto& m, const auto& s, const auto& d) {
           return emulate_sweep<kLaneRows, true>(m, s, d, requested);
         };

@@ -208,7 +208,7 @@ SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
   const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
   SweepBlocks best{1, 0};
   for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget,
-                           detail::sweep_max_warps<T, RegisterRows>());
+                           detail::sweep_max_warps<T, RegisterRows, Staging>());
        w >= 1; --w) {
     const std::size_t block =
         sweep_smem(K, w, sizeof(T), RegisterRows) + static_cast<std::size_t>(sm.reserved);
@@ -1240,22 +1240,24 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The sweep kernel's SweepStaging::buffers instance for K rows per lane, one instance per even K
-/// from detail::kSweepLaneMinRows to detail::kSweepLaneRows (its K a compile-time constant).
+/// The sweep kernel's SweepStaging::buffers instance for K rows per lane, one instance per K that
+/// detail::sweep_lane_rows_taken names (its K a compile-time constant).
 template <class T, bool Guarded, int Rows = detail::kSweepLaneMinRows<T>>
 void launch_sweep_buffers(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                           std::size_t budget, const SmLimits& sm, index_t batch, const T* d,
                           const BatchLayout& dl, T* x, const BatchLayout& xl) {
   using detail::SweepStaging;
   if constexpr (Rows <= detail::kSweepLaneRows<T>) {
-    if (K != Rows) {
-      launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, sm, batch, d, dl, x, xl);
-      return;
+    if constexpr (detail::sweep_lane_rows_taken<T>(Rows)) {
+      if (K == Rows) {
+        const SweepBlocks blocks =
+            sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget, sm);
+        launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch,
+                                                                     d, dl, x, xl);
+        return;
+      }
     }
-    const SweepBlocks blocks =
-        sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget, sm);
-    launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch, d,
-                                                                 dl, x, xl);
+    launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, sm, batch, d, dl, x, xl);
   } else {
     throw LibraryError("tridiag::cuda: no sweep instance with " + std::to_string(K) +
                        " rows per lane in two buffers");
@@ -1288,11 +1290,21 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
 
 /// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
 /// (launch_sweep_cluster), shorter ones one warp each: with c′ and v in registers and d in two
-/// buffers (SweepStaging::buffers) from detail::kSweepLaneMinRows to detail::kSweepLaneRows rows
-/// per lane; else with c′ in registers (K ≤ detail::kSweepRegisterRows) where that keeps more
-/// warps resident per SM than three shared arrays per warp (real from K = 18 on, complex from
-/// K = 12: 11 warps instead of 10 to 7); the rest in shared memory. Complex systems `guarded`
+/// buffers (SweepStaging::buffers) at the K that detail::sweep_lane_rows_taken names (real 8 to
+/// 24, complex 4 to 16 but 12); else with c′ in registers (K ≤ detail::kSweepRegisterRows) where
+/// that keeps more warps resident per SM than three shared arrays per warp (complex K = 12: 11
+/// warps instead of 10 to 7); the rest in shared memory. Complex systems `guarded`
 /// (sweep_guarded) run the guarded reduced solves.
+/// H200 A/B of one buffers instance per K (its K a constant: no bound checked per row, slots by a
+/// constant division) against one instance per bound (tridiag_bench, shifted, contiguous, 3
+/// rounds, ms): real 512 × 2^15 0.0970 → 0.0845, 511 × 2^16 0.2038 → 0.1740, 400 × 40000 0.1076 →
+/// 0.0905; complex 255 × 2^16 0.2203 → 0.2045, 200 × 80000 0.2487 → 0.2299, 127 × 2^17 (K = 4)
+/// 0.2975 → 0.3167 (the table's pick there is another method, 0.283); then of the buffers at the
+/// K where other instances had the systems (against those): real 255 × 2^16 (K = 8) 0.1244 →
+/// 0.1098, 300 × 55000 0.1189 → 0.0929, 361 × 2^16 0.1644 → 0.1330, 576 × 30000 (K = 18) 0.1216 →
+/// 0.0909, 700 × 20000 0.1031 → 0.0818, 768 × 20000 0.1099 → 0.0913; complex 300 × 55000 (K = 10)
+/// 0.2341 → 0.2107, 420 × 40000 0.2277 → 0.2011, 512 × 2^15 0.2082 → 0.1791, 511 × 2^16 0.4052 →
+/// 0.3492; PSCR 3D Poisson 511³ 135.1 → 124.4 ms (pscr_gpu_bench, fused).
 /// H200 A/B of the buffers (tridiag_bench, shifted, contiguous, 3 rounds, ms, against the
 /// instances that took these systems before: real the register prefetch, complex c′ and v in
 /// shared memory): real 512 × 2^15 (K = 16) 0.1179 → 0.0967, 511 × 2^16 0.2261 → 0.2008, 400 ×
@@ -1323,7 +1335,7 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
   const auto launch = [&](auto guard) {
     constexpr bool kGuarded = decltype(guard)::value;
     using detail::SweepStaging;
-    if (K >= detail::kSweepLaneMinRows<T> && K <= detail::kSweepLaneRows<T>) {
+    if (detail::sweep_lane_rows_taken<T>(K)) {
       launch_sweep_buffers<T, kGuarded>(stream, form, K, budget, sm, batch, d, dl, x, xl);
       return;
     }

@@ -45,23 +45,54 @@ constexpr int kSweepMaxWarps = 16;
 template <class T>
 constexpr int kSweepRegisterRows = std::is_floating_point_v<T> ? 32 : 16;
 
-/// Rows per lane up to which the sweep kernel keeps c′ and v in registers (SweepLaneKept,
-/// SweepStaging::buffers, one instance per even K): real 16, complex 8, 32 doubles either way; and
-/// from which it does: real 14 (launch_sweep, solve.cu, where the measurements are), complex 4.
+/// Rows per lane up to which the sweep kernel may keep c′ and v in registers (SweepLaneKept,
+/// SweepStaging::buffers, one instance per even K): real 24 (48 doubles), complex 16 (64); and
+/// from which: real 8, complex 4. sweep_lane_rows_taken says which K between them have an
+/// instance (launch_sweep, solve.cu, where the measurements are).
 template <class T>
-constexpr int kSweepLaneRows = std::is_floating_point_v<T> ? 16 : 8;
+constexpr int kSweepLaneRows = std::is_floating_point_v<T> ? 24 : 16;
 template <class T>
-constexpr int kSweepLaneMinRows = std::is_floating_point_v<T> ? 14 : 4;
+constexpr int kSweepLaneMinRows = std::is_floating_point_v<T> ? 8 : 4;
 
-/// Most warps per block of sweep_kernel<T, RegisterRows>, its launch bounds: kSweepMaxWarps, but
-/// 11 for complex systems with c′ in registers, what shared memory holds of their two arrays per
-/// warp at K = 16 beside the tables (227 KB per block), so that ptxas may give them up to 184
-/// registers (it takes 158, 166 guarded) instead of the 128 of 16 warps, under which they spilled
-/// 56 bytes (140 guarded); with c′ and v (SweepLaneKept, K ≤ 8) it takes 164 and 168. Real systems
-/// with c′ and v (K ≤ 16) take 128 registers and spill 16 bytes.
-template <class T, int RegisterRows>
+/// Whether sweep_kernel has a SweepStaging::buffers instance for K rows per lane: every even K
+/// from kSweepLaneMinRows to kSweepLaneRows but complex K = 12, which lost to c′ alone in
+/// registers (SweepRegisterKept) on the H200 at both of the bounds it was built under: 198
+/// registers under 8 warps (361 × 2^16 0.318 → 0.356 ms), 168 with 8 bytes of spill under 10
+/// (0.432), while K = 10 and 14 won.
+template <class T>
+constexpr bool sweep_lane_rows_taken(int K) {
+  return K % 2 == 0 && K >= kSweepLaneMinRows<T> && K <= kSweepLaneRows<T> &&
+         (std::is_floating_point_v<T> || K != 12);
+}
+
+/// How sweep_kernel stages each system's d in the warp's shared array (step 1):
+///  - wait: the warp copies it (cp.async) and waits for it;
+///  - registers: each lane loads its rows of the warp's next system into registers before it
+///    solves the current one and writes them into the array when it gets there (real systems of
+///    up to 32·kSweepPrefetchRows rows, c′ and v in shared memory);
+///  - buffers: the warp copies its next system (cp.async) into the second of two arrays while it
+///    solves the current one, c′ and v in registers (SweepLaneKept, K = RegisterRows), so that a
+///    lane's row costs 9 shared accesses in steps 2 and 4 (d's load, the four tables', d′'s store
+///    and two loads, x's store) instead of 15.
+enum class SweepStaging { wait, registers, buffers };
+
+/// Most warps per block of sweep_kernel<T, RegisterRows, Staging>, its launch bounds, so that
+/// ptxas may give each thread 65536 / (32 · warps) registers:
+///  - c′ in shared memory (RegisterRows = 0), real c′ in registers and real buffers up to K = 16:
+///    kSweepMaxWarps (128 registers; real buffers take 91 at K = 8 to 128 at K = 16, no spill);
+///  - real buffers from K = 18: 11 (148 registers at K = 18 to 168 at K = 24);
+///  - complex c′ in registers, complex buffers up to K = 10: 11, what shared memory holds of their
+///    two arrays per warp at K = 16 beside the tables (227 KB per block), up to 184 registers:
+///    c′ alone takes 158 (168 guarded; under the 128 of 16 warps it spilled 56 bytes, 140
+///    guarded), buffers 120 at K = 4 to 168 at K = 10 (guarded K = 10: 32 bytes of spill);
+///  - complex buffers from K = 14: 8 (220 and 236 registers, guarded 236 and 242).
+template <class T, int RegisterRows, SweepStaging Staging>
 constexpr int sweep_max_warps() {
-  return std::is_floating_point_v<T> || RegisterRows == 0 ? kSweepMaxWarps : 11;
+  constexpr bool kBuffers = Staging == SweepStaging::buffers;
+  if constexpr (RegisterRows == 0) return kSweepMaxWarps;
+  if constexpr (std::is_floating_point_v<T>)
+    return kBuffers && RegisterRows > 16 ? 11 : kSweepMaxWarps;
+  return kBuffers && RegisterRows > 10 ? 8 : 11;
 }
 
 /// Rows per lane for systems of n rows: the smallest even K ≥ 4 with 32·K ≥ n, or `requested`
@@ -224,17 +255,6 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
   });
 }
 
-/// How sweep_kernel stages each system's d in the warp's shared array (step 1):
-///  - wait: the warp copies it (cp.async) and waits for it;
-///  - registers: each lane loads its rows of the warp's next system into registers before it
-///    solves the current one and writes them into the array when it gets there (real systems of
-///    up to 32·kSweepPrefetchRows rows, c′ and v in shared memory);
-///  - buffers: the warp copies its next system (cp.async) into the second of two arrays while it
-///    solves the current one, c′ and v in registers (SweepLaneKept, K = RegisterRows), so that a
-///    lane's row costs 9 shared accesses in steps 2 and 4 (d's load, the four tables', d′'s store
-///    and two loads, x's store) instead of 15.
-enum class SweepStaging { wait, registers, buffers };
-
 /// Rows per lane of a system that sweep_kernel's SweepStaging::registers instances hold in
 /// registers for the next system (lane l rows l, l + 32, ...): systems of up to 512 rows.
 constexpr int kSweepPrefetchRows = 16;
@@ -246,7 +266,7 @@ constexpr int kSweepPrefetchRows = 16;
 /// SweepStaging (launch_sweep, solve.cu, takes registers for real systems only: complex ones
 /// spilled 264–644 bytes with it).
 template <class T, int RegisterRows, bool Guarded, SweepStaging Staging>
-__global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows>())
+__global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, Staging>())
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int lane_rows, const T* d,
                  Strides ds, T* x, Strides xs) {
   constexpr bool kPrefetch = Staging == SweepStaging::registers;
