@@ -56,9 +56,9 @@ constexpr int kSweepLaneMinRows = std::is_floating_point_v<T> ? 8 : 4;
 
 /// Whether sweep_kernel has a SweepStaging::buffers instance for K rows per lane: every even K
 /// from kSweepLaneMinRows to kSweepLaneRows but complex K = 12, which lost to c′ alone in
-/// registers (SweepRegisterKept) on the H200 at both of the bounds it was built under: 198
-/// registers under 8 warps (361 × 2^16 0.318 → 0.356 ms), 168 with 8 bytes of spill under 10
-/// (0.432), while K = 10 and 14 won.
+/// registers (SweepRegisterKept) on the H200 under both bounds it was built with (guarded, as
+/// tridiag_bench times it): 222 registers under 8 warps (361 × 2^16 0.318 → 0.356 ms), 168 with
+/// 172 bytes of spill under 10 (0.432), while K = 10 and 14 won.
 template <class T>
 constexpr bool sweep_lane_rows_taken(int K) {
   return K % 2 == 0 && K >= kSweepLaneMinRows<T> && K <= kSweepLaneRows<T> &&
