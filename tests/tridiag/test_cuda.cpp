@@ -396,7 +396,7 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 // 600 and 700 with K = 8 asked (K = 8, 8, 10, 12, 14, 16, 20, 22) and, real, K = 16: the
 // next system copied into the warp's second array, c′ and v in registers, SweepStaging::buffers,
 // one instance per K, its rows past n zero in both arrays (at 33 lane 0 alone has a row), but
-// complex K = 12 (361: c′ alone in registers) and complex K = 20 and 22 (in shared memory);
+// complex K = 20 and 22 (in shared memory);
 // padded strides. Systems of more than 768 rows take the cluster kernel, real ones asked for K = 16
 // and 8: 1000 and 1023 with K = 16 (one block of 2 segment warps and slots) and 8 (one block of 4
 // warps, one slot: the K = 8 instance has no other), 1025 with K = 16 (one block of 3 segment

@@ -62,13 +62,11 @@ int round_up_warp(index_t t) {
   return static_cast<int>((t + 31) / 32 * 32);
 }
 
-/// What one SM of the current device holds: shared memory (of which `reserved` bytes go to each
-/// resident block besides its own), threads and registers.
+/// What one SM of the current device holds of shared memory (of which `reserved` bytes go to each
+/// resident block besides its own).
 struct SmLimits {
   int smem = 0;
   int reserved = 0;
-  int threads = 0;
-  int registers = 0;
 };
 SmLimits sm_limits() {
   int device = 0;
@@ -78,10 +76,6 @@ SmLimits sm_limits() {
       cudaDeviceGetAttribute(&l.smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   PSCR_CUDA_CHECK(
       cudaDeviceGetAttribute(&l.reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&l.threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  PSCR_CUDA_CHECK(
-      cudaDeviceGetAttribute(&l.registers, cudaDevAttrMaxRegistersPerMultiprocessor, device));
   return l;
 }
 
@@ -192,29 +186,24 @@ struct SweepBlocks {
 };
 
 /// Of 1..sweep_warps warps per block, the count that keeps the most warps resident per SM (the
-/// larger of equals: fewer copies of the tables), from the SM's shared memory (each block's plus
-/// the reserved part), threads and registers (the kernel's, allocated per warp in units of 256).
+/// larger of equals: fewer copies of the tables), as the driver counts resident blocks
+/// (resident_blocks: shared memory, threads, and registers per warp scheduler, each holding a
+/// quarter of the SM's: a block of 3 warps at 222 registers fits twice, not three times as a
+/// count of the SM's registers had it, which put complex K = 12's buffers at 6 warps per SM where
+/// blocks of 8 warps keep 8; Nsight Compute, H200).
 /// A warp solves its systems one after another, so resident warps are what overlaps one
-/// system's loads with another's arithmetic: real K = 8 (n ≤ 256) takes 2 blocks of 15 warps
-/// rather than 1 of 16, K = 12 (n ≤ 384) 2 of 10, K = 16 1 of 16.
+/// system's loads with another's arithmetic.
 template <class T, int RegisterRows, bool Guarded, detail::SweepStaging Staging>
-SweepBlocks sweep_block_warps(int K, std::size_t budget, const SmLimits& sm) {
-  static const int regs = [] {
-    cudaFuncAttributes a{};
-    PSCR_CUDA_CHECK(
-        cudaFuncGetAttributes(&a, detail::sweep_kernel<T, RegisterRows, Guarded, Staging>));
-    return a.numRegs;
-  }();
-  const int warp_regs = (regs * detail::kWarpLanes + 255) / 256 * 256;
+SweepBlocks sweep_block_warps(int K, std::size_t budget) {
+  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Staging>;
+  const index_t sms = multiprocessors();
   SweepBlocks best{1, 0};
   for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget,
                            detail::sweep_max_warps<T, RegisterRows, Staging>());
        w >= 1; --w) {
-    const std::size_t block =
-        sweep_smem(K, w, sizeof(T), RegisterRows) + static_cast<std::size_t>(sm.reserved);
-    const int blocks =
-        std::min({static_cast<int>(static_cast<std::size_t>(sm.smem) / block),
-                  sm.threads / (w * detail::kWarpLanes), sm.registers / (w * warp_regs)});
+    const int blocks = static_cast<int>(
+        resident_blocks(kernel, w * detail::kWarpLanes, sweep_smem(K, w, sizeof(T), RegisterRows)) /
+        sms);
     if (blocks * w > best.resident) best = {w, blocks * w};
   }
   return best;
@@ -1244,20 +1233,20 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
 /// detail::sweep_lane_rows_taken names (its K a compile-time constant).
 template <class T, bool Guarded, int Rows = detail::kSweepLaneMinRows<T>>
 void launch_sweep_buffers(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
-                          std::size_t budget, const SmLimits& sm, index_t batch, const T* d,
-                          const BatchLayout& dl, T* x, const BatchLayout& xl) {
+                          std::size_t budget, index_t batch, const T* d, const BatchLayout& dl,
+                          T* x, const BatchLayout& xl) {
   using detail::SweepStaging;
   if constexpr (Rows <= detail::kSweepLaneRows<T>) {
     if constexpr (detail::sweep_lane_rows_taken<T>(Rows)) {
       if (K == Rows) {
         const SweepBlocks blocks =
-            sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget, sm);
+            sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget);
         launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch,
                                                                      d, dl, x, xl);
         return;
       }
     }
-    launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, sm, batch, d, dl, x, xl);
+    launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, batch, d, dl, x, xl);
   } else {
     throw LibraryError("tridiag::cuda: no sweep instance with " + std::to_string(K) +
                        " rows per lane in two buffers");
@@ -1291,38 +1280,18 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
 /// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
 /// (launch_sweep_cluster), shorter ones one warp each: with c′ and v in registers and d in two
 /// buffers (SweepStaging::buffers) at the K that detail::sweep_lane_rows_taken names (real 8 to
-/// 24, complex 4 to 16 but 12); else with c′ in registers (K ≤ detail::kSweepRegisterRows) where
-/// that keeps more warps resident per SM than three shared arrays per warp (complex K = 12: 11
-/// warps instead of 10 to 7); the rest in shared memory. Complex systems `guarded`
-/// (sweep_guarded) run the guarded reduced solves.
-/// H200 A/B of one buffers instance per K (its K a constant: no bound checked per row, slots by a
-/// constant division) against one instance per bound (tridiag_bench, shifted, contiguous, 3
-/// rounds, ms): real 512 × 2^15 0.0970 → 0.0845, 511 × 2^16 0.2038 → 0.1740, 400 × 40000 0.1076 →
-/// 0.0905; complex 255 × 2^16 0.2203 → 0.2045, 200 × 80000 0.2487 → 0.2299, 127 × 2^17 (K = 4)
-/// 0.2975 → 0.3167 (the table's pick there is another method, 0.283); then of the buffers at the
-/// K where other instances had the systems (against those): real 255 × 2^16 (K = 8) 0.1244 →
-/// 0.1098, 300 × 55000 0.1189 → 0.0929, 361 × 2^16 0.1644 → 0.1330, 576 × 30000 (K = 18) 0.1216 →
-/// 0.0909, 700 × 20000 0.1031 → 0.0818, 768 × 20000 0.1099 → 0.0913; complex 300 × 55000 (K = 10)
-/// 0.2341 → 0.2107, 420 × 40000 0.2277 → 0.2011, 512 × 2^15 0.2082 → 0.1791, 511 × 2^16 0.4052 →
-/// 0.3492; PSCR 3D Poisson 511³ 135.1 → 124.4 ms (pscr_gpu_bench, fused).
-/// H200 A/B of the buffers (tridiag_bench, shifted, contiguous, 3 rounds, ms, against the
-/// instances that took these systems before: real the register prefetch, complex c′ and v in
-/// shared memory): real 512 × 2^15 (K = 16) 0.1179 → 0.0967, 511 × 2^16 0.2261 → 0.2008, 400 ×
-/// 40000 (K = 14) 0.1220 → 0.1069; 361 × 2^16 (K = 12) 0.1646 → 0.1668, 300 × 55000 (K = 10) 0.1181
-/// → 0.1203, 255 × 2^16 (K = 8) 0.1240 → 0.1308, so not taken below K = 14 (an instance bounded at
-/// 8 rows, 102 registers, took 0.1506 there); complex 255 × 2^16 (K = 8) 0.2406 → 0.2202, 200 ×
-/// 80000 0.2728 → 0.2468, 127 × 2^17 (K = 4) 0.4337 → 0.2986 (instance bounded at 4 rows:
-/// 0.3323); PSCR 3D Poisson 511³ 139.9 → 135.1 ms, 3D Helmholtz 255³ 25.3 → 24.4 (pscr_gpu_bench).
-/// H100 A/B of complex c′ in registers (tridiag_bench, shifted, contiguous, 3 rounds, ms): 512 ×
-/// 2^15 0.2736 → 0.2195, 511 × 2^16 0.5362 → 0.4346, 361 × 2^16 0.3816 → 0.3314, 255 × 2^16
-/// (K = 8, shared arrays either way) 0.2499 → 0.2503; Helmholtz systems alike.
-/// Real systems of up to 32·kSweepPrefetchRows rows with c′ in shared memory take the instance that
-/// loads each warp's next system into registers (two systems in flight per warp, 128 registers
-/// against 64) where its resident warps, counted twice, outnumber the other's. H200 A/B
-/// (tridiag_bench, shifted, contiguous, 3 rounds, ms, against the kernel without the prefetch):
-/// 512 × 2^15 0.1193 → 0.1170, 511 × 2^16 0.2341 → 0.2251, 361 × 2^16 (16 warps against 20)
-/// 0.1723 → 0.1666, 255 × 2^16 (16 against 30) 0.1312 → 0.1244; 127 × 2^17 (16 against 32, so not
-/// taken) 0.1532 → 0.1628; PSCR 3D Poisson 511³ 144.2 → 140.0 ms (pscr_gpu_bench).
+/// 24, complex 4 to 16); else, real, with c′ alone in registers (K ≤ detail::kSweepRegisterRows)
+/// where that keeps more warps resident per SM than three shared arrays per warp, or with each
+/// warp's next system loaded into registers (systems of up to 32·kSweepPrefetchRows rows) where
+/// its resident warps, counted twice, outnumber the shared arrays' (two systems in flight per
+/// warp); the rest in shared memory. Complex systems `guarded` (sweep_guarded) run the guarded
+/// reduced solves. H200 A/B of the buffers at each K against the instances that had these
+/// systems before (tridiag_bench, shifted, contiguous, 3 rounds, ms; docs/tridiag-performance.md,
+/// sections "The sweep kernel's c′ and v in registers, d in two buffers" and "One sweep instance
+/// per rows-per-lane count"): real 255 × 2^16 (K = 8) 0.1244 → 0.1098, 361 × 2^16 0.1644 →
+/// 0.1330, 512 × 2^15 0.1179 → 0.0845, 700 × 20000 (K = 22) 0.1031 → 0.0818; complex 127 × 2^17
+/// (K = 4) 0.4337 → 0.2711, 255 × 2^16 0.2406 → 0.2045, 361 × 2^16 0.3205 → 0.2890, 512 × 2^15
+/// 0.2082 → 0.1791; PSCR 3D Poisson 511³ 139.9 → 124.4 ms (pscr_gpu_bench, fused).
 template <class T>
 void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K, index_t batch,
                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
@@ -1331,29 +1300,27 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
     launch_sweep_cluster(stream, form, K, guarded, batch, d, dl, x, xl, budget);
     return;
   }
-  const SmLimits sm = sm_limits();
   const auto launch = [&](auto guard) {
     constexpr bool kGuarded = decltype(guard)::value;
     using detail::SweepStaging;
     if (detail::sweep_lane_rows_taken<T>(K)) {
-      launch_sweep_buffers<T, kGuarded>(stream, form, K, budget, sm, batch, d, dl, x, xl);
+      launch_sweep_buffers<T, kGuarded>(stream, form, K, budget, batch, d, dl, x, xl);
       return;
     }
-    constexpr int R = detail::kSweepRegisterRows<T>;
-    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded, SweepStaging::wait>(K, budget, sm);
-    if (K <= R) {
-      const SweepBlocks registers =
-          sweep_block_warps<T, R, kGuarded, SweepStaging::wait>(K, budget, sm);
-      if (registers.resident > shared.resident) {
-        launch_sweep_kernel<T, R, kGuarded, SweepStaging::wait>(stream, form, K, registers, batch,
-                                                                d, dl, x, xl);
-        return;
-      }
-    }
+    const SweepBlocks shared = sweep_block_warps<T, 0, kGuarded, SweepStaging::wait>(K, budget);
     if constexpr (std::is_floating_point_v<T>) {
+      constexpr int R = detail::kSweepRegisterRows;
+      if (K <= R) {
+        const SweepBlocks registers = sweep_block_warps<T, R, false, SweepStaging::wait>(K, budget);
+        if (registers.resident > shared.resident) {
+          launch_sweep_kernel<T, R, false, SweepStaging::wait>(stream, form, K, registers, batch, d,
+                                                               dl, x, xl);
+          return;
+        }
+      }
       if (form.m.n <= detail::kWarpLanes * detail::kSweepPrefetchRows) {
         const SweepBlocks ahead =
-            sweep_block_warps<T, 0, false, SweepStaging::registers>(K, budget, sm);
+            sweep_block_warps<T, 0, false, SweepStaging::registers>(K, budget);
         if (2 * ahead.resident > shared.resident) {
           launch_sweep_kernel<T, 0, false, SweepStaging::registers>(stream, form, K, ahead, batch,
                                                                     d, dl, x, xl);

@@ -2,8 +2,8 @@
 /// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
 /// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
 /// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
-/// registers per thread (real K = 18–32, complex 12–16: c′ in registers, SweepRegisterKept; real
-/// K = 14–16, complex 4–8: c′ and v, SweepLaneKept). Per system:
+/// registers per thread (real K = 8–24, complex 4–16: c′ and v in registers, SweepLaneKept; real
+/// K = 26–32, asked for: c′ in registers, SweepRegisterKept). Per system:
 ///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async) and
 ///     waits for them, or has them there already (SweepStaging: copied into its second array, or
 ///     loaded into its lanes' registers and written from there, while it solved its previous
@@ -40,10 +40,9 @@ namespace pscr::tridiag::cuda::detail {
 /// Most warps (systems in flight) per block of the sweep kernel.
 constexpr int kSweepMaxWarps = 16;
 
-/// Rows per lane up to which the sweep kernel may keep c′ in registers (SweepRegisterKept): real
-/// 32, complex 16, 32 doubles either way.
-template <class T>
-constexpr int kSweepRegisterRows = std::is_floating_point_v<T> ? 32 : 16;
+/// Rows per lane up to which the sweep kernel may keep c′ alone in registers (SweepRegisterKept),
+/// real systems only: 32 doubles (complex ones keep c′ and v there up to kSweepLaneRows).
+constexpr int kSweepRegisterRows = 32;
 
 /// Rows per lane up to which the sweep kernel may keep c′ and v in registers (SweepLaneKept,
 /// SweepStaging::buffers, one instance per even K): real 24 (48 doubles), complex 16 (64); and
@@ -55,14 +54,10 @@ template <class T>
 constexpr int kSweepLaneMinRows = std::is_floating_point_v<T> ? 8 : 4;
 
 /// Whether sweep_kernel has a SweepStaging::buffers instance for K rows per lane: every even K
-/// from kSweepLaneMinRows to kSweepLaneRows but complex K = 12, which lost to c′ alone in
-/// registers (SweepRegisterKept) on the H200 under both bounds it was built with (guarded, as
-/// tridiag_bench times it): 222 registers under 8 warps (361 × 2^16 0.318 → 0.356 ms), 168 with
-/// 172 bytes of spill under 10 (0.432), while K = 10 and 14 won.
+/// from kSweepLaneMinRows to kSweepLaneRows.
 template <class T>
 constexpr bool sweep_lane_rows_taken(int K) {
-  return K % 2 == 0 && K >= kSweepLaneMinRows<T> && K <= kSweepLaneRows<T> &&
-         (std::is_floating_point_v<T> || K != 12);
+  return K % 2 == 0 && K >= kSweepLaneMinRows<T> && K <= kSweepLaneRows<T>;
 }
 
 /// How sweep_kernel stages each system's d in the warp's shared array (step 1):
@@ -78,21 +73,19 @@ enum class SweepStaging { wait, registers, buffers };
 
 /// Most warps per block of sweep_kernel<T, RegisterRows, Staging>, its launch bounds, so that
 /// ptxas may give each thread 65536 / (32 · warps) registers:
-///  - c′ in shared memory (RegisterRows = 0), real c′ in registers and real buffers up to K = 16:
-///    kSweepMaxWarps (128 registers; real buffers take 91 at K = 8 to 128 at K = 16, no spill);
+///  - c′ in shared memory (RegisterRows = 0), real c′ alone in registers, real buffers up to
+///    K = 16: kSweepMaxWarps (128 registers; real buffers take 91 at K = 8 to 128 at K = 16, no
+///    spill);
 ///  - real buffers from K = 18: 11 (148 registers at K = 18 to 168 at K = 24);
-///  - complex c′ in registers, complex buffers up to K = 10: 11, what shared memory holds of their
-///    two arrays per warp at K = 16 beside the tables (227 KB per block), up to 184 registers:
-///    c′ alone takes 158 (168 guarded; under the 128 of 16 warps it spilled 56 bytes, 140
-///    guarded), buffers 120 at K = 4 to 168 at K = 10 (guarded K = 10: 32 bytes of spill);
-///  - complex buffers from K = 14: 8 (220 and 236 registers, guarded 236 and 242).
+///  - complex buffers up to K = 10: 11 (184 registers: 120 at K = 4 to 168 at K = 10, guarded 131
+///    to 168 with 32 bytes of spill at K = 10);
+///  - complex buffers from K = 12: 8 (198, 220 and 236 registers at K = 12, 14, 16; guarded 222,
+///    236, 242).
 template <class T, int RegisterRows, SweepStaging Staging>
 constexpr int sweep_max_warps() {
-  constexpr bool kBuffers = Staging == SweepStaging::buffers;
-  if constexpr (RegisterRows == 0) return kSweepMaxWarps;
-  if constexpr (std::is_floating_point_v<T>)
-    return kBuffers && RegisterRows > 16 ? 11 : kSweepMaxWarps;
-  return kBuffers && RegisterRows > 10 ? 8 : 11;
+  if constexpr (Staging != SweepStaging::buffers) return kSweepMaxWarps;
+  if constexpr (std::is_floating_point_v<T>) return RegisterRows > 16 ? 11 : kSweepMaxWarps;
+  return RegisterRows > 10 ? 8 : 11;
 }
 
 /// Rows per lane for systems of n rows: the smallest even K ≥ 4 with 32·K ≥ n, or `requested`
