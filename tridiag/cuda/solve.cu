@@ -62,6 +62,31 @@ int round_up_warp(index_t t) {
   return static_cast<int>((t + 31) / 32 * 32);
 }
 
+/// Launch plans computed once per device and key (their occupancy queries cost microseconds on
+/// the host per launch otherwise), safe to share between threads.
+template <class Key, class Plan>
+class PerDevice {
+ public:
+  template <class Compute>
+  Plan get(const Key& key, Compute compute) {
+    int device = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    const std::pair<int, Key> at{device, key};
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = plans_.find(at);
+      if (it != plans_.end()) return it->second;
+    }
+    const Plan plan = compute();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return plans_.emplace(at, plan).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<int, Key>, Plan> plans_;
+};
+
 /// What one SM of the current device holds of shared memory (of which `reserved` bytes go to each
 /// resident block besides its own).
 struct SmLimits {
@@ -195,18 +220,22 @@ struct SweepBlocks {
 /// system's loads with another's arithmetic.
 template <class T, int RegisterRows, bool Guarded, detail::SweepStaging Staging>
 SweepBlocks sweep_block_warps(int K, std::size_t budget) {
-  auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Staging>;
-  const index_t sms = multiprocessors();
-  SweepBlocks best{1, 0};
-  for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget,
-                           detail::sweep_max_warps<T, RegisterRows, Staging>());
-       w >= 1; --w) {
-    const int blocks = static_cast<int>(
-        resident_blocks(kernel, w * detail::kWarpLanes, sweep_smem(K, w, sizeof(T), RegisterRows)) /
-        sms);
-    if (blocks * w > best.resident) best = {w, blocks * w};
-  }
-  return best;
+  // Once per device, K and budget: a launch would otherwise ask for up to 16 block sizes.
+  static PerDevice<std::pair<int, std::size_t>, SweepBlocks> chosen;
+  return chosen.get({K, budget}, [&] {
+    auto* kernel = detail::sweep_kernel<T, RegisterRows, Guarded, Staging>;
+    const index_t sms = multiprocessors();
+    SweepBlocks best{1, 0};
+    for (int w = sweep_warps(K, sizeof(T), RegisterRows, budget,
+                             detail::sweep_max_warps<T, RegisterRows, Staging>());
+         w >= 1; --w) {
+      const std::size_t smem = sweep_smem(K, w, sizeof(T), RegisterRows);
+      const int blocks =
+          static_cast<int>(resident_blocks(kernel, w * detail::kWarpLanes, smem) / sms);
+      if (blocks * w > best.resident) best = {w, blocks * w};
+    }
+    return best;
+  });
 }
 
 /// Whether the sweep method takes systems of n rows with its cluster kernel, else with one warp
@@ -351,21 +380,11 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, bool guarded, std:
 /// tridiag_bench).
 SweepClusterPlan sweep_cluster_plan(index_t n, int K, bool complex, bool guarded,
                                     std::size_t budget) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, index_t, int, bool, bool, std::size_t>, SweepClusterPlan> plans;
-  int device = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  const auto key = std::make_tuple(device, n, K, complex, guarded, budget);
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto it = plans.find(key);
-    if (it != plans.end()) return it->second;
-  }
-  const SweepClusterPlan plan =
-      complex ? compute_sweep_cluster_plan<detail::Complex>(n, K, guarded, budget)
-              : compute_sweep_cluster_plan<double>(n, K, false, budget);
-  const std::lock_guard<std::mutex> lock(mutex);
-  return plans.emplace(key, plan).first->second;
+  static PerDevice<std::tuple<index_t, int, bool, bool, std::size_t>, SweepClusterPlan> plans;
+  return plans.get(std::make_tuple(n, K, complex, guarded, budget), [&] {
+    return complex ? compute_sweep_cluster_plan<detail::Complex>(n, K, guarded, budget)
+                   : compute_sweep_cluster_plan<double>(n, K, false, budget);
+  });
 }
 
 /// Whether the sweep method's cluster kernel takes systems of n > 768 rows with K rows per lane
