@@ -1,9 +1,10 @@
 #pragma once
 /// @file The sweep method (`Method::sweep`, shifted form): one warp per system of n ≤ 32·K rows,
 /// lane l owning rows [lK, lK + K), as in the warp method (warp.cuh), but what a lane keeps per
-/// row lives in the warp's shared memory, not in registers, so that K reaches 64 at 64–120
-/// registers per thread (real K = 8–24, complex 4–16: c′ and v in registers, SweepLaneKept; real
-/// K = 26–32, asked for: c′ in registers, SweepRegisterKept). Per system:
+/// row may live in the warp's shared memory, not in registers, so that K reaches 64 at 64–128
+/// registers per thread; where K allows, the lanes keep c′ and v in registers instead (real K =
+/// 8–24, complex 4–16, 91–242 registers: SweepLaneKept), or, real K = 26–32 when asked for, c′
+/// alone (SweepRegisterKept). Per system:
 ///  1. the warp copies d into its shared array with coalesced asynchronous copies (cp.async) and
 ///     waits for them, or has them there already (SweepStaging: copied into its second array, or
 ///     loaded into its lanes' registers and written from there, while it solved its previous
