@@ -1248,24 +1248,22 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// The sweep kernel's SweepStaging::buffers instance for K rows per lane, one instance per K that
-/// detail::sweep_lane_rows_taken names (its K a compile-time constant).
+/// The sweep kernel's SweepStaging::buffers instance for K rows per lane, one instance per even K
+/// from detail::kSweepLaneMinRows to detail::kSweepLaneRows (its K a compile-time constant).
 template <class T, bool Guarded, int Rows = detail::kSweepLaneMinRows<T>>
 void launch_sweep_buffers(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K,
                           std::size_t budget, index_t batch, const T* d, const BatchLayout& dl,
                           T* x, const BatchLayout& xl) {
   using detail::SweepStaging;
   if constexpr (Rows <= detail::kSweepLaneRows<T>) {
-    if constexpr (detail::sweep_lane_rows_taken<T>(Rows)) {
-      if (K == Rows) {
-        const SweepBlocks blocks =
-            sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget);
-        launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch,
-                                                                     d, dl, x, xl);
-        return;
-      }
+    if (K != Rows) {
+      launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, batch, d, dl, x, xl);
+      return;
     }
-    launch_sweep_buffers<T, Guarded, Rows + 2>(stream, form, K, budget, batch, d, dl, x, xl);
+    const SweepBlocks blocks =
+        sweep_block_warps<T, Rows, Guarded, SweepStaging::buffers>(K, budget);
+    launch_sweep_kernel<T, Rows, Guarded, SweepStaging::buffers>(stream, form, K, blocks, batch, d,
+                                                                 dl, x, xl);
   } else {
     throw LibraryError("tridiag::cuda: no sweep instance with " + std::to_string(K) +
                        " rows per lane in two buffers");
