@@ -8,7 +8,7 @@ and the warp method with the K it raises its rows per lane to) are left out of t
 diagonally dominant systems), except the guarded ones: the sweep method up to 8192 rows, the
 segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
 rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
-not dominant, a guarded configuration there only by more than GUARDED_MARGIN; a CSV without a usable row is refused with a message and no table written.
+not dominant, a guarded configuration there only by more than GUARDED_MARGIN; a CSV without a usable row, or CSVs of several GPUs, are refused with a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
 """
@@ -218,6 +218,21 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, false, false, 1048576, 16, Method::tiled_pcr, 8, false},  // 0.6 ms",
             "{false, true, true, false, 1048576, 16, Method::tiled_pcr, 8, false},  // 0.6 ms",
         ])
+
+    def test_rows_of_several_gpus_are_refused(self):
+        other = row("real", 64, 262144, "segment", 4, 0.2).replace('"Test GPU"', '"Other GPU"')
+        r = self.run_select([row("real", 64, 262144, "segment", 8, 0.1), other])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("rows of 2 GPUs (Other GPU, Test GPU)", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        helmholtz = self.write("helmholtz.csv", [HEADER, row("complex", 64, 262144, "segment", 4,
+                                                             0.3).replace("Test", "Other")])
+        r = self.run_script(self.write("bench.csv", [HEADER, row("real", 64, 262144, "segment", 8,
+                                                                  0.1)]),
+                            self.out, "--helmholtz", helmholtz)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("rows of 2 GPUs", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
 
     def test_no_usable_row_is_refused(self):
         r = self.run_select([row("complex", 8192, 2048, "segment", 8, 0.64, note="skipped: slow"),
