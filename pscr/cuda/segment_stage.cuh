@@ -30,8 +30,8 @@
 namespace pscr::cuda::detail {
 
 /// Rows per lane of the segment stage: 8 real, 4 complex, the fastest of the segment method on
-/// long systems (tridiag/cuda/selection_table.inc); complex segments of 8 rows per lane lose
-/// accuracy on Helmholtz shifts (docs/tridiag-performance.md).
+/// long systems (tridiag/cuda/selection_table_h100.inc, _h200.inc); complex segments of 8 rows per
+/// lane lose accuracy on Helmholtz shifts (docs/tridiag-performance.md).
 template <class T>
 inline constexpr int kSegmentStageRows = std::is_floating_point_v<T> ? 8 : 4;
 

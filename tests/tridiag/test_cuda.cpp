@@ -574,7 +574,16 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
                InputError);  // empty batch
 }
 
-// What a call runs (resolved_options, with the committed selection table): the segment and block
+/// The selection table of the current device (selection_gpu of its name), as solve.cu picks it.
+cuda::SelectionGpu device_table() {
+  int device = 0;
+  PSCR_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return cuda::selection_gpu(prop.name);
+}
+
+// What a call runs (resolved_options, with the device's selection table): the segment and block
 // methods take K from the table's nearest entry when it is either (PSCR's coarse solves ask for
 // the segment method where the table has block entries), else 8, or 4 complex; a block method
 // that does not apply runs the segment method, and both run the columns method on interleaved
@@ -587,11 +596,17 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
   // Measured shapes: shifted 1024 × 2^14, the sweep method (its cluster kernel, real with K = 16,
-  // complex with its K = 8, guarded, and unguarded where declared dominant); general 361 × 2^16
-  // the block method (K = 4), which a request for the segment method keeps.
+  // complex with its K = 8, guarded, and unguarded where declared dominant) where the device's
+  // table says so (the H200's gives complex systems not declared dominant the segment method with
+  // K = 4); general 361 × 2^16 the block method (K = 4), which a request for the segment method
+  // keeps.
+  const cuda::Options entry =
+      cuda::select_method(device_table(), 1024, 16384, false, complex, false, false);
   const cuda::Options table = resolved(1024, 16384, c1024, false, {});
-  EXPECT_EQ(table.method, cuda::Method::sweep);
-  EXPECT_EQ(table.rows_per_thread, complex ? 8 : 16);
+  EXPECT_EQ(table.method, entry.method);
+  if (!complex) EXPECT_EQ(table.method, cuda::Method::sweep);
+  EXPECT_EQ(table.rows_per_thread,
+            entry.method == cuda::Method::sweep ? (complex ? 8 : 16) : entry.rows_per_thread);
   if (complex) {
     cuda::Options declared;
     declared.dominant = true;

@@ -166,64 +166,93 @@ TEST(CudaOptions, GuardedSweepEntriesStopAtTheirVerifiedRows) {
 // neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep method once ran one
 // warp of K = 64 per system (selection.cpp, kNWeight).
 TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
-  for (bool complex : {false, true})
-    for (bool general : {false, true})
-      for (index_t n : {511, 1023, 2047, 4095, 8192}) {
-        const index_t measured = n < 8192 ? n : (index_t{1} << 24) / n;
-        const cuda::Options own = cuda::select_method(n, measured, false, complex, general, false);
-        for (index_t batch : {3 * n / 4, n, 4 * n / 3}) {
-          const cuda::Options pscr = cuda::select_method(n, batch, false, complex, general, false);
-          EXPECT_EQ(pscr.method, own.method) << "n " << n << ", batch " << batch;
-          EXPECT_EQ(pscr.rows_per_thread, own.rows_per_thread) << "n " << n << ", batch " << batch;
+  for (cuda::SelectionGpu gpu : cuda::kSelectionGpus)
+    for (bool complex : {false, true})
+      for (bool general : {false, true})
+        for (index_t n : {511, 1023, 2047, 4095, 8192}) {
+          const index_t measured = n < 8192 ? n : (index_t{1} << 24) / n;
+          const cuda::Options own =
+              cuda::select_method(gpu, n, measured, false, complex, general, false);
+          for (index_t batch : {3 * n / 4, n, 4 * n / 3}) {
+            SCOPED_TRACE(::testing::Message() << "table " << static_cast<int>(gpu) << ", n " << n
+                                              << ", batch " << batch);
+            const cuda::Options pscr =
+                cuda::select_method(gpu, n, batch, false, complex, general, false);
+            EXPECT_EQ(pscr.method, own.method);
+            EXPECT_EQ(pscr.rows_per_thread, own.rows_per_thread);
+          }
         }
-      }
 }
 
-// The table (tridiag/cuda/selection_table.inc) as select_method reads it: complex systems that
-// are not declared dominant never get more than kMaxComplexLaneRows rows per lane or partition,
-// whatever the shape, except from a guarded configuration where it was verified (the segment and
-// columns methods on one segment up to kMaxGuardedLaneRows, the sweep method up to
+// Each GPU's name finds its own table; GPUs without one take the H100's.
+TEST(CudaOptions, GpuNamesFindTheirTables) {
+  EXPECT_EQ(cuda::selection_gpu("NVIDIA H200"), cuda::SelectionGpu::h200);
+  EXPECT_EQ(cuda::selection_gpu("NVIDIA GH200 480GB"), cuda::SelectionGpu::h200);
+  EXPECT_EQ(cuda::selection_gpu("NVIDIA H100 80GB HBM3"), cuda::SelectionGpu::h100);
+  EXPECT_EQ(cuda::selection_gpu("NVIDIA A100-SXM4-40GB"), cuda::SelectionGpu::h100);
+  EXPECT_EQ(cuda::selection_gpu(""), cuda::SelectionGpu::h100);
+}
+
+// The tables differ where their GPUs' measurements did: a shape whose fastest configuration the
+// H200's run found elsewhere than the H100's (complex 180 × 32400, 3D PSCR 180³'s level-3 batch:
+// the H100's table the columns method with K = 16, the H200's the sweep).
+TEST(CudaOptions, EachGpuTakesItsOwnTable) {
+  const cuda::Options h100 =
+      cuda::select_method(cuda::SelectionGpu::h100, 180, 32400, false, true, false, false);
+  const cuda::Options h200 =
+      cuda::select_method(cuda::SelectionGpu::h200, 180, 32400, false, true, false, false);
+  EXPECT_NE(h100.method, h200.method);
+}
+
+// Each table (tridiag/cuda/selection_table_<gpu>.inc) as select_method reads it: complex systems
+// that are not declared dominant never get more than kMaxComplexLaneRows rows per lane or
+// partition, whatever the shape, except from a guarded configuration where it was verified (the
+// segment and columns methods on one segment up to kMaxGuardedLaneRows, the sweep method up to
 // kSweepGuardedMaxRows rows); declared dominant they take the dominant entries, and the choice
 // says so.
 TEST(CudaOptions, ComplexChoicesKeepTheBoundUnlessDominant) {
-  bool wider = false;    // some dominant choice takes more rows per lane (the table's point)
-  bool guarded = false;  // some choice that is not dominant takes guarded columns (n ≤ 512)
-  for (bool interleaved : {false, true})
-    for (bool general : {false, true})
-      for (index_t n : {1, 33, 64, 100, 361, 512, 1000, 4097, 65537, 1 << 20})
-        for (index_t batch : {1, 16, 300, 2048, 1 << 18}) {
-          const cuda::Options bounded =
-              cuda::select_method(n, batch, interleaved, true, general, false);
-          EXPECT_FALSE(bounded.dominant);
-          const int K = bounded.rows_per_thread;
-          const bool one_segment = 32 * static_cast<index_t>(K) >= n;
-          SCOPED_TRACE(::testing::Message() << "n " << n << ", batch " << batch << ", interleaved "
-                                            << interleaved << ", general " << general);
-          if (bounded.method == Method::sweep)
-            EXPECT_LE(n, cuda::kSweepGuardedMaxRows);
-          else if ((bounded.method == Method::segment || bounded.method == Method::columns) &&
-                   one_segment)
-            EXPECT_LE(K, cuda::kMaxGuardedLaneRows);
-          else if (bounded.method != Method::thomas && bounded.method != Method::tiled_pcr &&
-                   bounded.method != Method::warp)
-            EXPECT_LE(K, cuda::kMaxComplexLaneRows);
-          guarded = guarded || (one_segment && K > cuda::kMaxComplexLaneRows &&
-                                bounded.method == Method::columns);
-          const cuda::Options dominant =
-              cuda::select_method(n, batch, interleaved, true, general, true);
-          EXPECT_TRUE(dominant.dominant);
-          wider = wider || dominant.method == Method::sweep ||
-                  dominant.rows_per_thread > cuda::kMaxComplexLaneRows;
-          // Real systems have one kind of entry: dominant or not, the same choice.
-          const cuda::Options real =
-              cuda::select_method(n, batch, interleaved, false, general, true);
-          const cuda::Options real_any =
-              cuda::select_method(n, batch, interleaved, false, general, false);
-          EXPECT_EQ(real.method, real_any.method);
-          EXPECT_EQ(real.rows_per_thread, real_any.rows_per_thread);
-        }
-  EXPECT_TRUE(wider);
-  EXPECT_TRUE(guarded);
+  for (cuda::SelectionGpu gpu : cuda::kSelectionGpus) {
+    SCOPED_TRACE(::testing::Message() << "table " << static_cast<int>(gpu));
+    bool wider = false;    // some dominant choice takes more rows per lane (the table's point)
+    bool guarded = false;  // some choice that is not dominant takes guarded columns (n ≤ 512)
+    for (bool interleaved : {false, true})
+      for (bool general : {false, true})
+        for (index_t n : {1, 33, 64, 100, 361, 512, 1000, 4097, 65537, 1 << 20})
+          for (index_t batch : {1, 16, 300, 2048, 1 << 18}) {
+            const cuda::Options bounded =
+                cuda::select_method(gpu, n, batch, interleaved, true, general, false);
+            EXPECT_FALSE(bounded.dominant);
+            const int K = bounded.rows_per_thread;
+            const bool one_segment = 32 * static_cast<index_t>(K) >= n;
+            SCOPED_TRACE(::testing::Message()
+                         << "n " << n << ", batch " << batch << ", interleaved " << interleaved
+                         << ", general " << general);
+            if (bounded.method == Method::sweep)
+              EXPECT_LE(n, cuda::kSweepGuardedMaxRows);
+            else if ((bounded.method == Method::segment || bounded.method == Method::columns) &&
+                     one_segment)
+              EXPECT_LE(K, cuda::kMaxGuardedLaneRows);
+            else if (bounded.method != Method::thomas && bounded.method != Method::tiled_pcr &&
+                     bounded.method != Method::warp)
+              EXPECT_LE(K, cuda::kMaxComplexLaneRows);
+            guarded = guarded || (one_segment && K > cuda::kMaxComplexLaneRows &&
+                                  bounded.method == Method::columns);
+            const cuda::Options dominant =
+                cuda::select_method(gpu, n, batch, interleaved, true, general, true);
+            EXPECT_TRUE(dominant.dominant);
+            wider = wider || dominant.method == Method::sweep ||
+                    dominant.rows_per_thread > cuda::kMaxComplexLaneRows;
+            // Real systems have one kind of entry: dominant or not, the same choice.
+            const cuda::Options real =
+                cuda::select_method(gpu, n, batch, interleaved, false, general, true);
+            const cuda::Options real_any =
+                cuda::select_method(gpu, n, batch, interleaved, false, general, false);
+            EXPECT_EQ(real.method, real_any.method);
+            EXPECT_EQ(real.rows_per_thread, real_any.rows_per_thread);
+          }
+    EXPECT_TRUE(wider);
+    EXPECT_TRUE(guarded);
+  }
 }
 
 }  // namespace

@@ -10,8 +10,12 @@
 namespace pscr::tridiag::cuda {
 namespace {
 
-const SelectionEntry kTable[] = {
-#include "tridiag/cuda/selection_table.inc"
+const SelectionEntry kH100Table[] = {
+#include "tridiag/cuda/selection_table_h100.inc"
+};
+
+const SelectionEntry kH200Table[] = {
+#include "tridiag/cuda/selection_table_h200.inc"
 };
 
 }  // namespace
@@ -69,29 +73,36 @@ Options entry_options(const SelectionEntry& e, index_t n) {
 
 namespace {
 
-/// An entry of kTable with the log2 of its n and batch, taken once rather than at every selection
-/// (a solve selects on the host before it launches).
+/// An entry of a table with the log2 of its n and batch, taken once rather than at every
+/// selection (a solve selects on the host before it launches).
 struct PlacedEntry {
   const SelectionEntry* entry;
   double log_n;
   double log_batch;
 };
 
-const std::vector<PlacedEntry>& placed_table() {
-  static const std::vector<PlacedEntry> placed = [] {
-    std::vector<PlacedEntry> p;
-    for (const SelectionEntry& e : kTable)
-      p.push_back(
-          {&e, std::log2(static_cast<double>(e.n)), std::log2(static_cast<double>(e.batch))});
-    return p;
-  }();
-  return placed;
+template <std::size_t Size>
+std::vector<PlacedEntry> placed(const SelectionEntry (&table)[Size]) {
+  std::vector<PlacedEntry> p;
+  for (const SelectionEntry& e : table)
+    p.push_back({&e, std::log2(static_cast<double>(e.n)), std::log2(static_cast<double>(e.batch))});
+  return p;
+}
+
+const std::vector<PlacedEntry>& placed_table(SelectionGpu gpu) {
+  static const std::vector<PlacedEntry> h100 = placed(kH100Table);
+  static const std::vector<PlacedEntry> h200 = placed(kH200Table);
+  return gpu == SelectionGpu::h200 ? h200 : h100;
 }
 
 }  // namespace
 
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
-                      bool dominant) {
+SelectionGpu selection_gpu(std::string_view gpu_name) {
+  return gpu_name.find("H200") != std::string_view::npos ? SelectionGpu::h200 : SelectionGpu::h100;
+}
+
+Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
+                      bool general, bool dominant) {
   struct Near {
     const SelectionEntry* entry;
     double dn;    // octaves of n from the entry's
@@ -109,11 +120,12 @@ Options select_method(index_t n, index_t batch, bool interleaved, bool complex, 
            e.dominant == (complex && dominant);
   };
   double nearest = std::numeric_limits<double>::infinity();
-  for (const PlacedEntry& p : placed_table())
+  const std::vector<PlacedEntry>& table = placed_table(gpu);
+  for (const PlacedEntry& p : table)
     if (matches(*p.entry)) nearest = std::min(nearest, near(p).dist);
   // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
   Near best{nullptr, 0.0, 0.0};
-  for (const PlacedEntry& p : placed_table()) {
+  for (const PlacedEntry& p : table) {
     if (!matches(*p.entry)) continue;
     const Near c = near(p);
     if (c.dist > nearest + kTie) continue;

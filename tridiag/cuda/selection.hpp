@@ -4,9 +4,12 @@
 /// configuration measured at one benchmark shape; a problem takes the entry of the same layout,
 /// scalar type, form and kind of complex systems (any, or diagonally dominant: Options::dominant)
 /// nearest to it in (log n, log batch), an octave of n counting for three of batch
-/// (selection.cpp, kNWeight), of near ties the one of the nearer n (kTie). The entries live in
-/// tridiag/cuda/selection_table.inc, written by bench/tridiag_select.py from the benchmark's
-/// CSV. Host C++.
+/// (selection.cpp, kNWeight), of near ties the one of the nearer n (kTie). Each GPU that pscr
+/// was measured on has its own table, tridiag/cuda/selection_table_<gpu>.inc, written by
+/// bench/tridiag_select.py from a benchmark CSV of that GPU: the same kernels rank differently
+/// on GPUs whose memory is faster relative to their SMs. Host C++.
+
+#include <string_view>
 
 #include "common/scalar.hpp"
 #include "tridiag/cuda/solve.hpp"
@@ -31,6 +34,17 @@ struct SelectionEntry {
   int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep: K
   bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
 };
+
+/// @brief The GPUs with a selection table of their own (selection_table_h100.inc, _h200.inc).
+enum class SelectionGpu { h100, h200 };
+
+/// @brief Every SelectionGpu, for code that checks each table.
+inline constexpr SelectionGpu kSelectionGpus[] = {SelectionGpu::h100, SelectionGpu::h200};
+
+/// @brief The table for a GPU of this name (cudaDeviceProp::name): the H200's where the name
+/// holds "H200" (the H200 and the GH200, whose HBM3e is of the H200's speed), the H100's for
+/// every other GPU.
+SelectionGpu selection_gpu(std::string_view gpu_name);
 
 /// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
 /// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS).
@@ -75,11 +89,11 @@ inline constexpr int kMaxGuardedLaneRows = 16;
 /// kMaxGuardedLaneRows, else with kMaxComplexLaneRows. Every other entry is taken as it is.
 Options entry_options(const SelectionEntry& e, index_t n);
 
-/// @brief The configuration for this shape: entry_options of the nearest entry of the same
-/// layout, scalar type and form in (log n, log batch), n weighted, among the complex entries the
-/// `dominant` ones where `dominant` (Options::dominant); method, rows_per_thread and staging all
-/// set (never automatic), and `dominant` as given.
-Options select_method(index_t n, index_t batch, bool interleaved, bool complex, bool general,
-                      bool dominant);
+/// @brief The configuration for this shape on `gpu`'s table: entry_options of the nearest entry
+/// of the same layout, scalar type and form in (log n, log batch), n weighted, among the complex
+/// entries the `dominant` ones where `dominant` (Options::dominant); method, rows_per_thread and
+/// staging all set (never automatic), and `dominant` as given.
+Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
+                      bool general, bool dominant);
 
 }  // namespace pscr::tridiag::cuda

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <variant>
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/launch.cuh"
@@ -443,9 +444,21 @@ bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const Batch
   return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, xl);
 }
 
-/// Fills in an automatic method / rows_per_thread / staging from the selection table (of the
-/// general form where `general`: a form with coefficient tiles); checks the rest. The sweep
-/// method on the general form, on interleaved layouts or where its arrays do not fit `budget`
+/// The selection table of the current device (selection_gpu of its name), asked once per device.
+SelectionGpu current_selection_gpu() {
+  static PerDevice<std::monostate, SelectionGpu> gpus;
+  return gpus.get({}, [] {
+    int device = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    return selection_gpu(prop.name);
+  });
+}
+
+/// Fills in an automatic method / rows_per_thread / staging from the current device's selection
+/// table (of the general form where `general`: a form with coefficient tiles); checks the rest. The
+/// sweep method on the general form, on interleaved layouts or where its arrays do not fit `budget`
 /// becomes the block method. The warp method on n > kWarpMaxRows becomes the partition method;
 /// the block method on systems of one segment, of more than kSegmentBlockMaxSegments, or whose
 /// tables exceed `budget` bytes of shared memory, the segment method; the segment (and block)
@@ -458,7 +471,8 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
                 bool complex, bool general, std::size_t budget) {
   check_options(opt);
   const int r = opt.rows_per_thread;
-  const Options table = select_method(n, batch, interleaved, complex, general, opt.dominant);
+  const Options table =
+      select_method(current_selection_gpu(), n, batch, interleaved, complex, general, opt.dominant);
   if (opt.method == Method::automatic) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
     opt.method = Method::partition;
