@@ -574,13 +574,11 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
                InputError);  // empty batch
 }
 
-/// The selection table of the current device (selection_gpu of its name), as solve.cu picks it.
+/// The selection table of the current device, as solve.cu picks it.
 cuda::SelectionGpu device_table() {
   int device = 0;
   PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  return cuda::selection_gpu(prop.name);
+  return cuda::device_selection_gpu(device);
 }
 
 // What a call runs (resolved_options, with the device's selection table): the segment and block

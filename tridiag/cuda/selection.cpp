@@ -2,10 +2,14 @@
 // (kTie), of the same layout, scalar type, form and kind of complex systems.
 #include "tridiag/cuda/selection.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "common/cuda/check.hpp"
 
 namespace pscr::tridiag::cuda {
 namespace {
@@ -99,6 +103,12 @@ const std::vector<PlacedEntry>& placed_table(SelectionGpu gpu) {
 
 SelectionGpu selection_gpu(std::string_view gpu_name) {
   return gpu_name.find("H200") != std::string_view::npos ? SelectionGpu::h200 : SelectionGpu::h100;
+}
+
+SelectionGpu device_selection_gpu(int device) {
+  cudaDeviceProp prop{};
+  PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return selection_gpu(prop.name);
 }
 
 Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,

@@ -46,6 +46,9 @@ inline constexpr SelectionGpu kSelectionGpus[] = {SelectionGpu::h100, SelectionG
 /// every other GPU.
 SelectionGpu selection_gpu(std::string_view gpu_name);
 
+/// @brief The table of CUDA device `device`: selection_gpu of its name.
+SelectionGpu device_selection_gpu(int device);
+
 /// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
 /// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS).
 /// Diagonally dominant systems (Options::dominant) are not bound by it.

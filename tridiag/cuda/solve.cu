@@ -444,15 +444,13 @@ bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const Batch
   return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, xl);
 }
 
-/// The selection table of the current device (selection_gpu of its name), asked once per device.
+/// The selection table of the current device (device_selection_gpu), asked once per device.
 SelectionGpu current_selection_gpu() {
   static PerDevice<std::monostate, SelectionGpu> gpus;
   return gpus.get({}, [] {
     int device = 0;
     PSCR_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return selection_gpu(prop.name);
+    return device_selection_gpu(device);
   });
 }
 
