@@ -42,8 +42,8 @@ enum class SelectionGpu { h100, h200 };
 inline constexpr SelectionGpu kSelectionGpus[] = {SelectionGpu::h100, SelectionGpu::h200};
 
 /// @brief The table for a GPU of this name (cudaDeviceProp::name): the H200's where the name
-/// holds "H200" (the H200 and the GH200, whose HBM3e is of the H200's speed), the H100's for
-/// every other GPU.
+/// holds "H200" (the H200, and by name the GH200, whose memory is nearer the H200's 4.8 TB/s than
+/// the H100's 3.35; not measured on one), the H100's for every other GPU.
 SelectionGpu selection_gpu(std::string_view gpu_name);
 
 /// @brief The table of CUDA device `device`: selection_gpu of its name.
