@@ -12,7 +12,8 @@
 # run), OUTDIR/tridiag_bench.csv and tridiag_bench-helmholtz.csv (merged; the single run where
 # TRIDIAG_RUNS=1) and OUTDIR/selection_table.inc (the candidate for the table of the GPU it ran
 # on, tridiag/cuda/selection_table_h100.inc or _h200.inc, tridiag/cuda/selection.hpp:
-# selection_gpu; copy it there and commit it with the merged CSVs in bench/results/). Each full run takes about 2.5 minutes on an H100, a Helmholtz run about one.
+# selection_gpu; copy it there and commit it with the merged CSVs in bench/results/). Each full
+# run takes about 2.5 minutes on an H100, a Helmholtz run about one.
 # Environment: PSCR_BUILD_DIR (default build-gpu), the build with -DPSCR_ENABLE_CUDA=ON;
 # TRIDIAG_RUNS, the runs to merge (a positive integer); TRIDIAG_HELMHOLTZ=0 skips the Helmholtz
 # runs (needed with --scalars real among the extra arguments).
