@@ -318,6 +318,26 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
   }
 }
 
+// Batches beyond the resident warps of the segment method's whole pass, whose warps then take
+// several groups of systems each, the last group partly past the batch (30001 is odd): segments
+// of width 32 / 16 / 8 / 4 / 2 lanes (n = 32, 64 and 127 at K = 2, 4, 8, 16), so that a warp
+// solves 1 to 16 systems at once. Real shifted systems whose warp's rows are contiguous have the
+// warp's next systems' d staged in shared memory while it solves the current ones: one system per
+// warp (n = 127 at K = 4, the last lane's last row past n zero-filled; every stride of contiguous
+// rows) or systems of width · K rows back to back (n = 32 and 64 in place, rows past the batch
+// zero-filled); K = 2, the other layouts and forms load d directly.
+TYPED_TEST(CudaTridiagTest, SegmentWholePassManySystemsPerWarp) {
+  const std::vector<Config> configs =
+      method_configs("segment", cuda::Method::segment, {2, 4, 8, 16});
+  std::uint64_t seed = 630;
+  for (index_t n : {index_t{32}, index_t{64}, index_t{127}}) {
+    check_configs(testing::make_shifted<TypeParam>(n, 30001, Kind::dominant, seed++), Form::shifted,
+                  configs);
+    check_configs(testing::make_general<TypeParam>(n, 30001, Kind::dominant, seed++), Form::general,
+                  configs);
+  }
+}
+
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
 // each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 4
 // chunks of K = 16, 8 of K = 8, 16 of K = 4) and several (n = 1000: segments of 16 chunks real, 8

@@ -247,8 +247,8 @@ __device__ __forceinline__ void store_lane(T* dst, Strides s, index_t k, index_t
 /// arithmetic. Row e of lane l sits at slot(l, e) = e·32 + (l ^ ·): a lane's reads and a phase of
 /// 16 copies both meet 16 distinct 8-byte bank pairs. Rows past n are zero-filled, as load_lane
 /// pads them. In the block pass 16-byte-aligned rows keep load_lane's 16-byte loads, which staging
-/// them too made slower (docs/tridiag-performance.md); the segment method's reduce and substitute
-/// passes stage all rows (segment_pass_stages).
+/// them too made slower (docs/tridiag-performance.md); the segment method's passes stage all
+/// rows where they stage (segment_pass_stages, launch_segment).
 template <int K, class T>
 class LaneStage {
  public:
@@ -429,16 +429,18 @@ __device__ void store_coarse_rows(const Condensed<T>& r, T* ca, T* cb, T* cc, T*
 }
 
 /// Whether a pass of segment_kernel may stage d (LaneStage, aligned rows or not; launch_segment
-/// stages where the rows of d are also contiguous): the reduce and substitute passes of the
-/// shifted form, real. A warp otherwise waits for each unit's d with nothing else to do: the
-/// reduce pass read d at 53–55% of the copy bandwidth, the substitute pass moved d and x at 77%
-/// (Nsight Compute, real 8192 × 2^11 and 65536 × 256, K = 8, H100). Staged, the reduce pass holds
-/// more registers (K = 8: 92 → 128, 16 warps per SM instead of 20) and still gained: A/B on an
-/// H100, K = 8, 65536 × 256 0.2171 → 0.2097 ms (reduce pass 92 → 76 µs), then with the substitute
-/// pass staged too 0.2118 → 0.2013 ms (another run).
+/// stages where the rows of d are also contiguous): the passes of the shifted form, real. A warp
+/// otherwise waits for each unit's d with nothing else to do: the reduce pass read d at 53–55% of
+/// the copy bandwidth, the substitute pass moved d and x at 77% (Nsight Compute, real 8192 × 2^11
+/// and 65536 × 256, K = 8, H100). Staged, the reduce pass holds more registers (K = 8: 92 → 128, 16
+/// warps per SM instead of 20) and still gained: A/B on an H100, K = 8, 65536 × 256 0.2171 → 0.2097
+/// ms (reduce pass 92 → 76 µs), then with the substitute pass staged too 0.2118 → 0.2013 ms
+/// (another run). The whole pass stages too where a warp's rows are contiguous (launch_segment) and
+/// K ≥ 4: H200 A/B (real contiguous), K = 8 64 × 2^18 0.1035 → 0.0977 ms (121 → 128 registers, the
+/// same 16 warps per SM), K = 4 127 × 2^17 0.1306 → 0.1208; K = 2 was 3–4% slower staged.
 template <SegmentPass Pass>
-constexpr bool segment_pass_stages(bool general, std::size_t scalar_bytes) {
-  return Pass != SegmentPass::whole && !general && scalar_bytes == 8;
+constexpr bool segment_pass_stages(int K, bool general, std::size_t scalar_bytes) {
+  return !general && scalar_bytes == 8 && (Pass != SegmentPass::whole || K >= 4);
 }
 
 /// Scalars of shared memory per warp of segment_kernel: the Form's slice and, where it stages d,
@@ -469,10 +471,10 @@ __global__ void __launch_bounds__(kSegmentThreads)
   const int sub = lane & (width - 1);  // lane within the segment
   const index_t nc = 2 * segments;
   const auto lc = Form::template lane_view<K>(slice, lane);
-  // Staged passes (width 32, one group): the next unit's d is copied in while the current one
-  // is solved.
+  // Staged passes: the warp's next unit's d (in the whole pass its groups' next systems') is
+  // copied in while the current one is solved.
   static_assert(
-      !Staged || segment_pass_stages<Pass>(Form::template shared_elements<K> == 0, sizeof(T)),
+      !Staged || segment_pass_stages<Pass>(K, Form::template shared_elements<K> == 0, sizeof(T)),
       "only the passes of segment_pass_stages stage d");
   const LaneStage<K, T> stage(slice + Form::template shared_elements<K>, lane);
   // Staged, the next unit's shift and (substitute) its segment's first and last unknowns, the
@@ -483,10 +485,17 @@ __global__ void __launch_bounds__(kSegmentThreads)
   };
   UnitScalars next{};
   auto fetch = [&](const auto& unit) {  // generic: instantiated where Staged only
-    const index_t first = unit.segment() * kWarpLanes * K;
-    stage.fetch(d + ds.at(unit.system(), first), std::min<index_t>(kWarpLanes * K, n - first));
+    if constexpr (Pass == SegmentPass::whole) {
+      // The warp's groups' systems, back to back (launch_segment stages one group per warp, or
+      // systems of width·K rows one after another): lane l's rows are the warp's l·K + e.
+      const index_t systems = std::min<index_t>(groups, unit.end - unit.base);
+      stage.fetch(d + ds.at(unit.base, 0), std::min<index_t>(kWarpLanes * K, systems * n));
+    } else {
+      const index_t first = unit.segment() * kWarpLanes * K;
+      stage.fetch(d + ds.at(unit.system(), first), std::min<index_t>(kWarpLanes * K, n - first));
+    }
     if constexpr (Staged) {  // the shifted form
-      next.shift = form.shifts[unit.system()];
+      next.shift = form.shifts[unit.active() ? unit.system() : batch - 1];
       if constexpr (Pass == SegmentPass::substitute) {
         const index_t e = unit.system() * nc + 2 * unit.segment();
         if (lane == 0) next.first = cd[e];
