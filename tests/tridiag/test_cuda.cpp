@@ -223,6 +223,19 @@ void check_shifted_shapes(std::initializer_list<std::pair<index_t, index_t>> sha
                   configs);
 }
 
+/// check_configs on dominant systems of both forms (shifted, then general) of n rows for each n
+/// in `sizes`, `batch` systems each, seeds from `seed` on.
+template <class Scalar>
+void check_both_forms(std::initializer_list<index_t> sizes, index_t batch,
+                      const std::vector<Config>& configs, std::uint64_t seed) {
+  for (index_t n : sizes) {
+    check_configs(testing::make_shifted<Scalar>(n, batch, Kind::dominant, seed++), Form::shifted,
+                  configs);
+    check_configs(testing::make_general<Scalar>(n, batch, Kind::dominant, seed++), Form::general,
+                  configs);
+  }
+}
+
 template <class Scalar>
 class CudaTridiagTest : public ::testing::Test {
  protected:
@@ -309,13 +322,7 @@ TYPED_TEST(CudaTridiagTest, LargeBatch) {
 // rows and unknowns pass between warps through two named barriers, double-buffered by parity.
 TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
   const std::vector<Config> configs = method_configs("block", cuda::Method::block, {2, 4, 8, 16});
-  std::uint64_t seed = 600;
-  for (index_t n : {index_t{1000}, index_t{1023}}) {
-    check_configs(testing::make_shifted<TypeParam>(n, 3000, Kind::dominant, seed++), Form::shifted,
-                  configs);
-    check_configs(testing::make_general<TypeParam>(n, 3000, Kind::dominant, seed++), Form::general,
-                  configs);
-  }
+  check_both_forms<TypeParam>({1000, 1023}, 3000, configs, 600);
 }
 
 // Batches beyond the resident warps of the segment method's whole pass, whose warps then take
@@ -329,13 +336,7 @@ TYPED_TEST(CudaTridiagTest, BlockMethodStagesTheNextSystem) {
 TYPED_TEST(CudaTridiagTest, SegmentWholePassManySystemsPerWarp) {
   const std::vector<Config> configs =
       method_configs("segment", cuda::Method::segment, {2, 4, 8, 16});
-  std::uint64_t seed = 630;
-  for (index_t n : {index_t{32}, index_t{64}, index_t{127}}) {
-    check_configs(testing::make_shifted<TypeParam>(n, 30001, Kind::dominant, seed++), Form::shifted,
-                  configs);
-    check_configs(testing::make_general<TypeParam>(n, 30001, Kind::dominant, seed++), Form::general,
-                  configs);
-  }
+  check_both_forms<TypeParam>({32, 64, 127}, 30001, configs, 630);
 }
 
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
@@ -345,13 +346,7 @@ TYPED_TEST(CudaTridiagTest, SegmentWholePassManySystemsPerWarp) {
 // partly identity rows).
 TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
   const std::vector<Config> configs = method_configs("columns", cuda::Method::columns, {4, 8, 16});
-  std::uint64_t seed = 650;
-  for (index_t n : {index_t{64}, index_t{1000}}) {
-    check_configs(testing::make_shifted<TypeParam>(n, 3001, Kind::dominant, seed++), Form::shifted,
-                  configs);
-    check_configs(testing::make_general<TypeParam>(n, 3001, Kind::dominant, seed++), Form::general,
-                  configs);
-  }
+  check_both_forms<TypeParam>({64, 1000}, 3001, configs, 650);
 }
 
 // The segment method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh;
