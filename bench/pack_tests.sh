@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Runs the GPU tests of a pack (bench/pack.sh) on the GPU machine, so that a device call verifies
+# binaries built here without building there: test_tridiag_cuda in SHARDS gtest shards at once,
+# beside them every other test_* executable of the pack one after another, then (where the pack
+# has them) device_loop 2d and 3d and the shipped example solved with `pscr --backend gpu` and
+# its residual checked. Each run's output goes to OUTDIR/NAME.log (test_tridiag_cuda-shardI.log);
+# one summary line per run, as each finishes, to stdout and OUTDIR/summary.txt ("NAME: ok ..." or
+# "NAME: FAILED ..." with gtest's counts, or the last line of a run that is not a gtest), so a
+# call stopped at its time limit still returns the runs that finished. In a device call run it
+# unpiped: what it printed comes back even when the call is stopped at its limit (a pipe into
+# `tail` then returns nothing), while only some of the files under $OUT come back.
+#
+# Usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N]
+#   PACKDIR  a bench/pack.sh directory (its executables and libpscr.so.0)
+#   OUTDIR   where the logs and summary.txt go (e.g. $OUT); created, an existing summary.txt and
+#            logs of the same names replaced
+#   --filter  only test_tridiag_cuda, with this gtest filter (e.g. 'CudaTridiagTest/1.*'); the
+#             other executables, device_loop and the example are then not run
+#   --shards  shards of test_tridiag_cuda run at once (default 4)
+# Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed or the
+# pack has no test_tridiag_cuda, 2 bad arguments.
+set -uo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+usage() {
+  echo "usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N]" \
+    "(see --help)" >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+pack=$1 out=$2
+shift 2
+filter="" shards=4
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --filter) [ $# -ge 2 ] || usage; filter=$2; shift 2 ;;
+    --shards) [ $# -ge 2 ] || usage; shards=$2; shift 2 ;;
+    *) echo "pack_tests.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+if ! [[ "$shards" =~ ^[1-9][0-9]*$ ]]; then
+  echo "pack_tests.sh: --shards must be a positive integer, got '$shards'" >&2
+  exit 2
+fi
+if [ ! -f "$pack/PACKED" ]; then
+  echo "pack_tests.sh: '$pack' is not a pack (no PACKED file; see bench/pack.sh)" >&2
+  exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+pack=$(cd "$pack" && pwd)
+mkdir -p "$out" || exit 2
+summary="$out/summary.txt"
+: > "$summary"
+export LD_LIBRARY_PATH="$pack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# report NAME RC LOG: one summary line for a finished run.
+report() {
+  local name=$1 rc=$2 log=$3 counts
+  counts=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$log" | sed 's/^\[ *//; s/ *\] /: /' |
+    tr '\n' ' ')
+  [ -n "$counts" ] || counts=$(tail -n 1 "$log")
+  if [ "$rc" -eq 0 ]; then
+    echo "$name: ok (exit 0) $counts" | tee -a "$summary"
+  else
+    echo "$name: FAILED (exit $rc) $counts" | tee -a "$summary"
+    grep -E '^\[  FAILED  \] [^0-9]' "$log" | sort -u | head -n 20 | sed 's/^/    /' |
+      tee -a "$summary"
+  fi
+}
+# run NAME LOG COMMAND...: runs COMMAND, its output into LOG, and reports it; returns its status.
+run() {
+  local name=$1 log=$2 rc
+  shift 2
+  "$@" > "$log" 2>&1
+  rc=$?
+  report "$name" "$rc" "$log"
+  return "$rc"
+}
+
+echo "pack: $(head -n 1 "$pack/PACKED")" | tee -a "$summary"
+if [ ! -x "$pack/test_tridiag_cuda" ]; then
+  echo "pack_tests.sh: the pack has no test_tridiag_cuda" | tee -a "$summary" >&2
+  exit 1
+fi
+status_dir=$(mktemp -d)
+trap 'rm -rf "$status_dir"' EXIT
+for ((i = 0; i < shards; i++)); do
+  (
+    export GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i
+    run "test_tridiag_cuda shard $((i + 1))/$shards" "$out/test_tridiag_cuda-shard$i.log" \
+      "$pack/test_tridiag_cuda" ${filter:+"--gtest_filter=$filter"} || touch "$status_dir/failed"
+  ) &
+done
+if [ -z "$filter" ]; then
+  (
+    for exe in "$pack"/test_*; do
+      name=$(basename "$exe")
+      [ "$name" = test_tridiag_cuda ] && continue
+      [ -x "$exe" ] || continue
+      run "$name" "$out/$name.log" "$exe" || touch "$status_dir/failed"
+    done
+  ) &
+fi
+wait
+if [ -z "$filter" ]; then
+  if [ -x "$pack/device_loop" ]; then
+    for dim in 2d 3d; do
+      run "device_loop $dim" "$out/device_loop-$dim.log" "$pack/device_loop" "$dim" ||
+        touch "$status_dir/failed"
+    done
+  fi
+  if [ -x "$pack/pscr" ]; then
+    solution="$status_dir/helmholtz-2d-solution.h5"
+    run "example (pscr solve --backend gpu, pscr residual)" "$out/example.log" bash -c \
+      '"$1" solve "$2" -o "$3" --backend gpu --force --tolerance 1e-9 &&
+       "$1" residual "$2" "$3" --tolerance 1e-9' _ "$pack/pscr" \
+      "$root/examples/helmholtz-2d.h5" "$solution" || touch "$status_dir/failed"
+  fi
+fi
+if [ -e "$status_dir/failed" ]; then
+  echo "pack_tests.sh: some run failed (see $summary)" >&2
+  exit 1
+fi
+echo "pack_tests.sh: every run passed" | tee -a "$summary"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench/pack_tests.sh: --help exits 0; too few arguments, an unknown option, a bad --shards and a
+# PACKDIR that is not a pack exit 2. Then runs on a stand-in pack (gtest-like scripts that print
+# gtest's summary lines, a device_loop and a pscr): every run reported in summary.txt and logged,
+# test_tridiag_cuda's shards each given their own GTEST_SHARD_INDEX, exit 0; one shard failing
+# exits 1 with the failed test named in the summary while the other runs still report; --filter
+# runs test_tridiag_cuda alone with that filter; a pack without test_tridiag_cuda exits 1.
+# Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
+set -u
+script=$1
+# shellcheck source=expect_cli.sh
+source "$(dirname "$0")/expect_cli.sh"
+expect() { expect_cli "$script" "$@"; }  # EXIT_CODE PATTERN ARGS...
+pack="$tmp/pack"
+mkdir -p "$pack" "$tmp/notpack"
+echo "abc1234" > "$pack/PACKED"
+echo library > "$pack/libpscr.so.0"
+cat > "$pack/test_tridiag_cuda" <<'EOS'
+#!/usr/bin/env bash
+echo "shard ${GTEST_SHARD_INDEX:-none} of ${GTEST_TOTAL_SHARDS:-none} args $*"
+if [ "${FAIL_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
+  echo "[  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex"
+  echo "[  PASSED  ] 3 tests."
+  echo "[  FAILED  ] 1 test, listed below:"
+  echo "[  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex"
+  exit 1
+fi
+echo "[  PASSED  ] 4 tests."
+EOS
+cat > "$pack/test_solver_gpu" <<'EOS'
+#!/usr/bin/env bash
+echo "[  PASSED  ] 14 tests."
+EOS
+cat > "$pack/device_loop" <<'EOS'
+#!/usr/bin/env bash
+echo "  20 steps, $1, worst residual 4.10e-12"
+EOS
+cat > "$pack/pscr" <<'EOS'
+#!/usr/bin/env bash
+case "$1" in
+  solve) [ -f "$2" ] && echo solved > "$4" ;;
+  residual) [ -f "$3" ] && echo "  0  2.027e-14        2.431e-13" ;;
+  *) exit 2 ;;
+esac
+EOS
+chmod +x "$pack"/test_* "$pack/device_loop" "$pack/pscr"
+
+expect 0 "Usage: bench/pack_tests.sh PACKDIR OUTDIR" --help
+expect 2 "usage:" "$pack"
+expect 2 "unknown argument '--bogus'" "$pack" "$tmp/out" --bogus
+expect 2 "--shards must be a positive integer, got '0'" "$pack" "$tmp/out" --shards 0
+expect 2 "is not a pack" "$tmp/notpack" "$tmp/out"
+if [ -e "$tmp/out" ]; then
+  echo "FAIL: a rejected command line created $tmp/out"
+  fail=1
+fi
+
+expect 0 "every run passed" "$pack" "$tmp/out" --shards 3
+summary=$(cat "$tmp/out/summary.txt" 2> /dev/null)
+for line in "pack: abc1234" "test_tridiag_cuda shard 1/3: ok (exit 0) PASSED: 4 tests." \
+    "test_tridiag_cuda shard 3/3: ok" "test_solver_gpu: ok (exit 0) PASSED: 14 tests." \
+    "device_loop 3d: ok (exit 0)   20 steps, 3d, worst residual 4.10e-12" \
+    "example (pscr solve --backend gpu, pscr residual): ok (exit 0)   0  2.027e-14"; do
+  if ! grep -qF -- "$line" <<< "$summary"; then
+    echo "FAIL: summary.txt lacks '$line': $summary"
+    fail=1
+  fi
+done
+for i in 0 1 2; do
+  if ! grep -q "^shard $i of 3 args $" "$tmp/out/test_tridiag_cuda-shard$i.log" 2> /dev/null; then
+    echo "FAIL: shard $i's log: $(cat "$tmp/out/test_tridiag_cuda-shard$i.log" 2> /dev/null)"
+    fail=1
+  fi
+done
+
+FAIL_SHARD=1 expect 1 "some run failed" "$pack" "$tmp/out2" --shards 2
+summary=$(cat "$tmp/out2/summary.txt" 2> /dev/null)
+for line in "test_tridiag_cuda shard 2/2: FAILED (exit 1) PASSED: 3 tests. FAILED: 1 test," \
+    "    [  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex" \
+    "test_tridiag_cuda shard 1/2: ok" "test_solver_gpu: ok" "device_loop 2d: ok"; do
+  if ! grep -qF -- "$line" <<< "$summary"; then
+    echo "FAIL: after a failing shard, summary.txt lacks '$line': $summary"
+    fail=1
+  fi
+done
+
+expect 0 "every run passed" "$pack" "$tmp/out3" --filter 'CudaTridiagTest/1.*' --shards 1
+if ! grep -qF "args --gtest_filter=CudaTridiagTest/1.*" "$tmp/out3/test_tridiag_cuda-shard0.log" ||
+    [ -e "$tmp/out3/test_solver_gpu.log" ] || [ -e "$tmp/out3/device_loop-2d.log" ]; then
+  echo "FAIL: --filter ran $(ls "$tmp/out3" | tr '\n' ' ')"
+  fail=1
+fi
+
+rm "$pack/test_tridiag_cuda"
+expect 1 "the pack has no test_tridiag_cuda" "$pack" "$tmp/out4"
+exit $fail
