@@ -1359,6 +1359,47 @@ TEST(LaneStage, OneSlotPerRowAndNoBankConflicts) {
   check_lane_stage_slots<16>();
 }
 
+// The whole pass's staging (whole_pass_rows_in_one_run): where it stages, row e of lane l (row
+// (l mod width)·K + e of the warp's system l / width) lies at l·K + e of the run that
+// segment_kernel's fetch copies from the first system's row 0, and the fetch's
+// min(32·K, systems·n) rows are exactly the lanes' rows below n of the warp's systems (the rest
+// zero-filled, as load_lane pads identity rows): every n of one segment at K = 4, 8, 16, a warp
+// of 1 to 32 / width systems, systems back to back, padded, and with strided rows.
+TEST(SegmentWholePass, StagesOnlyWhereAWarpsRowsAreOneRun) {
+  namespace dt = cuda::detail;
+  int staged_layouts = 0;
+  for (int K : {4, 8, 16}) {
+    const index_t run = static_cast<index_t>(dt::kWarpLanes) * K;
+    for (index_t n = 1; n <= run; ++n) {
+      const int width = dt::segment_width(n, K);
+      ASSERT_EQ(dt::segment_count(n, K), 1) << "n " << n << ", K " << K;
+      const int groups = dt::kWarpLanes / width;
+      for (const dt::Strides s :
+           {dt::Strides{n, 1}, dt::Strides{n + 3, 1}, dt::Strides{2 * n + 3, 2}}) {
+        if (!dt::whole_pass_rows_in_one_run(n, K, width, s)) continue;
+        ++staged_layouts;
+        for (int systems = 1; systems <= groups; ++systems) {
+          SCOPED_TRACE(::testing::Message() << "n " << n << ", K " << K << ", system stride "
+                                            << s.system << ", systems " << systems);
+          const index_t fetched = std::min<index_t>(run, systems * n);
+          for (int l = 0; l < dt::kWarpLanes; ++l)
+            for (int e = 0; e < K; ++e) {
+              const index_t row = (l % width) * K + e, u = l * K + e;
+              const bool real_row = row < n && l / width < systems;
+              ASSERT_EQ(u < fetched, real_row) << "lane " << l << ", row " << e;
+              if (real_row) ASSERT_EQ(s.at(l / width, row), u) << "lane " << l << ", row " << e;
+            }
+        }
+      }
+    }
+  }
+  // The shapes measured staged: 64 rows at K = 8 back to back, 127 at K = 4 padded.
+  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(64, 8, dt::segment_width(64, 8), {64, 1}));
+  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(127, 4, dt::segment_width(127, 4), {130, 1}));
+  EXPECT_FALSE(dt::whole_pass_rows_in_one_run(100, 8, dt::segment_width(100, 8), {100, 1}));
+  EXPECT_GT(staged_layouts, 0);
+}
+
 // segment_lanes_reduce_kernel's stages: one slot per piece, and the 8 lanes of a phase of 16-byte
 // accesses (reads: piece q of units w..w+7; copies: the 8 pieces of one unit) on 8 distinct 16-byte
 // bank groups (slot mod 8).

@@ -443,6 +443,16 @@ constexpr bool segment_pass_stages(int K, bool general, std::size_t scalar_bytes
   return !general && scalar_bytes == 8 && (Pass != SegmentPass::whole || K >= 4);
 }
 
+/// Whether the whole pass's warps find their rows of d (n rows per system, `width` lanes of K rows
+/// per segment = segment_width(n, K), strides of d) in one contiguous run, lane l's rows at l·K + e
+/// of it, as LaneStage lays out a segment, so that segment_kernel's fetch may copy a warp's next
+/// systems from the first one's row 0: the rows contiguous, and either one system per warp
+/// (width 32; the run is its n rows) or systems of exactly width·K rows stored back to back.
+PSCR_HD bool whole_pass_rows_in_one_run(index_t n, int K, int width, Strides s) {
+  return s.row == 1 &&
+         (width == kWarpLanes || (s.system == n && static_cast<index_t>(width) * K == n));
+}
+
 /// Scalars of shared memory per warp of segment_kernel: the Form's slice and, where it stages d,
 /// its LaneStage.
 template <int K, class Form, bool Staged>
@@ -486,8 +496,8 @@ __global__ void __launch_bounds__(kSegmentThreads)
   UnitScalars next{};
   auto fetch = [&](const auto& unit) {  // generic: instantiated where Staged only
     if constexpr (Pass == SegmentPass::whole) {
-      // The warp's groups' systems, back to back (launch_segment stages one group per warp, or
-      // systems of width·K rows one after another): lane l's rows are the warp's l·K + e.
+      // The warp's groups' systems, one run of rows (whole_pass_rows_in_one_run): lane l's rows
+      // are its l·K + e.
       const index_t systems = std::min<index_t>(groups, unit.end - unit.base);
       stage.fetch(d + ds.at(unit.base, 0), std::min<index_t>(kWarpLanes * K, systems * n));
     } else {

@@ -839,15 +839,14 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
     PSCR_CUDA_CHECK_LAUNCH();
   };
   // Staged where the pass may stage and the rows of d are contiguous (LaneStage copies row u of
-  // a segment from its first row + u); the whole pass where a warp's rows are contiguous too: one
-  // system per warp (width 32), or systems of width·K rows stored one after another.
+  // a segment from its first row + u); the whole pass where a warp's rows are one run of them.
   auto go = [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::segment_pass_stages<Pass>(kk, SegForm::template shared_elements<kk> == 0,
                                                     sizeof(T))) {
-      if (dl.row_stride == 1 &&
-          (Pass != detail::SegmentPass::whole || width == detail::kWarpLanes ||
-           (dl.system_stride == n && width * kk == n)))
+      if (Pass == detail::SegmentPass::whole
+              ? detail::whole_pass_rows_in_one_run(n, kk, width, strides(dl))
+              : dl.row_stride == 1)
         return launch(k, std::true_type{});
     }
     launch(k, std::false_type{});
