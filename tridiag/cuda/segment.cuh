@@ -435,9 +435,10 @@ __device__ void store_coarse_rows(const Condensed<T>& r, T* ca, T* cb, T* cc, T*
 /// and 65536 × 256, K = 8, H100). Staged, the reduce pass holds more registers (K = 8: 92 → 128, 16
 /// warps per SM instead of 20) and still gained: A/B on an H100, K = 8, 65536 × 256 0.2171 → 0.2097
 /// ms (reduce pass 92 → 76 µs), then with the substitute pass staged too 0.2118 → 0.2013 ms
-/// (another run). The whole pass stages too where a warp's rows are contiguous (launch_segment) and
-/// K ≥ 4: H200 A/B (real contiguous), K = 8 64 × 2^18 0.1035 → 0.0977 ms (121 → 128 registers, the
-/// same 16 warps per SM), K = 4 127 × 2^17 0.1306 → 0.1208; K = 2 was 3–4% slower staged.
+/// (another run). The whole pass stages too where a warp's rows are one run (launch_segment:
+/// whole_pass_rows_in_one_run) and K ≥ 4: H200 A/B (real contiguous), K = 8 64 × 2^18 0.1035 →
+/// 0.0977 ms (121 → 128 registers, the same 16 warps per SM), K = 4 127 × 2^17 0.1306 → 0.1208;
+/// K = 2 was 3–4% slower staged.
 template <SegmentPass Pass>
 constexpr bool segment_pass_stages(int K, bool general, std::size_t scalar_bytes) {
   return !general && scalar_bytes == 8 && (Pass != SegmentPass::whole || K >= 4);
