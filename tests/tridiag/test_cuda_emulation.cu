@@ -1376,7 +1376,7 @@ TEST(SegmentWholePass, StagesOnlyWhereAWarpsRowsAreOneRun) {
       const int groups = dt::kWarpLanes / width;
       for (const dt::Strides s :
            {dt::Strides{n, 1}, dt::Strides{n + 3, 1}, dt::Strides{2 * n + 3, 2}}) {
-        if (!dt::whole_pass_rows_in_one_run(n, K, width, s)) continue;
+        if (!dt::whole_pass_rows_in_one_run(n, K, s)) continue;
         ++staged_layouts;
         for (int systems = 1; systems <= groups; ++systems) {
           SCOPED_TRACE(::testing::Message() << "n " << n << ", K " << K << ", system stride "
@@ -1394,9 +1394,9 @@ TEST(SegmentWholePass, StagesOnlyWhereAWarpsRowsAreOneRun) {
     }
   }
   // The shapes measured staged: 64 rows at K = 8 back to back, 127 at K = 4 padded.
-  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(64, 8, dt::segment_width(64, 8), {64, 1}));
-  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(127, 4, dt::segment_width(127, 4), {130, 1}));
-  EXPECT_FALSE(dt::whole_pass_rows_in_one_run(100, 8, dt::segment_width(100, 8), {100, 1}));
+  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(64, 8, {64, 1}));
+  EXPECT_TRUE(dt::whole_pass_rows_in_one_run(127, 4, {130, 1}));
+  EXPECT_FALSE(dt::whole_pass_rows_in_one_run(100, 8, {100, 1}));
   EXPECT_GT(staged_layouts, 0);
 }
 

@@ -444,12 +444,13 @@ constexpr bool segment_pass_stages(int K, bool general, std::size_t scalar_bytes
   return !general && scalar_bytes == 8 && (Pass != SegmentPass::whole || K >= 4);
 }
 
-/// Whether the whole pass's warps find their rows of d (n rows per system, `width` lanes of K rows
-/// per segment = segment_width(n, K), strides of d) in one contiguous run, lane l's rows at l·K + e
-/// of it, as LaneStage lays out a segment, so that segment_kernel's fetch may copy a warp's next
-/// systems from the first one's row 0: the rows contiguous, and either one system per warp
-/// (width 32; the run is its n rows) or systems of exactly width·K rows stored back to back.
-PSCR_HD bool whole_pass_rows_in_one_run(index_t n, int K, int width, Strides s) {
+/// Whether the whole pass's warps find their rows of d (n rows per system, K per lane, strides of
+/// d) in one contiguous run, lane l's rows at l·K + e of it, as LaneStage lays out a segment, so
+/// that segment_kernel's fetch may copy a warp's next systems from the first one's row 0: the rows
+/// contiguous, and either one system per warp (segment_width 32; the run is its n rows) or systems
+/// of exactly segment_width·K rows stored back to back.
+PSCR_HD bool whole_pass_rows_in_one_run(index_t n, int K, Strides s) {
+  const int width = segment_width(n, K);
   return s.row == 1 &&
          (width == kWarpLanes || (s.system == n && static_cast<index_t>(width) * K == n));
 }

@@ -845,7 +845,7 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
     if constexpr (detail::segment_pass_stages<Pass>(kk, SegForm::template shared_elements<kk> == 0,
                                                     sizeof(T))) {
       if (Pass == detail::SegmentPass::whole
-              ? detail::whole_pass_rows_in_one_run(n, kk, width, strides(dl))
+              ? detail::whole_pass_rows_in_one_run(n, kk, strides(dl))
               : dl.row_stride == 1)
         return launch(k, std::true_type{});
     }
