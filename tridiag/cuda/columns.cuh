@@ -215,9 +215,9 @@ constexpr bool columns_tiles() {
          columns_tiles_scalar(sizeof(T));
 }
 
-/// Tiles in flight in columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x),
-/// the next unit's being copied in, and the last unit's x being stored.
-constexpr int kColumnsTiles = 3;
+/// Tiles of columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x), and the
+/// last unit's, whose x is stored and which then takes the next unit's rows.
+constexpr int kColumnsTiles = 2;
 
 /// Whether the substitute pass of columns_kernel stages the next unit's d in shared memory
 /// (16-byte cp.async, issued once the threads have taken the current unit's rows, so the copy runs
@@ -446,9 +446,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   }
   // Tiled (one segment, so unit u is the group of systems [u·G, u·G + G)): unit u's rows in a
   // tile, system h's row i at h·tile_stride + i (+ i / K where columns_tile_pads), copied whole
-  // from d, where each system's rows are one run of memory; three tiles (kColumnsTiles): the next
-  // unit's copied while the current one is solved, x written back into the current one's and
-  // stored from there at the start of the next unit, after the barrier that unit needs anyway.
+  // from d, where each system's rows are one run of memory; two tiles (kColumnsTiles): unit u is
+  // solved in its tile and its x written back there, and at the start of the block's next unit,
+  // after the barrier that unit needs anyway, each thread stores its elements of that x and
+  // copies the d of the unit after next into the same slots (tile_turn).
   static_assert(!kTiled || columns_tiles<Pass, T, Form>(), "only columns_tiles passes take tiles");
   const int tile_stride = kTiled ? columns_tile_stride(n, K, G, sizeof(T)) : 0;
   const bool tile_pads = columns_tile_pads(G, sizeof(T));
@@ -456,52 +457,53 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   auto tile_systems = [&](index_t u) {
     return static_cast<int>(std::min<index_t>(G, batch - u * G));
   };
-  // f(h, i) for the tile's elements q = t, t + threads, ... below systems·n: system h = q / n, row
-  // i = q mod n, stepped without dividing.
+  // The thread's elements of a tile: q = t, t + threads, ... below systems·n, system h = q / n,
+  // row i = q mod n, stepped without dividing, the element's addresses in d and x stepped along
+  // (formed by 64-bit index products per element, the separate walks of d and x took a quarter of
+  // the kernel's stall samples: Nsight Compute, complex contiguous 64 × 2^18, K = 16, H200).
   const int walk_rows = kTiled ? static_cast<int>(n) : 1;
   const int walk_h = t / walk_rows, walk_i = t - walk_h * walk_rows;
   const int step_h = threads / walk_rows, step_i = threads - step_h * walk_rows;
-  auto tile_walk = [&](int systems, auto&& f) {
-    for (int h = walk_h, i = walk_i; h < systems;) {
-      f(h, i);
+  // x of unit `stored` (none where < 0) out of `tile`, then d of unit `fetched` (none where ≥
+  // units) into it: the same thread reads a slot before it copies into it.
+  auto tile_turn = [&](index_t stored, index_t fetched, T* tile) {
+    const int store_systems = stored >= 0 ? tile_systems(stored) : 0;
+    const int fetch_systems = fetched < units ? tile_systems(fetched) : 0;
+    const int systems = std::max(store_systems, fetch_systems);
+    int h = walk_h, i = walk_i;
+    const T* src = d + (fetch_systems > 0 ? ds.at(fetched * G + h, i) : 0);
+    T* dst = x + (store_systems > 0 ? xs.at(stored * G + h, i) : 0);
+    const index_t src_step = step_h * ds.system + step_i, dst_step = step_h * xs.system + step_i;
+    while (h < systems) {
+      const int slot = columns_tile_slot<K>(h, i, tile_stride, tile_pads);
+      if (h < store_systems) *dst = tile[slot];
+      if (h < fetch_systems) copy_async(tile + slot, src);
       h += step_h;
       i += step_i;
+      src += src_step;
+      dst += dst_step;
       if (i >= walk_rows) {
         i -= walk_rows;
         ++h;
+        src += ds.system - walk_rows;
+        dst += xs.system - walk_rows;
       }
     }
-  };
-  auto tile_fetch = [&](index_t u, T* tile) {
-    const T* src = d + ds.at(u * G, 0);
-    tile_walk(tile_systems(u), [&](int h, int i) {
-      copy_async(tile + columns_tile_slot<K>(h, i, tile_stride, tile_pads),
-                 src + h * ds.system + i);
-    });
     copy_async_commit();
   };
-  auto tile_store = [&](index_t u, const T* tile) {
-    T* dst = x + xs.at(u * G, 0);
-    tile_walk(tile_systems(u), [&](int h, int i) {
-      dst[h * xs.system + i] = tile[columns_tile_slot<K>(h, i, tile_stride, tile_pads)];
-    });
-  };
   if constexpr (kTiled)
-    if (blockIdx.x < units) tile_fetch(blockIdx.x, tile_at(0));
+    if (blockIdx.x < units) tile_turn(-1, blockIdx.x, tile_at(0));
   int turn = 0;          // the current unit's tile
-  index_t written = -1;  // the last unit, whose x is in the tile before the current one's
+  index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
-      const int next = turn == kColumnsTiles - 1 ? 0 : turn + 1;
-      const int last = next == kColumnsTiles - 1 ? 0 : next + 1;
-      // The unit's tile complete, the last unit's x written, the stores of the one before done.
+      // The unit's tile complete, the last unit's x written into the other one.
       copy_async_wait();
       __syncthreads();
-      if (u + gridDim.x < units) tile_fetch(u + gridDim.x, tile_at(next));
-      if (written >= 0) tile_store(written, tile_at(last));
+      tile_turn(written, u + gridDim.x, tile_at(turn ^ 1));
       written = u;
-      turn = next;
+      turn ^= 1;
     }
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
@@ -622,7 +624,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   if constexpr (kTiled) {
     if (written >= 0) {
       __syncthreads();
-      tile_store(written, tile_at(turn == 0 ? kColumnsTiles - 1 : turn - 1));
+      tile_turn(written, units, tile_at(turn ^ 1));
     }
   }
 }
