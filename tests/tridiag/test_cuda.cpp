@@ -340,13 +340,16 @@ TYPED_TEST(CudaTridiagTest, SegmentWholePassManySystemsPerWarp) {
 }
 
 // Batches beyond the resident blocks of the columns method, whose blocks then take several units
-// each, the last group of systems partly past the batch (3001 is odd): one segment (n = 64: 4
-// chunks of K = 16, 8 of K = 8, 16 of K = 4) and several (n = 1000: segments of 16 chunks real, 8
-// complex, so 64 or 32 rows at K = 4, 128 or 64 at K = 8 and 256 or 128 at K = 16, the last one
-// partly identity rows).
+// each, the last group of systems partly past the batch (odd batches): one segment (n = 64: 4
+// chunks of K = 16, 8 of K = 8, 16 of K = 4; 30001 systems, 3751 groups of 8, beyond the 1056
+// one-warp blocks of the complex K = 16 tiles on an H100 or H200, so that contiguous complex rows
+// pass through both tiles in turn, in place too) and several (n = 1000: segments of 16 chunks
+// real, 8 complex, so 64 or 32 rows at K = 4, 128 or 64 at K = 8 and 256 or 128 at K = 16, the
+// last one partly identity rows; 3001 systems).
 TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
   const std::vector<Config> configs = method_configs("columns", cuda::Method::columns, {4, 8, 16});
-  check_both_forms<TypeParam>({64, 1000}, 3001, configs, 650);
+  check_both_forms<TypeParam>({64}, 30001, configs, 650);
+  check_both_forms<TypeParam>({1000}, 3001, configs, 652);
 }
 
 // The segment method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh;
