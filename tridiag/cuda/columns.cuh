@@ -24,9 +24,10 @@
 /// shared-memory tiles of the block's systems (ColumnsStage::tiles, columns_tiles).
 /// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
 /// thread loads its rows of the block's next unit, and that system's shift, before it solves the
-/// current one. Shifted systems with 16-byte aligned rows take other kernels for the reduce and
-/// substitute passes, one lane per (system, segment) (columns_lanes_reduce_kernel,
-/// columns_lanes_substitute_kernel, segment_lanes.cuh). Include only from .cu files.
+/// current one (through tiles, the shift only: the rows come a unit ahead in the tile). Shifted
+/// systems with 16-byte aligned rows take other kernels for the reduce and substitute passes, one
+/// lane per (system, segment) (columns_lanes_reduce_kernel, columns_lanes_substitute_kernel,
+/// segment_lanes.cuh). Include only from .cu files.
 
 #include <type_traits>
 
@@ -406,19 +407,22 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
 #pragma unroll
     for (int i = 0; i < K; ++i, row += ds.row) v[i] = i < inside ? *row : T(0);
   };
-  // Where kPrefetch (the shifted form), the next unit's rows and shift, loaded before the current
-  // unit is solved. The shift loaded at its first use had 24% of the stall samples of the whole
-  // pass, real K = 16, 512 × 2^15 (Nsight Compute, H100): every unit waited on it.
+  // Where kPrefetchRows (the shifted form), the next unit's rows, and where kPrefetchShift (also
+  // the tiles, whose rows come a unit ahead through shared memory) its shift, loaded before the
+  // current unit is solved. The shift loaded at its first use had 24% of the stall samples of the
+  // whole pass, real K = 16, 512 × 2^15 (Nsight Compute, H100), and 13.5% of the tiled one,
+  // complex K = 16, 64 × 2^18 (H200): every unit waited on it.
   constexpr bool kStaged = Stage == ColumnsStage::rows;
   constexpr bool kTiled = Stage == ColumnsStage::tiles;
-  constexpr bool kPrefetch = columns_prefetches<K, Pass, T, Form>() && !kTiled;
+  constexpr bool kPrefetchRows = columns_prefetches<K, Pass, T, Form>() && !kTiled;
+  constexpr bool kPrefetchShift = kPrefetchRows || kTiled;
   T next[K];
   T next_shift{};
   auto prefetch = [&](index_t u) {
-    load_rows(u, next);
-    if constexpr (kPrefetch) next_shift = form.shifts[unit_system(u)];
+    if constexpr (kPrefetchRows) load_rows(u, next);
+    if constexpr (kPrefetchShift) next_shift = form.shifts[unit_system(u)];
   };
-  if constexpr (kPrefetch)
+  if constexpr (kPrefetchShift)
     if (blockIdx.x < units) prefetch(blockIdx.x);
   // kStaged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
@@ -520,12 +524,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const bool stores = k0 + g < batch;
     const index_t p = p0 + c * K;
     T v[K];
-    T shift{};  // where kPrefetch
-    if constexpr (kPrefetch) {
+    const T shift = next_shift;  // where kPrefetchShift
+    if constexpr (kPrefetchRows) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = next[i];
-      shift = next_shift;
-      if (u + gridDim.x < units) prefetch(u + gridDim.x);
     } else if constexpr (kStaged) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
@@ -539,8 +541,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     } else {
       load_rows(u, v);
     }
+    if constexpr (kPrefetchShift)
+      if (u + gridDim.x < units) prefetch(u + gridDim.x);
     const auto rows = [&] {
-      if constexpr (kPrefetch)
+      if constexpr (kPrefetchShift)
         return ColumnTableRows<T>{table, shift, p0};
       else
         return column_rows(form, table, p0, k, ds);
