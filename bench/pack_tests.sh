@@ -112,11 +112,9 @@ if [ -z "$filter" ]; then
     done
   fi
   if [ -x "$pack/pscr" ]; then
-    solution="$status_dir/helmholtz-2d-solution.h5"
-    run "example (pscr solve --backend gpu, pscr residual)" "$out/example.log" bash -c \
-      '"$1" solve "$2" -o "$3" --backend gpu --force --tolerance 1e-9 &&
-       "$1" residual "$2" "$3" --tolerance 1e-9' _ "$pack/pscr" \
-      "$root/examples/helmholtz-2d.h5" "$solution" || touch "$status_dir/failed"
+    run "example (pscr solve --backend gpu, pscr residual)" "$out/example.log" \
+      "$root/scripts/check-example-gpu.sh" "$pack/pscr" "$status_dir/helmholtz-2d-solution.h5" ||
+      touch "$status_dir/failed"
   fi
 fi
 if [ -e "$status_dir/failed" ]; then

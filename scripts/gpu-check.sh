@@ -67,24 +67,18 @@ esac
 # The command end to end on the GPU: the shipped example through --backend gpu.
 if [ "$tests" != none ]; then
   step "pscr solve --backend gpu (shipped example)"
-  { "$build/apps/pscr" solve "$root/examples/helmholtz-2d.h5" -o "$out/example-solution.h5" \
-      --backend gpu --force --tolerance 1e-9 &&
-    "$build/apps/pscr" residual "$root/examples/helmholtz-2d.h5" "$out/example-solution.h5" \
-      --tolerance 1e-9; } 2>&1 | tee -a "$log"
+  "$root/scripts/check-example-gpu.sh" "$build/apps/pscr" "$out/example-solution.h5" 2>&1 |
+    tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  rm -f "$out/example-solution.h5"
   # Initialize once, solve many times: the first solve writes the eigen-data, the second reads
   # them (and must give a solution of the same residual).
   step "pscr solve --backend gpu --eigen-data (written, then read)"
   eigen="$out/example-eigen.h5"
   rm -f "$eigen"
   for pass in write read; do
-    { "$build/apps/pscr" solve "$root/examples/helmholtz-2d.h5" -o "$out/example-solution.h5" \
-        --backend gpu --force --tolerance 1e-9 --eigen-data "$eigen" &&
-      "$build/apps/pscr" residual "$root/examples/helmholtz-2d.h5" "$out/example-solution.h5" \
-        --tolerance 1e-9; } 2>&1 | sed "s/^/[$pass] /" | tee -a "$log"
+    "$root/scripts/check-example-gpu.sh" "$build/apps/pscr" "$out/example-solution.h5" \
+      --eigen-data "$eigen" 2>&1 | sed "s/^/[$pass] /" | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    rm -f "$out/example-solution.h5"
   done
   rm -f "$eigen"
 fi
