@@ -1169,10 +1169,11 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
 }
 
 // The columns method's tiles (ColumnsStage::tiles, complex) for every one-segment n and K:
-// one slot per row of the block's G systems within the tile, and each phase of a warp's reads of
+// one slot per row of the block's G systems within the tile, each run of its bulk copies
+// (columns_tile_run_rows) on consecutive slots, and each phase of a warp's reads of
 // its threads' i-th rows (P = 128 / bytes threads, thread t reading system t mod G's chunk t / G)
 // on distinct banks (slot mod P).
-TEST(ColumnsTiles, OneSlotPerRowAndNoBankConflicts) {
+TEST(ColumnsTiles, OneSlotPerRowRunsInOneRunAndNoBankConflicts) {
   namespace dt = cuda::detail;
   auto check = [](auto k, std::size_t bytes) {
     constexpr int K = decltype(k)::value;
@@ -1191,6 +1192,15 @@ TEST(ColumnsTiles, OneSlotPerRowAndNoBankConflicts) {
           ASSERT_LT(slot, static_cast<int>(taken.size()));
           ASSERT_FALSE(taken[slot]) << "system " << h << ", row " << i;
           taken[slot] = true;
+        }
+      // Each run of the bulk copies (columns_tile_run_rows) is one run of slots too.
+      const int run_rows = dt::columns_tile_run_rows(n, K, pads);
+      for (int h = 0; h < G; ++h)
+        for (int i = 0; i < n; i += run_rows) {
+          const int first = dt::columns_tile_slot<K>(h, i, stride, pads);
+          for (int j = 1; j < std::min<int>(run_rows, n - i); ++j)
+            ASSERT_EQ(dt::columns_tile_slot<K>(h, i + j, stride, pads), first + j)
+                << "system " << h << ", run from row " << i;
         }
       for (int first = 0; first < G * chunks; first += P)
         for (int i = 0; i < K; ++i) {

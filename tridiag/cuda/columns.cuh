@@ -219,6 +219,7 @@ constexpr bool columns_tiles() {
 /// Tiles of columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x), and the
 /// last unit's, whose x is stored and which then takes the next unit's rows.
 constexpr int kColumnsTiles = 2;
+static_assert(kColumnsTiles * 8 <= sizeof(Complex), "the tiles' mbarriers fit a scalar");
 
 /// Whether the substitute pass of columns_kernel stages the next unit's d in shared memory
 /// (16-byte cp.async, issued once the threads have taken the current unit's rows, so the copy runs
@@ -249,14 +250,14 @@ __host__ __device__ constexpr int columns_halves_elements(int threads, int chunk
 ///  - the shifted form's ColumnTable of the segment's chunks·K rows;
 ///  - where ColumnsStage::rows, the unit's d: chunks·K rows of G systems, row-major (row i of the
 ///    segment at i·G); where ColumnsStage::tiles, kColumnsTiles tiles of G systems
-///    (columns_tile_elements).
+///    (columns_tile_elements), then a scalar that holds their mbarriers (8 bytes each).
 __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
                                                         bool shifted, ColumnsStage stage,
                                                         int tile_elements = 0) {
   return columns_halves_elements(threads, chunks) + 8 * (threads + chunks) +
          (shifted ? 4 * (chunks * K + 1) : 0) +
          (stage == ColumnsStage::rows    ? threads * K
-          : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements
+          : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements + 1
                                          : 0);
 }
 
@@ -285,6 +286,13 @@ __host__ __device__ constexpr int columns_tile_stride(index_t n, int K, int G,
 template <int K>
 PSCR_HD constexpr int columns_tile_slot(int h, int i, int stride, bool padded) {
   return h * stride + i + (padded ? i / K : 0);
+}
+
+/// Rows of a run of the tiles' bulk copies: a stretch of a system's rows that is one run of memory
+/// in d, x and the tile, all n where the tile has no pads, a chunk's K where it has
+/// (columns_tile_pads).
+__host__ __device__ constexpr int columns_tile_run_rows(index_t n, int K, bool padded) {
+  return padded ? K : static_cast<int>(n);
 }
 
 /// Scalars of one tile (G systems of columns_tile_stride).
@@ -449,11 +457,17 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     __syncthreads();
   }
   // Tiled (one segment, so unit u is the group of systems [u·G, u·G + G)): unit u's rows in a
-  // tile, system h's row i at h·tile_stride + i (+ i / K where columns_tile_pads), copied whole
-  // from d, where each system's rows are one run of memory; two tiles (kColumnsTiles): unit u is
-  // solved in its tile and its x written back there, and at the start of the block's next unit,
-  // after the barrier that unit needs anyway, each thread stores its elements of that x and
-  // copies the d of the unit after next into the same slots (tile_turn).
+  // tile, system h's row i at h·tile_stride + i (+ i / K where columns_tile_pads), brought in a
+  // unit ahead by bulk copies of runs, the stretches of rows that are one run of memory in d, x
+  // and the tile (a system's n rows, or where the tile pads its chunks a chunk's K rows), counted
+  // on the tile's mbarrier; two tiles (kColumnsTiles): unit u is solved in its tile and its x
+  // written back there, and at the start of the block's next unit, after the barrier that unit
+  // needs anyway, bulk copies take that x out (tile_store), the copies of the d of the unit after
+  // next into the same tile following once the unit's rows have been reduced (tile_fetch).
+  // Thread t takes runs t, t + threads, ... of both, so that it waits for its own copies out to
+  // have read a run before it copies d into it. The element-wise copies before (an LDGSTS or an
+  // LDS and an STG per element, about 46 instructions each) took 28% of the kernel's stall samples
+  // (Nsight Compute, complex contiguous 64 × 2^18, K = 16, H200).
   static_assert(!kTiled || columns_tiles<Pass, T, Form>(), "only columns_tiles passes take tiles");
   const int tile_stride = kTiled ? columns_tile_stride(n, K, G, sizeof(T)) : 0;
   const bool tile_pads = columns_tile_pads(G, sizeof(T));
@@ -461,53 +475,59 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   auto tile_systems = [&](index_t u) {
     return static_cast<int>(std::min<index_t>(G, batch - u * G));
   };
-  // The thread's elements of a tile: q = t, t + threads, ... below systems·n, system h = q / n,
-  // row i = q mod n, stepped without dividing, the element's addresses in d and x stepped along
-  // (formed by 64-bit index products per element, the separate walks of d and x took a quarter of
-  // the kernel's stall samples: Nsight Compute, complex contiguous 64 × 2^18, K = 16, H200).
-  const int walk_rows = kTiled ? static_cast<int>(n) : 1;
-  const int walk_h = t / walk_rows, walk_i = t - walk_h * walk_rows;
-  const int step_h = threads / walk_rows, step_i = threads - step_h * walk_rows;
-  // x of unit `stored` (none where < 0) out of `tile`, then d of unit `fetched` (none where ≥
-  // units) into it: the same thread reads a slot before it copies into it.
-  auto tile_turn = [&](index_t stored, index_t fetched, T* tile) {
-    const int store_systems = stored >= 0 ? tile_systems(stored) : 0;
-    const int fetch_systems = fetched < units ? tile_systems(fetched) : 0;
-    const int systems = std::max(store_systems, fetch_systems);
-    int h = walk_h, i = walk_i;
-    const T* src = d + (fetch_systems > 0 ? ds.at(fetched * G + h, i) : 0);
-    T* dst = x + (store_systems > 0 ? xs.at(stored * G + h, i) : 0);
-    const index_t src_step = step_h * ds.system + step_i, dst_step = step_h * xs.system + step_i;
-    while (h < systems) {
-      const int slot = columns_tile_slot<K>(h, i, tile_stride, tile_pads);
-      if (h < store_systems) *dst = tile[slot];
-      if (h < fetch_systems) copy_async(tile + slot, src);
-      h += step_h;
-      i += step_i;
-      src += src_step;
-      dst += dst_step;
-      if (i >= walk_rows) {
-        i -= walk_rows;
-        ++h;
-        src += ds.system - walk_rows;
-        dst += xs.system - walk_rows;
-      }
+  std::uint64_t* const tile_bars =
+      reinterpret_cast<std::uint64_t*>(stage + kColumnsTiles * G * tile_stride);
+  const int run_rows = columns_tile_run_rows(n, K, tile_pads);
+  const int system_runs = kTiled ? (static_cast<int>(n) + run_rows - 1) / run_rows : 1;
+  // f(slot, row, rows) for the thread's runs of the tile's first `systems` systems: the run's first
+  // slot in the tile, its first row's offset from system 0's row 0 (system stride `system`), its
+  // rows.
+  auto tile_runs = [&](int systems, index_t system, auto&& f) {
+    for (int r = t; r < systems * system_runs; r += threads) {
+      const int h = r / system_runs, i = (r - h * system_runs) * run_rows;
+      f(columns_tile_slot<K>(h, i, tile_stride, tile_pads), h * system + i,
+        std::min(run_rows, static_cast<int>(n) - i));
     }
-    copy_async_commit();
   };
-  if constexpr (kTiled)
-    if (blockIdx.x < units) tile_turn(-1, blockIdx.x, tile_at(0));
+  auto tile_fetch = [&](index_t u, int turn) {  // uniform over the block
+    T* const tile = tile_at(turn);
+    const unsigned bar = shared_address(tile_bars + turn);
+    const int systems = tile_systems(u);
+    if (t == 0) mbarrier_expect(bar, static_cast<unsigned>(systems * n * sizeof(T)));
+    const T* const src = d + ds.at(u * G, 0);
+    bulk_wait_read();  // the thread's copies out of this tile have read it
+    tile_runs(systems, ds.system, [&](int slot, index_t row, int rows) {
+      bulk_copy_in(tile + slot, src + row, static_cast<unsigned>(rows * sizeof(T)), bar);
+    });
+  };
+  auto tile_store = [&](index_t u, int turn) {
+    const T* const tile = tile_at(turn);
+    T* const dst = x + xs.at(u * G, 0);
+    tile_runs(tile_systems(u), xs.system, [&](int slot, index_t row, int rows) {
+      bulk_copy_out(dst + row, tile + slot, static_cast<unsigned>(rows * sizeof(T)));
+    });
+    bulk_commit();
+  };
+  unsigned tile_phases = 0;  // bit `turn`: the parity of that tile's mbarrier phase awaited next
+  if constexpr (kTiled) {
+    if (t < kColumnsTiles) {
+      mbarrier_init(shared_address(tile_bars + t), 1);
+      mbarrier_init_fence();
+    }
+    __syncthreads();
+    if (blockIdx.x < units) tile_fetch(blockIdx.x, 0);
+  }
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
-      // The unit's tile complete, the last unit's x written into the other one.
-      copy_async_wait();
+      // The unit's rows in its tile, the last unit's x complete in the other one.
+      mbarrier_wait(shared_address(tile_bars + turn), (tile_phases >> turn) & 1u);
+      tile_phases ^= 1u << turn;
       __syncthreads();
-      tile_turn(written, u + gridDim.x, tile_at(turn ^ 1));
+      if (written >= 0) tile_store(written, turn ^ 1);
       written = u;
-      turn ^= 1;
     }
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
@@ -560,6 +580,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     __syncthreads();
     if constexpr (kStaged)  // every thread has taken its rows of the stage
       if (u + gridDim.x < units) fetch(u + gridDim.x);
+    if constexpr (kTiled)  // the copies out of the other tile have had the reduction to read it
+      if (u + gridDim.x < units) tile_fetch(u + gridDim.x, turn ^ 1);
     {
       Row4<T> P{sm[coarse], sm[count + coarse], sm[2 * count + coarse], {sm[3 * count + coarse]}};
       Row4<T> Q{sm[4 * count + coarse],
@@ -602,13 +624,14 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       __syncthreads();
       lane_resolve<K>(rows, vec, p, n, sm[own], sm[count + own]);
       const int inside = rows_inside(p);
-      if constexpr (kTiled) {  // x into the unit's tile, stored at the next unit's start
+      if constexpr (kTiled) {  // x into the unit's tile, copied out at the next unit's start
         T* mine = tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads);
         if (stores) {
 #pragma unroll
           for (int i = 0; i < K; ++i)
             if (i < inside) mine[i] = v[i];
         }
+        bulk_fence_writes();
       } else if (stores) {
         T* row = x + xs.at(k, p);
 #pragma unroll
@@ -624,12 +647,14 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // 0.1454 → 0.1414; 64 × 2^18, 255 × 2^16 and complex K = 8 and 16 within 1%.
     if constexpr (kStaged) copy_async_wait();  // the next unit's d, before the barrier
     if constexpr (Pass == SegmentPass::reduce || kStaged) __syncthreads();
+    turn ^= 1;  // the next unit's tile
   }
   if constexpr (kTiled) {
     if (written >= 0) {
       __syncthreads();
-      tile_turn(written, units, tile_at(turn ^ 1));
+      tile_store(written, turn ^ 1);
     }
+    bulk_wait();  // the copies out have read the tile before the block's shared memory goes
   }
 }
 

@@ -145,6 +145,79 @@ __device__ __forceinline__ void copy_async_wait_pending() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/// mbarriers and bulk copies (sm_90 PTX; the callers run on compute capability 9.0 and later).
+/// An mbarrier's phase completes when its arrivals are in and the bytes it expects have come (the
+/// copies to shared memory count theirs on it); a thread's bulk copies to global memory complete
+/// in groups (bulk_commit), and shared memory they read may be written again once bulk_wait_read
+/// says they have read it. Shared memory written by threads reaches a bulk copy after
+/// bulk_fence_writes and a barrier. Where compiled for an older GPU, each traps (the host takes
+/// them only on compute capability 9.0 and later).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define PSCR_ASM_SM90(...) __trap()
+#else
+#define PSCR_ASM_SM90(...) asm volatile(__VA_ARGS__)
+#endif
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+  PSCR_ASM_SM90("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+/// Makes the thread's mbarrier_init visible to the block's (and cluster's) threads and copies; a
+/// barrier follows before any of them uses the mbarriers.
+__device__ __forceinline__ void mbarrier_init_fence() {
+  PSCR_ASM_SM90("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/// Arrives at the mbarrier and expects `bytes` more bytes before its phase completes.
+__device__ __forceinline__ void mbarrier_expect(unsigned bar, unsigned bytes) {
+  PSCR_ASM_SM90("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                : "memory");
+}
+/// Waits until the mbarrier's phase of parity `phase` has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned phase) {
+  unsigned done = 0;
+  do {
+    PSCR_ASM_SM90(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(bar), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+/// `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to shared memory, counted
+/// on the mbarrier at `bar`.
+__device__ __forceinline__ void bulk_copy_in(void* dst, const void* src, unsigned bytes,
+                                             unsigned bar) {
+  PSCR_ASM_SM90(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(shared_address(dst)),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+/// `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared to global memory, in the
+/// thread's current group.
+__device__ __forceinline__ void bulk_copy_out(void* dst, const void* src, unsigned bytes) {
+  PSCR_ASM_SM90("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst),
+                "r"(shared_address(src)), "r"(bytes)
+                : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  PSCR_ASM_SM90("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Waits until the thread's committed bulk copies out have read their shared memory.
+__device__ __forceinline__ void bulk_wait_read() {
+  PSCR_ASM_SM90("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+/// Waits until the thread's committed bulk copies out are complete.
+__device__ __forceinline__ void bulk_wait() {
+  PSCR_ASM_SM90("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+/// Orders the thread's writes to shared memory before the bulk copies that read it.
+__device__ __forceinline__ void bulk_fence_writes() {
+  PSCR_ASM_SM90("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 /// Whether `p` is 16-byte aligned, where a 16-byte copy_async may read or write.
 inline bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;

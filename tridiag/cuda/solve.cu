@@ -429,19 +429,27 @@ std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scala
                             detail::columns_tile_elements(n, K, G, scalar_bytes)));
 }
 
-/// Whether the columns method's tiles can take these rows: contiguous in d and x, d aligned for
-/// 16-byte copies.
+/// Whether the columns method's tiles can take these rows: contiguous in d and x, both aligned for
+/// 16-byte bulk copies, on a device that runs them (compute capability 9.0 on).
 template <class T>
-bool tiles_take_rows(const T* d, const BatchLayout& dl, const BatchLayout& xl) {
-  return dl.row_stride == 1 && xl.row_stride == 1 && detail::aligned16(d);
+bool tiles_take_rows(const T* d, const BatchLayout& dl, const T* x, const BatchLayout& xl) {
+  static PerDevice<std::monostate, bool> bulk_copies;
+  return dl.row_stride == 1 && xl.row_stride == 1 && detail::aligned16(d) && detail::aligned16(x) &&
+         bulk_copies.get({}, [] {
+           int device = 0, major = 0;
+           PSCR_CUDA_CHECK(cudaGetDevice(&device));
+           PSCR_CUDA_CHECK(
+               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+           return major >= 9;
+         });
 }
 
 /// Whether the columns method's whole pass takes its rows through tiles: complex shifted systems of
 /// one segment (columns_tiles_smem) whose rows the tiles can take (tiles_take_rows).
 template <class T>
 bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const BatchLayout& dl,
-                         const BatchLayout& xl) {
-  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, xl);
+                         const T* x, const BatchLayout& xl) {
+  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, x, xl);
 }
 
 /// The selection table of the current device (device_selection_gpu), asked once per device.
@@ -1159,7 +1167,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, xl);
+  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, x, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
@@ -1390,7 +1398,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, tiles_take_rows(d, dl, xl),
+  opt = resolve(opt, n, batch, interleaved, tiles_take_rows(d, dl, x, xl),
                 !std::is_floating_point_v<T>, Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {

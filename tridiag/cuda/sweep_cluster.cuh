@@ -133,34 +133,13 @@ PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int sc
 /// release fence and the wait for every block in each warp's path (Nsight Compute, real K = 8,
 /// 8192 × 2^11, H100: 17% of the stall samples); with the mbarriers the kernel ran 0.185 → 0.154
 /// ms at K = 16 (and the system's shift loaded a system ahead: 8% of the samples had waited on it).
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+/// The mbarrier helpers are rows.cuh's, which the columns method's tiles share.
+
 /// The address in the shared memory of the cluster's block `rank` of what is at `local` here.
 __device__ __forceinline__ unsigned cluster_address(unsigned local, unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
   return remote;
-}
-__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-/// Arrives at the mbarrier and expects `bytes` more bytes before its phase completes.
-__device__ __forceinline__ void mbarrier_expect(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-/// Waits until the mbarrier's phase of parity `phase` has completed.
-__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned phase) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(bar), "r"(phase)
-        : "memory");
-  } while (done == 0);
 }
 /// Writes (a, b) to `remote` (a shared::cluster address) and counts its 16 bytes on the mbarrier
 /// at `remote_bar` (of the same block): one 16-byte piece of the coarse rows (coarse_piece).
@@ -276,7 +255,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   if (k0 < batch) fetch(k0, buffers);
   if (threadIdx.x < 2 * slots) {
     mbarrier_init(shared_address(bars + threadIdx.x), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier_init_fence();
   }
   cluster.sync();  // every block runs, its mbarriers set, before any writes another's memory
   const unsigned coarse_bytes = static_cast<unsigned>(segments * sizeof(Condensed<T>));
