@@ -7,7 +7,8 @@
 // operator's DeviceOperator. Nothing is allocated in the loop (the free device memory is the same
 // before and after), and nothing crosses to the host except the residual checks.
 //
-// Usage: device_loop [2d|3d] [steps]      Exit code: 0 passed, 1 failed, 77 no CUDA device.
+// Usage: device_loop [2d|3d] [steps]   (default 2d, 20 steps; --help prints this)
+// Exit code: 0 passed, 1 failed, 2 bad arguments, 77 no CUDA device.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -105,12 +106,14 @@ int run(int dim, int steps) {
       std::printf("  step %3d: relative residual %.2e\n", step + 1, res);
     }
     stop.synchronize();
-    solve_ms += stop.elapsed_ms_since(start);
+    // The first step's time is mostly the kernels' loading: timed from the second step on.
+    if (step >= 1 || steps == 1) solve_ms += stop.elapsed_ms_since(start);
   }
   stream.synchronize();
   PSCR_CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
-  std::printf("  %d steps, %.3f ms per solve on the device, worst residual %.2e\n", steps,
-              solve_ms / steps, worst);
+  const int timed = steps > 1 ? steps - 1 : 1;
+  std::printf("  %d steps, %.3f ms per solve on the device (%s), worst residual %.2e\n", steps,
+              solve_ms / timed, steps > 1 ? "after the first step" : "the first step", worst);
   // The Poisson residual bound of the CPU backend (issue 4). The CPU backend leaves 3.1e-12 on the
   // 2D problem (random mesh, c = 1/Δt = 1000): rounding of ‖A‖‖u‖, which refinement cannot cut.
   const double bound = 1e-11;
@@ -130,10 +133,35 @@ int run(int dim, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* usage =
+      "usage: device_loop [2d|3d] [steps]\n"
+      "  The heat equation on a non-uniform mesh, one GPU PSCR solve per backward-Euler step,\n"
+      "  its data kept on the device; checks each fifth step's residual against 1e-11 and that\n"
+      "  the loop allocates no device memory (2d: 1023 x 511, 3d: 95 x 64 x 127). Defaults:\n"
+      "  2d, 20 steps.\n"
+      "  Exit code: 0 passed, 1 failed, 2 bad arguments, 77 no CUDA device.\n";
   const std::string which = argc > 1 ? argv[1] : "2d";
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
+  if (which == "--help" || which == "-h") {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  int steps = 20;
+  if (argc > 2) {
+    char* end = nullptr;
+    const long parsed = std::strtol(argv[2], &end, 10);
+    if (*argv[2] == '\0' || *end != '\0' || parsed < 1 || parsed > 1000000) {
+      std::fprintf(stderr, "device_loop: steps must be an integer from 1 to 1000000, got '%s'\n%s",
+                   argv[2], usage);
+      return 2;
+    }
+    steps = static_cast<int>(parsed);
+  }
+  if (argc > 3) {
+    std::fprintf(stderr, "device_loop: expected at most 2 arguments, got %d\n%s", argc - 1, usage);
+    return 2;
+  }
   if (which != "2d" && which != "3d") {
-    std::fprintf(stderr, "usage: device_loop [2d|3d] [steps]\n");
+    std::fprintf(stderr, "device_loop: expected 2d or 3d, got '%s'\n%s", which.c_str(), usage);
     return 2;
   }
   if (pscr::cuda::device_count() == 0) {
