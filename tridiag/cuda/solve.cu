@@ -388,16 +388,25 @@ SweepClusterPlan sweep_cluster_plan(index_t n, int K, bool complex, bool guarded
   });
 }
 
+/// Whether the current device runs the kernels built on compute capability 9.0's features (thread
+/// block clusters, mbarrier transaction counts, bulk copies): the sweep method's cluster kernel
+/// and the columns method's tiles. Asked once per device.
+bool device_runs_sm90_kernels() {
+  static PerDevice<std::monostate, bool> answers;
+  return answers.get({}, [] {
+    int device = 0, major = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+  });
+}
+
 /// Whether the sweep method's cluster kernel takes systems of n > 768 rows with K rows per lane
 /// (complex: `guarded` or not): up to detail::sweep_cluster_max_rows(K), where its blocks' shared
-/// memory fits `budget` and the device launches clusters (compute capability 9.0 on).
+/// memory fits `budget` and the device launches clusters (device_runs_sm90_kernels).
 bool sweep_cluster_applies(index_t n, int K, bool complex, bool guarded, std::size_t budget) {
-  if (n > detail::sweep_cluster_max_rows(K)) return false;
-  int device = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  int clusters = 0;
-  PSCR_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0 && sweep_cluster_plan(n, K, complex, guarded, budget).smem != 0;
+  return n <= detail::sweep_cluster_max_rows(K) && device_runs_sm90_kernels() &&
+         sweep_cluster_plan(n, K, complex, guarded, budget).smem != 0;
 }
 
 /// PCR steps of the tiled PCR method where the call and the table leave them open. Four steps
@@ -430,18 +439,11 @@ std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scala
 }
 
 /// Whether the columns method's tiles can take these rows: contiguous in d and x, both aligned for
-/// 16-byte bulk copies, on a device that runs them (compute capability 9.0 on).
+/// 16-byte bulk copies, on a device that runs them (device_runs_sm90_kernels).
 template <class T>
 bool tiles_take_rows(const T* d, const BatchLayout& dl, const T* x, const BatchLayout& xl) {
-  static PerDevice<std::monostate, bool> bulk_copies;
   return dl.row_stride == 1 && xl.row_stride == 1 && detail::aligned16(d) && detail::aligned16(x) &&
-         bulk_copies.get({}, [] {
-           int device = 0, major = 0;
-           PSCR_CUDA_CHECK(cudaGetDevice(&device));
-           PSCR_CUDA_CHECK(
-               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-           return major >= 9;
-         });
+         device_runs_sm90_kernels();
 }
 
 /// Whether the columns method's whole pass takes its rows through tiles: complex shifted systems of
