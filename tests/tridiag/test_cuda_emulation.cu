@@ -426,17 +426,19 @@ struct SegmentTables {
 template <int K, class T>
 struct ColumnTables {
   int chunks;
-  std::vector<T> storage = std::vector<T>(4 * (chunks * K + 1));
+  std::vector<T> storage = std::vector<T>(4 * cuda::detail::columns_table_column(chunks, K));
   index_t loaded = -1;
-  cuda::detail::ColumnTableRows<T> rows(const cuda::detail::ShiftedMatrix<T>& m, const T& s,
-                                        index_t p) {
-    const cuda::detail::ColumnTable<T> table{storage.data(), chunks * K + 1};
+  /// The rows of the lane whose first row is p (chunk (p − p0) / K of its segment).
+  cuda::detail::ColumnTableRows<T, K, true> rows(const cuda::detail::ShiftedMatrix<T>& m,
+                                                 const T& s, index_t p) {
+    using Table = cuda::detail::ColumnTable<T, K>;
+    const Table table{storage.data(), Table::slots_of(chunks)};
     const index_t p0 = p / (chunks * K) * (chunks * K);
     if (p0 != loaded) {
       table.load(m, p0, 0, 1);
       loaded = p0;
     }
-    return {table, s, p0};
+    return {table.lane_table(static_cast<int>((p - p0) / K)), s, p0};
   }
 };
 
@@ -1166,6 +1168,51 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
         }
       }
   }
+}
+
+// The columns method's table (ColumnTable): for every K, chunk count and block of G systems, each
+// table row a lane of chunk c reads (c·K to c·K + K) at slot row + c within chunk c's K + 1 slots,
+// holding that row (the row after a chunk held by both chunks), and a phase of a warp's reads of
+// the same row of their chunks (P = 128 / bytes threads, thread t of chunk t / G) on distinct
+// banks (slot mod P) for the distinct chunks among them.
+TEST(ColumnsTable, ChunkSlotsHoldTheirRowsAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  auto check = [](auto k) {
+    constexpr int K = decltype(k)::value;
+    for (int chunks : {1, 2, 3, 4, 8, 16, 32, 64}) {
+      const int slots = dt::columns_table_column(chunks, K);
+      // Row of each slot as ColumnTable::load fills it.
+      std::vector<int> row(slots);
+      for (int slot = 0; slot < slots; ++slot) row[slot] = slot - slot / (K + 1);
+      for (int c = 0; c < chunks; ++c)
+        for (int i = c * K; i <= c * K + K; ++i) {
+          const int slot = i + c;  // ColumnTableRows: r − (p0 − c)
+          ASSERT_LT(slot, slots) << "chunk " << c << ", row " << i;
+          ASSERT_GE(slot, c * (K + 1)) << "chunk " << c << ", row " << i;
+          ASSERT_LT(slot, (c + 1) * (K + 1)) << "chunk " << c << ", row " << i;
+          ASSERT_EQ(row[slot], i) << "chunk " << c << ", row " << i;
+        }
+      for (std::size_t bytes : {std::size_t{8}, std::size_t{16}}) {
+        const int P = static_cast<int>(128 / bytes);
+        for (int G = 1; G <= P && G <= 32; G *= 2)
+          for (int first = 0; first < G * chunks; first += P)
+            for (int r = 0; r <= K; ++r) {
+              std::vector<int> bank_chunk(P, -1);
+              for (int t = first; t < std::min(first + P, G * chunks); ++t) {
+                const int c = t / G, bank = (c * K + r + c) % P;
+                ASSERT_TRUE(bank_chunk[bank] < 0 || bank_chunk[bank] == c)
+                    << "K " << K << ", " << bytes << "-byte rows, G " << G << ", chunks " << c
+                    << " and " << bank_chunk[bank] << ", row " << r;
+                bank_chunk[bank] = c;
+              }
+            }
+      }
+    }
+  };
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 8>{});
+  check(std::integral_constant<int, 16>{});
 }
 
 // The columns method's tiles (ColumnsStage::tiles, complex) for every one-segment n and K:

@@ -240,6 +240,11 @@ __host__ __device__ constexpr int columns_halves_elements(int threads, int chunk
   return chunks > kWarpLanes ? 8 * (threads / kWarpLanes) : 0;
 }
 
+/// Scalars of one of a ColumnTable's four arrays: `chunks` chunks of K + 1 slots.
+__host__ __device__ constexpr int columns_table_column(int chunks, int K) {
+  return chunks * (K + 1);
+}
+
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
 /// and K rows per chunk (after columns_halves_elements):
 ///  - the chunks' reduced rows P, Q as eight arrays (a, b, c, d of P, then of Q) of
@@ -247,7 +252,7 @@ __host__ __device__ constexpr int columns_halves_elements(int threads, int chunk
 ///    keeps the coarse solve's reads, chunk-fastest, on distinct banks); the interface unknowns
 ///    x_first, x_last overwrite P's a and b (each group reads its system's rows before it writes
 ///    them);
-///  - the shifted form's ColumnTable of the segment's chunks·K rows;
+///  - the shifted form's ColumnTable of the segment's chunks·K + 1 rows (columns_table_column);
 ///  - where ColumnsStage::rows, the unit's d: chunks·K rows of G systems, row-major (row i of the
 ///    segment at i·G); where ColumnsStage::tiles, kColumnsTiles tiles of G systems
 ///    (columns_tile_elements), then a scalar that holds their mbarriers (8 bytes each).
@@ -255,7 +260,7 @@ __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks,
                                                         bool shifted, ColumnsStage stage,
                                                         int tile_elements = 0) {
   return columns_halves_elements(threads, chunks) + 8 * (threads + chunks) +
-         (shifted ? 4 * (chunks * K + 1) : 0) +
+         (shifted ? 4 * columns_table_column(chunks, K) : 0) +
          (stage == ColumnsStage::rows    ? threads * K
           : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements + 1
                                          : 0);
@@ -301,38 +306,61 @@ __host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
   return G * columns_tile_stride(n, K, G, scalar_bytes);
 }
 
-/// The shifted form's A and M over the rows [p0, p0 + L) of the block's current segment, in
-/// shared memory (loaded once per segment, read by every system of the block): table row i holds
-/// shifted_matrix_row(p0 + i) (diagonals ad, md; couplings ao, mo to the row before; identity rows
-/// past n), i = 0..L (row L for the last row's coupling after it). Four arrays of L + 1.
-template <class T>
+/// The shifted form's A and M over the rows [p0, p0 + L] of the block's current segment (L =
+/// chunks·K), in shared memory (loaded once per segment, read by every system of the block): table
+/// row i holds shifted_matrix_row(p0 + i) (diagonals ad, md; couplings ao, mo to the row before;
+/// identity rows past n), chunk c's rows c·K .. c·K + K (its K rows and the one after, whose
+/// coupling its last row takes) at slots c·(K + 1) .. c·(K + 1) + K of four arrays of
+/// columns_table_column scalars: the row after a chunk, the next chunk's first, is there twice. A
+/// lane of chunk c reads row i at slot i + c (through the table moved c slots on, lane_table), a
+/// compile-time step from its first row's slot, and the same row of consecutive chunks lies K + 1
+/// scalars apart, an odd count, so that the threads of a phase of shared-memory accesses (128
+/// bytes) that read it for several chunks (blocks of fewer systems than the phase's threads) read
+/// distinct banks. Unpadded, K·16 or K·8 bytes apart, they fell on the same banks (complex
+/// interleaved 512 × 2^15, K = 16, blocks of 4 systems: each table read two wavefronts, 16.5 M of
+/// the kernel's 34.1 M shared-load wavefronts in excess; Nsight Compute, H200); a pad formed by a
+/// division per access (slot i + i / K) spilled registers and ran up to 1.9× slower, and this
+/// layout took that kernel 0.259 → 0.233 ms (docs/tridiag-performance.md).
+///
+/// Chunked = false (the capped whole passes, columns_capped: real K = 16, complex K = 8): row i at
+/// slot i, i = 0..L, a prefix of the same shared memory. Under their register caps the chunked
+/// table spilled (ptxas: real K = 16 28/44 → 76/104 bytes stored/loaded); unchunked, their code is
+/// that of the unpadded table, and their bank conflicts stay (none where a block holds a phase's
+/// threads' systems, as real K = 16's blocks of 16 systems do).
+template <class T, int K, bool Chunked = true>
 struct ColumnTable {
   T* base;
-  int rows;  ///< L + 1
+  int slots;  ///< of each array: slots_of(chunks)
+  PSCR_HD static int slots_of(int chunks) {
+    return Chunked ? columns_table_column(chunks, K) : chunks * K + 1;
+  }
   PSCR_HD T* ad() const { return base; }
-  PSCR_HD T* md() const { return base + rows; }
-  PSCR_HD T* ao() const { return base + 2 * rows; }
-  PSCR_HD T* mo() const { return base + 3 * rows; }
-  /// Loads rows [p0, p0 + L], table rows first, first + step, ... (the kernel: a block's threads,
+  PSCR_HD T* md() const { return base + slots; }
+  PSCR_HD T* ao() const { return base + 2 * slots; }
+  PSCR_HD T* mo() const { return base + 3 * slots; }
+  /// The table as the lanes of chunk c read it: row i at index i (slot i + c where Chunked).
+  PSCR_HD ColumnTable lane_table(int c) const { return {Chunked ? base + c : base, slots}; }
+  /// Loads rows [p0, p0 + L], slots first, first + step, ... (the kernel: a block's threads,
   /// first = threadIdx.x, step = blockDim.x; the caller synchronizes).
   PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step) const {
-    for (int i = first; i < rows; i += step) {
-      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + i);
-      ad()[i] = e.ad;
-      md()[i] = e.md;
-      ao()[i] = e.ao;
-      mo()[i] = e.mo;
+    for (int slot = first; slot < slots; slot += step) {
+      const int row = Chunked ? slot - slot / (K + 1) : slot;
+      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + row);
+      ad()[slot] = e.ad;
+      md()[slot] = e.md;
+      ao()[slot] = e.ao;
+      mo()[slot] = e.mo;
     }
   }
 };
 
-/// Rows of A + s M from a ColumnTable starting at global row p0. Padded (identity rows past n,
-/// zero couplings at the ends), so the lane steps check no bounds; every lane of a chunk reads the
-/// same table row (a broadcast).
-template <class T>
+/// Rows of A + s M from a ColumnTable starting at global row p0 (for the lanes of chunk c, the
+/// table's lane_table(c)). Padded (identity rows past n, zero couplings at the ends), so the lane
+/// steps check no bounds; every lane of a chunk reads the same table row (a broadcast).
+template <class T, int K, bool Chunked>
 struct ColumnTableRows {
   static constexpr bool padded = true;
-  ColumnTable<T> table;
+  ColumnTable<T, K, Chunked> table;
   T s;
   index_t p0;
   PSCR_HD T coupling(int i) const { return table.ao()[i] + s * table.mo()[i]; }
@@ -344,16 +372,18 @@ struct ColumnTableRows {
   PSCR_HD T sup(index_t r) const { return coupling(static_cast<int>(r - p0) + 1); }
 };
 
-/// Rows of system k for the columns kernel: the shifted form's from the segment's table, the
-/// general form's a, b, c from global memory in the layout of d.
-template <class T>
-__device__ ColumnTableRows<T> column_rows(const ShiftedForm<T>& f, const ColumnTable<T>& table,
-                                          index_t p0, index_t k, Strides) {
+/// Rows of system k for the columns kernel: the shifted form's from the segment's table (a lane's:
+/// ColumnTable::lane_table), the general form's a, b, c from global memory in the layout of d.
+template <class T, int K, bool Chunked>
+__device__ ColumnTableRows<T, K, Chunked> column_rows(const ShiftedForm<T>& f,
+                                                      const ColumnTable<T, K, Chunked>& table,
+                                                      index_t p0, index_t k, Strides) {
   return {table, f.shifts[k], p0};
 }
-template <class T>
-__device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f, const ColumnTable<T>&, index_t,
-                                            index_t k, Strides s) {
+template <class T, int K, bool Chunked>
+__device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
+                                            const ColumnTable<T, K, Chunked>&, index_t, index_t k,
+                                            Strides s) {
   return f.global_rows(k, s);
 }
 
@@ -393,7 +423,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   const index_t units = groups * segments;
   const index_t nc = 2 * segments;
   constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
-  const ColumnTable<T> table{sm + 8 * count, chunks * K + 1};
+  constexpr bool kChunkedTable = !columns_capped<K, Pass, T, Form>();
+  using Table = ColumnTable<T, K, kChunkedTable>;
+  const Table table{sm + 8 * count, Table::slots_of(chunks)};
+  const auto lane_table = table.lane_table(c);
   index_t loaded = -1;  // the segment in the table
   // The thread's system in unit u (lanes past the batch repeat the last system), and its rows
   // [p, p + K) there (zero past n).
@@ -435,7 +468,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   // kStaged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
   static_assert(!kStaged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
-  T* stage = sm + 8 * count + (kShifted ? 4 * (chunks * K + 1) : 0);
+  T* stage = sm + 8 * count + (kShifted ? 4 * columns_table_column(chunks, K) : 0);
   auto fetch = [&](auto u) {  // generic: instantiated where kStaged only
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
@@ -565,9 +598,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       if (u + gridDim.x < units) prefetch(u + gridDim.x);
     const auto rows = [&] {
       if constexpr (kPrefetchShift)
-        return ColumnTableRows<T>{table, shift, p0};
+        return ColumnTableRows<T, K, kChunkedTable>{lane_table, shift, p0};
       else
-        return column_rows(form, table, p0, k, ds);
+        return column_rows(form, lane_table, p0, k, ds);
     }();
     const LaneVector<T> vec{v, p};
     {
