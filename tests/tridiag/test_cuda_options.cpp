@@ -1,9 +1,10 @@
 // check_options (tridiag/cuda/options.cpp): the rows_per_thread each method of the GPU solvers
 // takes, and entry_options / select_method (tridiag/cuda/selection.cpp): how a selection table
-// entry applies to other sizes and which entries complex systems take, checked on the host without
-// a device.
+// entry applies to other sizes and which entries complex systems take, and the solvers' refusal of
+// misaligned complex arrays, checked on the host without a device.
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <string>
 
 #include "common/error.hpp"
@@ -67,6 +68,54 @@ TEST(CudaOptions, RefusalsNameTheRowsTaken) {
   EXPECT_NE(partition.find("must be 0, 4, 8 or 16, got 2"), std::string::npos) << partition;
   const std::string pcr = message(Method::tiled_pcr, 9);
   EXPECT_NE(pcr.find("must be 0 to 8, got 9"), std::string::npos) << pcr;
+}
+
+// Complex arrays must be 16-byte aligned (the kernels load each element whole): each array of a
+// call placed 8 bytes off, as complex data inside an array of doubles would be, is refused with an
+// InputError that names it, before the device is asked anything (host pointers here, never read).
+TEST(CudaOptions, MisalignedComplexArraysAreRefused) {
+  using C = std::complex<double>;
+  alignas(16) static C storage[4][8];
+  C* const ok[4] = {storage[0], storage[1], storage[2], storage[3]};
+  C* const off = reinterpret_cast<C*>(reinterpret_cast<double*>(storage[3]) + 1);
+  auto refusal = [](auto call) -> std::string {
+    try {
+      call();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "not refused";
+  };
+  auto expect_named = [](const std::string& message, const std::string& name) {
+    EXPECT_NE(message.find(name + " must be 16-byte aligned"), std::string::npos) << message;
+  };
+  const index_t n = 4, batch = 2;
+  const BatchLayout l = BatchLayout::contiguous(n);
+  const cuda::DeviceSymTridiag<C> T{ok[0], ok[1], n};
+  const cuda::DeviceSymTridiag<C> T_off{off, ok[1], n};
+  auto shifted = [&](cuda::DeviceSymTridiag<C> A, const C* s, const C* d, C* x, C* ws) {
+    return refusal([&] { cuda::solve_shifted<C>(nullptr, A, T, s, batch, d, l, x, l, ws, 64); });
+  };
+  expect_named(shifted(T_off, ok[2], ok[2], ok[3], ok[0]), "A's diagonal");
+  expect_named(shifted(T, off, ok[2], ok[3], ok[0]), "the shifts");
+  expect_named(shifted(T, ok[2], off, ok[3], ok[0]), "d");
+  expect_named(shifted(T, ok[2], ok[2], off, ok[0]), "x");
+  expect_named(shifted(T, ok[2], ok[2], ok[3], off), "the workspace");
+  expect_named(refusal([&] {
+                 cuda::solve_general<C>(nullptr, n, batch, ok[0], off, ok[1], ok[2], l, ok[3], l,
+                                        ok[0], 64);
+               }),
+               "b");
+  expect_named(refusal([&] {
+                 cuda::solve_shifted_pivoting<C>(nullptr, T, T, ok[2], batch, ok[2], l, off, l,
+                                                 ok[0], 64);
+               }),
+               "x");
+  expect_named(refusal([&] {
+                 cuda::solve_general_pivoting<C>(nullptr, n, batch, ok[0], ok[1], ok[1], off, l,
+                                                 ok[3], l, ok[0], 64);
+               }),
+               "d");
 }
 
 // A segment-method entry measured on one segment keeps longer systems in one segment where a K

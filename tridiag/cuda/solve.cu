@@ -6,12 +6,15 @@
 // sweep.cuh, tiled_pcr.cuh.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "common/cuda/check.hpp"
@@ -1538,6 +1541,41 @@ void check_common(index_t n, index_t batch, const void* d, const BatchLayout& dl
                      << required << " scalars (workspace_size), got " << wc);
 }
 
+/// Throws InputError unless each named array is aligned as its kernel scalar (complex: 16 bytes,
+/// detail::Complex, loaded whole; a misaligned load would abort the CUDA context). Asks nothing of
+/// the device.
+template <class Scalar>
+void check_aligned(std::initializer_list<std::pair<const Scalar*, const char*>> arrays) {
+  constexpr std::size_t alignment = alignof(kernel_scalar_t<Scalar>);
+  for (const auto& [p, name] : arrays)
+    if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0)
+      PSCR_INPUT_ERROR("tridiag::cuda: " << name << " must be " << alignment
+                                         << "-byte aligned (as cudaMalloc'd arrays are), found "
+                                         << static_cast<const void*>(p));
+}
+
+/// check_aligned for the shifted form's arrays.
+template <class Scalar>
+void check_shifted_aligned(const DeviceSymTridiag<Scalar>& A, const DeviceSymTridiag<Scalar>& M,
+                           const Scalar* shifts, const Scalar* d, const Scalar* x,
+                           const Scalar* ws) {
+  check_aligned<Scalar>({{A.diag, "A's diagonal"},
+                         {A.off, "A's off-diagonal"},
+                         {M.diag, "M's diagonal"},
+                         {M.off, "M's off-diagonal"},
+                         {shifts, "the shifts"},
+                         {d, "d"},
+                         {x, "x"},
+                         {ws, "the workspace"}});
+}
+
+/// check_aligned for the general form's arrays.
+template <class Scalar>
+void check_general_aligned(const Scalar* a, const Scalar* b, const Scalar* c, const Scalar* d,
+                           const Scalar* x, const Scalar* ws) {
+  check_aligned<Scalar>({{a, "a"}, {b, "b"}, {c, "c"}, {d, "d"}, {x, "x"}, {ws, "the workspace"}});
+}
+
 template <class Scalar>
 void check_shifted(const DeviceSymTridiag<Scalar>& A, const DeviceSymTridiag<Scalar>& M,
                    const Scalar* shifts) {
@@ -1597,6 +1635,7 @@ void solve_shifted(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTri
   const index_t n = A.n;
   check_shifted(A, M, d_shifts);
   check_sizes(n, batch);
+  check_shifted_aligned(A, M, d_shifts, d_rhs, d_x, d_workspace);
   const std::size_t budget = max_block_shared();
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
@@ -1615,6 +1654,7 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
     PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
   check_sizes(n, batch);
+  check_general_aligned(d_a, d_b, d_c, d_rhs, d_x, d_workspace);
   const std::size_t budget = max_block_shared();
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                required_workspace<T>(n, batch, !row_fastest(d_layout),
@@ -1633,6 +1673,7 @@ void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
   const index_t n = A.n;
   check_shifted(A, M, d_shifts);
   check_sizes(n, batch);
+  check_shifted_aligned(A, M, d_shifts, d_rhs, d_x, d_workspace);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
   launch_pivoting(stream, detail::ShiftedForm<T>{shifted_matrix(A, M), as_kernel(d_shifts)}, n,
@@ -1649,6 +1690,7 @@ void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr)
     PSCR_INPUT_ERROR("tridiag::cuda: a, b and c must not be null");
   check_sizes(n, batch);
+  check_general_aligned(d_a, d_b, d_c, d_rhs, d_x, d_workspace);
   check_common(n, batch, d_rhs, d_layout, d_x, x_layout, d_workspace, workspace_count,
                pivoting_workspace_size(n, batch));
   launch_pivoting(stream, detail::GeneralForm<T>{as_kernel(d_a), as_kernel(d_b), as_kernel(d_c), n},

@@ -117,6 +117,11 @@
 /// Workspace: device memory owned by the caller, `workspace_size` / `pivoting_workspace_size`
 /// scalars. Every call is asynchronous on `stream`; zero pivots are not detected on the GPU
 /// (they give Inf/NaN in x).
+///
+/// Alignment: complex arrays (d, x, the workspace, A, M and the shifts, or a, b, c) must be
+/// 16-byte aligned, as arrays of std::complex<double> from cudaMalloc are (the kernels load each
+/// element whole; std::complex<double> itself asks only 8). InputError otherwise, thrown before
+/// any work reaches the device.
 
 #include <cuda_runtime_api.h>
 
