@@ -18,6 +18,7 @@ unreadable file, misaligned rows, missing columns, no rows, a median_ms that is 
 an unknown baseline); 2 bad arguments.
 """
 import os
+import signal
 import statistics
 import sys
 
@@ -83,13 +84,10 @@ def main(argv):
     except InputError as e:
         print(f"ab_compare: {e}", file=sys.stderr)
         return EXIT_INPUT
-    try:
-        print("\n".join(table(keys, variants, times, baseline)))
-        sys.stdout.flush()
-    except BrokenPipeError:  # a reader that stopped early (| head): not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print("\n".join(table(keys, variants, times, baseline)))
     return 0
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     sys.exit(main(sys.argv[1:]))

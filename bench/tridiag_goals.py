@@ -26,6 +26,7 @@ Exit codes: 0 every goal met; 3 at least one goal not met (the tables are printe
 rows of a form); 2 bad arguments.
 """
 import os
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -140,4 +141,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     sys.exit(main(sys.argv[1:]))

@@ -56,6 +56,7 @@ pivoting is stable in any order. The benchmark's systems are diagonally dominant
 """
 import csv
 import math
+import signal
 import sys
 
 MAX_RESIDUAL = 1e-10  # largest max_residual of a configuration that may win (dominant systems)
@@ -240,6 +241,7 @@ def main(path, output, helmholtz_path=None):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     args = sys.argv[1:]
     if any(a in ("-h", "--help") for a in args):
         print(__doc__)
