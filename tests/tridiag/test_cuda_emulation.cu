@@ -1174,11 +1174,17 @@ TEST(SweepSlot, ExactAndNoBankConflicts) {
 // table row a lane of chunk c reads (c·K to c·K + K) at slot row + c within chunk c's K + 1 slots,
 // holding that row (the row after a chunk held by both chunks), and a phase of a warp's reads of
 // the same row of their chunks (P = 128 / bytes threads, thread t of chunk t / G) on distinct
-// banks (slot mod P) for the distinct chunks among them.
+// banks (slot mod P) for the distinct chunks among them. The segmented passes, which read the
+// table unchunked (columns_chunked_table), need none of that: their blocks' G systems are whole
+// phases (a multiple of P), so a phase's threads read one row of one chunk.
 TEST(ColumnsTable, ChunkSlotsHoldTheirRowsAndNoBankConflicts) {
   namespace dt = cuda::detail;
   auto check = [](auto k) {
     constexpr int K = decltype(k)::value;
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{16}}) {
+      const int G = dt::columns_systems(dt::columns_segment_chunks(bytes, false), K, bytes, false);
+      EXPECT_EQ(G % static_cast<int>(128 / bytes), 0) << "K " << K << ", " << bytes << " bytes";
+    }
     for (int chunks : {1, 2, 3, 4, 8, 16, 32, 64}) {
       const int slots = dt::columns_table_column(chunks, K);
       // Row of each slot as ColumnTable::load fills it.

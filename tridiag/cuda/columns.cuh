@@ -306,6 +306,20 @@ __host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
   return G * columns_tile_stride(n, K, G, scalar_bytes);
 }
 
+/// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole
+/// passes but the capped ones. A segmented pass's blocks hold at least a phase's threads' systems
+/// (columns_segment_chunks: 16 chunks of G = 16 real or 8 complex systems), so a phase reads one
+/// row of one chunk, a broadcast, without the chunks; unchunked, their code is that of the
+/// unpadded table (chunked, complex K = 4 substitute spilled 52/56 bytes stored/loaded against
+/// 28/32 under its 80 registers). Under the capped whole passes' register caps (columns_capped:
+/// real K = 16, complex K = 8) the chunked table spilled (real K = 16 28/44 → 76/104 bytes), so
+/// they keep their bank conflicts (none where a block holds a phase's threads' systems, as real
+/// K = 16's blocks of 16 systems do).
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr bool columns_chunked_table() {
+  return Pass == SegmentPass::whole && !columns_capped<K, Pass, T, Form>();
+}
+
 /// The shifted form's A and M over the rows [p0, p0 + L] of the block's current segment (L =
 /// chunks·K), in shared memory (loaded once per segment, read by every system of the block): table
 /// row i holds shifted_matrix_row(p0 + i) (diagonals ad, md; couplings ao, mo to the row before;
@@ -322,11 +336,8 @@ __host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
 /// division per access (slot i + i / K) spilled registers and ran up to 1.9× slower, and this
 /// layout took that kernel 0.259 → 0.233 ms (docs/tridiag-performance.md).
 ///
-/// Chunked = false (the capped whole passes, columns_capped: real K = 16, complex K = 8): row i at
-/// slot i, i = 0..L, a prefix of the same shared memory. Under their register caps the chunked
-/// table spilled (ptxas: real K = 16 28/44 → 76/104 bytes stored/loaded); unchunked, their code is
-/// that of the unpadded table, and their bank conflicts stay (none where a block holds a phase's
-/// threads' systems, as real K = 16's blocks of 16 systems do).
+/// Chunked = false (columns_chunked_table): row i at slot i, i = 0..L, a prefix of the same shared
+/// memory, for the passes whose chunked table would cost registers and gain nothing or little.
 template <class T, int K, bool Chunked = true>
 struct ColumnTable {
   T* base;
@@ -423,7 +434,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   const index_t units = groups * segments;
   const index_t nc = 2 * segments;
   constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
-  constexpr bool kChunkedTable = !columns_capped<K, Pass, T, Form>();
+  constexpr bool kChunkedTable = columns_chunked_table<K, Pass, T, Form>();
   using Table = ColumnTable<T, K, kChunkedTable>;
   const Table table{sm + 8 * count, Table::slots_of(chunks)};
   const auto lane_table = table.lane_table(c);
