@@ -426,7 +426,7 @@ struct SegmentTables {
 template <int K, class T>
 struct ColumnTables {
   int chunks;
-  std::vector<T> storage = std::vector<T>(4 * cuda::detail::columns_table_column(chunks, K));
+  std::vector<T> storage = std::vector<T>(4 * cuda::detail::columns_table_column(chunks, K, true));
   index_t loaded = -1;
   /// The rows of the lane whose first row is p (chunk (p − p0) / K of its segment).
   cuda::detail::ColumnTableRows<T, K, true> rows(const cuda::detail::ShiftedMatrix<T>& m,
@@ -1186,7 +1186,7 @@ TEST(ColumnsTable, ChunkSlotsHoldTheirRowsAndNoBankConflicts) {
       EXPECT_EQ(G % static_cast<int>(128 / bytes), 0) << "K " << K << ", " << bytes << " bytes";
     }
     for (int chunks : {1, 2, 3, 4, 8, 16, 32, 64}) {
-      const int slots = dt::columns_table_column(chunks, K);
+      const int slots = dt::columns_table_column(chunks, K, true);
       // Row of each slot as ColumnTable::load fills it.
       std::vector<int> row(slots);
       for (int slot = 0; slot < slots; ++slot) row[slot] = slot - slot / (K + 1);

@@ -159,6 +159,26 @@ template <int K, SegmentPass Pass, class T, class Form>
 constexpr bool columns_capped() {
   return columns_capped_pass(Pass, K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
 }
+
+/// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole
+/// passes but the capped ones. A segmented pass's blocks hold at least a phase's threads' systems
+/// (columns_segment_chunks: 16 chunks of G = 16 real or 8 complex systems), so a phase reads one
+/// row of one chunk, a broadcast, without the chunks; unchunked, their code is that of the
+/// unpadded table (chunked, complex K = 4 substitute spilled 52/56 bytes stored/loaded against
+/// 28/32 under its 80 registers). Under the capped whole passes' register caps (columns_capped:
+/// real K = 16, complex K = 8) the chunked table spilled (real K = 16 28/44 → 76/104 bytes), so
+/// they keep their bank conflicts (none where a block holds a phase's threads' systems, as real
+/// K = 16's blocks of 16 systems do).
+__host__ __device__ constexpr bool columns_chunked_table_pass(SegmentPass pass, int K,
+                                                              std::size_t scalar_bytes,
+                                                              bool general) {
+  return pass == SegmentPass::whole && !columns_capped_pass(pass, K, scalar_bytes, general);
+}
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr bool columns_chunked_table() {
+  return columns_chunked_table_pass(Pass, K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
+}
+
 template <class T>
 constexpr int columns_capped_registers() {
   return sizeof(T) == 8 ? 128 : 168;
@@ -240,9 +260,10 @@ __host__ __device__ constexpr int columns_halves_elements(int threads, int chunk
   return chunks > kWarpLanes ? 8 * (threads / kWarpLanes) : 0;
 }
 
-/// Scalars of one of a ColumnTable's four arrays: `chunks` chunks of K + 1 slots.
-__host__ __device__ constexpr int columns_table_column(int chunks, int K) {
-  return chunks * (K + 1);
+/// Scalars of one of a ColumnTable's four arrays: `chunks` chunks of K + 1 slots where `chunked`
+/// (columns_chunked_table), else the segment's chunks·K + 1 rows.
+__host__ __device__ constexpr int columns_table_column(int chunks, int K, bool chunked) {
+  return chunked ? chunks * (K + 1) : chunks * K + 1;
 }
 
 /// Scalars of shared memory of columns_kernel with `threads` threads, `chunks` chunks per system
@@ -252,15 +273,16 @@ __host__ __device__ constexpr int columns_table_column(int chunks, int K) {
 ///    keeps the coarse solve's reads, chunk-fastest, on distinct banks); the interface unknowns
 ///    x_first, x_last overwrite P's a and b (each group reads its system's rows before it writes
 ///    them);
-///  - the shifted form's ColumnTable of the segment's chunks·K + 1 rows (columns_table_column);
+///  - the shifted form's ColumnTable of the segment's chunks·K + 1 rows (columns_table_column,
+///    chunked or not: `chunked_table`);
 ///  - where ColumnsStage::rows, the unit's d: chunks·K rows of G systems, row-major (row i of the
 ///    segment at i·G); where ColumnsStage::tiles, kColumnsTiles tiles of G systems
 ///    (columns_tile_elements), then a scalar that holds their mbarriers (8 bytes each).
 __host__ __device__ constexpr int columns_smem_elements(int threads, int chunks, int K,
-                                                        bool shifted, ColumnsStage stage,
-                                                        int tile_elements = 0) {
+                                                        bool shifted, bool chunked_table,
+                                                        ColumnsStage stage, int tile_elements = 0) {
   return columns_halves_elements(threads, chunks) + 8 * (threads + chunks) +
-         (shifted ? 4 * columns_table_column(chunks, K) : 0) +
+         (shifted ? 4 * columns_table_column(chunks, K, chunked_table) : 0) +
          (stage == ColumnsStage::rows    ? threads * K
           : stage == ColumnsStage::tiles ? kColumnsTiles * tile_elements + 1
                                          : 0);
@@ -306,20 +328,6 @@ __host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
   return G * columns_tile_stride(n, K, G, scalar_bytes);
 }
 
-/// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole
-/// passes but the capped ones. A segmented pass's blocks hold at least a phase's threads' systems
-/// (columns_segment_chunks: 16 chunks of G = 16 real or 8 complex systems), so a phase reads one
-/// row of one chunk, a broadcast, without the chunks; unchunked, their code is that of the
-/// unpadded table (chunked, complex K = 4 substitute spilled 52/56 bytes stored/loaded against
-/// 28/32 under its 80 registers). Under the capped whole passes' register caps (columns_capped:
-/// real K = 16, complex K = 8) the chunked table spilled (real K = 16 28/44 → 76/104 bytes), so
-/// they keep their bank conflicts (none where a block holds a phase's threads' systems, as real
-/// K = 16's blocks of 16 systems do).
-template <int K, SegmentPass Pass, class T, class Form>
-constexpr bool columns_chunked_table() {
-  return Pass == SegmentPass::whole && !columns_capped<K, Pass, T, Form>();
-}
-
 /// The shifted form's A and M over the rows [p0, p0 + L] of the block's current segment (L =
 /// chunks·K), in shared memory (loaded once per segment, read by every system of the block): table
 /// row i holds shifted_matrix_row(p0 + i) (diagonals ad, md; couplings ao, mo to the row before;
@@ -342,9 +350,7 @@ template <class T, int K, bool Chunked = true>
 struct ColumnTable {
   T* base;
   int slots;  ///< of each array: slots_of(chunks)
-  PSCR_HD static int slots_of(int chunks) {
-    return Chunked ? columns_table_column(chunks, K) : chunks * K + 1;
-  }
+  PSCR_HD static int slots_of(int chunks) { return columns_table_column(chunks, K, Chunked); }
   PSCR_HD T* ad() const { return base; }
   PSCR_HD T* md() const { return base + slots; }
   PSCR_HD T* ao() const { return base + 2 * slots; }
@@ -479,7 +485,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   // kStaged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
   static_assert(!kStaged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
-  T* stage = sm + 8 * count + (kShifted ? 4 * columns_table_column(chunks, K) : 0);
+  T* stage = sm + 8 * count + (kShifted ? 4 * Table::slots_of(chunks) : 0);
   auto fetch = [&](auto u) {  // generic: instantiated where kStaged only
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;

@@ -436,8 +436,10 @@ std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scala
     return 0;
   const int chunks = detail::columns_chunks(n, K, scalar_bytes, false);
   const int G = detail::columns_systems(chunks, K, scalar_bytes, false);
+  const bool chunked =
+      detail::columns_chunked_table_pass(detail::SegmentPass::whole, K, scalar_bytes, false);
   return scalar_bytes * static_cast<std::size_t>(detail::columns_smem_elements(
-                            G * chunks, chunks, K, true, detail::ColumnsStage::tiles,
+                            G * chunks, chunks, K, true, chunked, detail::ColumnsStage::tiles,
                             detail::columns_tile_elements(n, K, G, scalar_bytes)));
 }
 
@@ -1165,8 +1167,9 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
   auto launch = [&](auto* kernel, ColumnsStage stage) {
     const int tile =
         stage == ColumnsStage::tiles ? detail::columns_tile_elements(n, K, G, sizeof(T)) : 0;
+    const bool chunked = detail::columns_chunked_table_pass(Pass, K, sizeof(T), general);
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                                             threads, chunks, K, !general, stage, tile));
+                                             threads, chunks, K, !general, chunked, stage, tile));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
