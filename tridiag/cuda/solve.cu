@@ -443,20 +443,19 @@ std::size_t columns_tiles_smem(index_t n, int K, bool general, std::size_t scala
                             detail::columns_tile_elements(n, K, G, scalar_bytes)));
 }
 
-/// Whether the columns method's tiles can take these rows: contiguous in d and x, both aligned for
-/// 16-byte bulk copies, on a device that runs them (device_runs_sm90_kernels).
-template <class T>
-bool tiles_take_rows(const T* d, const BatchLayout& dl, const T* x, const BatchLayout& xl) {
-  return dl.row_stride == 1 && xl.row_stride == 1 && detail::aligned16(d) && detail::aligned16(x) &&
-         device_runs_sm90_kernels();
+/// Whether the columns method's tiles can take these rows: contiguous in d and x, on a device that
+/// runs their bulk copies (device_runs_sm90_kernels). The tiles take complex rows only, whose
+/// arrays every entry point has checked 16-byte aligned (check_aligned), as the copies need.
+bool tiles_take_rows(const BatchLayout& dl, const BatchLayout& xl) {
+  return dl.row_stride == 1 && xl.row_stride == 1 && device_runs_sm90_kernels();
 }
 
 /// Whether the columns method's whole pass takes its rows through tiles: complex shifted systems of
 /// one segment (columns_tiles_smem) whose rows the tiles can take (tiles_take_rows).
 template <class T>
-bool columns_tiles_apply(index_t n, int K, bool general, const T* d, const BatchLayout& dl,
-                         const T* x, const BatchLayout& xl) {
-  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(d, dl, x, xl);
+bool columns_tiles_apply(index_t n, int K, bool general, const BatchLayout& dl,
+                         const BatchLayout& xl) {
+  return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(dl, xl);
 }
 
 /// The selection table of the current device (device_selection_gpu), asked once per device.
@@ -1175,7 +1174,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
     PSCR_CUDA_CHECK_LAUNCH();
   };
-  const bool tiles = columns_tiles_apply<T>(n, K, general, d, dl, x, xl);
+  const bool tiles = columns_tiles_apply<T>(n, K, general, dl, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
     if constexpr (detail::columns_capped<kk, Pass, T, Form>()) {
@@ -1406,8 +1405,8 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                   const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws, index_t wc,
                   Options opt, std::size_t budget) {
   const bool interleaved = !row_fastest(dl);
-  opt = resolve(opt, n, batch, interleaved, tiles_take_rows(d, dl, x, xl),
-                !std::is_floating_point_v<T>, Form::tiles > 0, budget);
+  opt = resolve(opt, n, batch, interleaved, tiles_take_rows(dl, xl), !std::is_floating_point_v<T>,
+                Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::sweep) {
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget,
@@ -1621,7 +1620,7 @@ template <class Scalar>
 Options resolved_options(index_t n, index_t batch, BatchLayout d_layout, bool general,
                          const Options& options) {
   check_sizes(n, batch);
-  return resolve(options, n, batch, !row_fastest(d_layout), d_layout.row_stride == 1,
+  return resolve(options, n, batch, !row_fastest(d_layout), tiles_take_rows(d_layout, d_layout),
                  is_complex_v<Scalar>, general, max_block_shared());
 }
 
