@@ -1223,9 +1223,9 @@ TEST(ColumnsTable, ChunkSlotsHoldTheirRowsAndNoBankConflicts) {
 
 // The columns method's tiles (ColumnsStage::tiles, complex) for every one-segment n and K:
 // one slot per row of the block's G systems within the tile, each run of its bulk copies
-// (columns_tile_run_rows) on consecutive slots, and each phase of a warp's reads of
-// its threads' i-th rows (P = 128 / bytes threads, thread t reading system t mod G's chunk t / G)
-// on distinct banks (slot mod P).
+// (columns_tile_run_rows) on consecutive slots, no more runs than threads, and each phase of a
+// warp's reads of its threads' i-th rows (P = 128 / bytes threads, thread t reading system t mod
+// G's chunk t / G) on distinct banks (slot mod P).
 TEST(ColumnsTiles, OneSlotPerRowRunsInOneRunAndNoBankConflicts) {
   namespace dt = cuda::detail;
   auto check = [](auto k, std::size_t bytes) {
@@ -1246,8 +1246,10 @@ TEST(ColumnsTiles, OneSlotPerRowRunsInOneRunAndNoBankConflicts) {
           ASSERT_FALSE(taken[slot]) << "system " << h << ", row " << i;
           taken[slot] = true;
         }
-      // Each run of the bulk copies (columns_tile_run_rows) is one run of slots too.
+      // Each run of the bulk copies (columns_tile_run_rows) is one run of slots too, and a system
+      // takes at most its chunks' count of runs, so that each thread has one run at most.
       const int run_rows = dt::columns_tile_run_rows(n, K, pads);
+      ASSERT_LE((n + run_rows - 1) / run_rows, chunks);
       for (int h = 0; h < G; ++h)
         for (int i = 0; i < n; i += run_rows) {
           const int first = dt::columns_tile_slot<K>(h, i, stride, pads);

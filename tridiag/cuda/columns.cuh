@@ -514,10 +514,11 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   // written back there, and at the start of the block's next unit, after the barrier that unit
   // needs anyway, bulk copies take that x out (tile_store), the copies of the d of the unit after
   // next into the same tile following once the unit's rows have been reduced (tile_fetch).
-  // Thread t takes runs t, t + threads, ... of both, so that it waits for its own copies out to
-  // have read a run before it copies d into it. The element-wise copies before (an LDGSTS or an
-  // LDS and an STG per element, about 46 instructions each) took 28% of the kernel's stall samples
-  // (Nsight Compute, complex contiguous 64 × 2^18, K = 16, H200).
+  // Thread t takes run t of both (a tile has at most `threads` runs: a system's rows take at most
+  // its chunks), found once, so that it waits for its own copy out to have read its run before it
+  // copies d into it. The element-wise copies before (an LDGSTS or an LDS and an STG per element,
+  // about 46 instructions each) took 28% of the kernel's stall samples (Nsight Compute, complex
+  // contiguous 64 × 2^18, K = 16, H200).
   static_assert(!kTiled || columns_tiles<Pass, T, Form>(), "only columns_tiles passes take tiles");
   const int tile_stride = kTiled ? columns_tile_stride(n, K, G, sizeof(T)) : 0;
   const bool tile_pads = columns_tile_pads(G, sizeof(T));
@@ -529,33 +530,24 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       reinterpret_cast<std::uint64_t*>(stage + kColumnsTiles * G * tile_stride);
   const int run_rows = columns_tile_run_rows(n, K, tile_pads);
   const int system_runs = kTiled ? (static_cast<int>(n) + run_rows - 1) / run_rows : 1;
-  // f(slot, row, rows) for the thread's runs of the tile's first `systems` systems: the run's first
-  // slot in the tile, its first row's offset from system 0's row 0 (system stride `system`), its
-  // rows.
-  auto tile_runs = [&](int systems, index_t system, auto&& f) {
-    for (int r = t; r < systems * system_runs; r += threads) {
-      const int h = r / system_runs, i = (r - h * system_runs) * run_rows;
-      f(columns_tile_slot<K>(h, i, tile_stride, tile_pads), h * system + i,
-        std::min(run_rows, static_cast<int>(n) - i));
-    }
-  };
+  // Thread t's run: system run_h's rows [run_i, run_i + run_n) (none where run_n ≤ 0 or the unit
+  // has fewer systems), at slot run_slot of a tile and run_i + run_h times the system stride after
+  // system 0's row 0 in d and x.
+  const int run_h = t / system_runs, run_i = (t - run_h * system_runs) * run_rows;
+  const int run_n = std::min(run_rows, static_cast<int>(n) - run_i);
+  const int run_slot = columns_tile_slot<K>(run_h, run_i, tile_stride, tile_pads);
+  const auto run_bytes = static_cast<unsigned>(run_n * static_cast<int>(sizeof(T)));
+  auto has_run = [&](index_t u) { return run_n > 0 && run_h < tile_systems(u); };
   auto tile_fetch = [&](index_t u, int turn) {  // uniform over the block
     T* const tile = tile_at(turn);
     const unsigned bar = shared_address(tile_bars + turn);
-    const int systems = tile_systems(u);
-    if (t == 0) mbarrier_expect(bar, static_cast<unsigned>(systems * n * sizeof(T)));
-    const T* const src = d + ds.at(u * G, 0);
-    bulk_wait_read();  // the thread's copies out of this tile have read it
-    tile_runs(systems, ds.system, [&](int slot, index_t row, int rows) {
-      bulk_copy_in(tile + slot, src + row, static_cast<unsigned>(rows * sizeof(T)), bar);
-    });
+    if (t == 0) mbarrier_expect(bar, static_cast<unsigned>(tile_systems(u) * n * sizeof(T)));
+    bulk_wait_read();  // the thread's copy out of this tile has read it
+    if (has_run(u)) bulk_copy_in(tile + run_slot, d + ds.at(u * G + run_h, run_i), run_bytes, bar);
   };
   auto tile_store = [&](index_t u, int turn) {
-    const T* const tile = tile_at(turn);
-    T* const dst = x + xs.at(u * G, 0);
-    tile_runs(tile_systems(u), xs.system, [&](int slot, index_t row, int rows) {
-      bulk_copy_out(dst + row, tile + slot, static_cast<unsigned>(rows * sizeof(T)));
-    });
+    if (has_run(u))
+      bulk_copy_out(x + xs.at(u * G + run_h, run_i), tile_at(turn) + run_slot, run_bytes);
     bulk_commit();
   };
   unsigned tile_phases = 0;  // bit `turn`: the parity of that tile's mbarrier phase awaited next
