@@ -17,6 +17,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tests/support/random.hpp"
@@ -1801,6 +1802,83 @@ TEST(EmulationHelmholtz, GuardedSweepClusterMeetsTheResidualWhereTheTreeFails) {
   EXPECT_GE(inaccurate[0], 1) << "no shift where the tree loses accuracy";
   EXPECT_EQ(inaccurate[1], 0) << "guarded, worst " << worst;
   EXPECT_GE(inaccurate[2], 1) << "no shift lost with the guard's limit at " << kLoose;
+}
+
+/// Rows and right-hand side of one system for the lane steps alone, unpadded: identity rows past
+/// n come from lane_row's bounds checks.
+template <class T>
+struct PlainRows {
+  const T* a;
+  const T* b;
+  const T* c;
+  PSCR_HD T sub(index_t r) const { return a[r]; }
+  PSCR_HD T diag(index_t r) const { return b[r]; }
+  PSCR_HD T sup(index_t r) const { return c[r]; }
+};
+template <class T>
+struct PlainVector {
+  T* v;
+  PSCR_HD T get(index_t r) const { return v[r]; }
+  PSCR_HD void set(index_t r, T x) const { v[r] = x; }
+};
+
+/// lane_reduce and lane_resolve meeting at interior row M of each lane (1..K − 2): on a diagonally
+/// dominant system of n rows with d = A x, each lane's reduced rows P, Q hold for x, and the
+/// interior solved again from the lane's end values is x, for every lane including the last,
+/// which runs past n (identity rows, x = 0 there).
+template <int K, int M, class Scalar>
+void check_lane_meeting(index_t n, std::uint64_t seed) {
+  using T = cuda::detail::kernel_scalar_t<Scalar>;
+  const auto kernel = [](const std::vector<Scalar>& v) {
+    std::vector<T> t(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) t[i] = reinterpret_cast<const T&>(v[i]);
+    return t;
+  };
+  const auto scalar = [](const T& z) { return reinterpret_cast<const Scalar&>(z); };
+  std::vector<Scalar> a = pscr::testing::random_vector<Scalar>(n, seed),
+                      c = pscr::testing::random_vector<Scalar>(n, seed + 1),
+                      x = pscr::testing::random_vector<Scalar>(n, seed + 2), b(n), d(n);
+  a[0] = Scalar(0);
+  c[n - 1] = Scalar(0);
+  // |b| ≥ 4 − |a|/2 > |a| + |c| (entries of modulus at most √2), complex b off the real axis.
+  for (index_t r = 0; r < n; ++r) b[r] = Scalar(4) + Scalar(0.5) * a[r];
+  const auto at = [&](index_t r) { return r >= 0 && r < n ? x[r] : Scalar(0); };
+  for (index_t r = 0; r < n; ++r) d[r] = a[r] * at(r - 1) + b[r] * x[r] + c[r] * at(r + 1);
+  const std::vector<T> ka = kernel(a), kb = kernel(b), kc = kernel(c), kd = kernel(d);
+  const PlainRows<T> rows{ka.data(), kb.data(), kc.data()};
+  for (index_t p = 0; p < n; p += K) {
+    std::vector<T> v = kd;
+    cuda::detail::Row4<T> P, Q;
+    cuda::detail::lane_reduce<K, M>(rows, PlainVector<T>{v.data()}, p, n, P, Q);
+    const Scalar rp = scalar(P.a) * at(p - 1) + scalar(P.b) * at(p) + scalar(P.c) * at(p + K - 1) -
+                      scalar(P.d[0]);
+    const Scalar rq = scalar(Q.a) * at(p) + scalar(Q.b) * at(p + K - 1) + scalar(Q.c) * at(p + K) -
+                      scalar(Q.d[0]);
+    EXPECT_LE(std::abs(rp), 1e-13 * (1 + std::abs(scalar(P.d[0]))))
+        << "P, K " << K << ", M " << M << ", n " << n << ", lane at " << p;
+    EXPECT_LE(std::abs(rq), 1e-13 * (1 + std::abs(scalar(Q.d[0]))))
+        << "Q, K " << K << ", M " << M << ", n " << n << ", lane at " << p;
+    cuda::detail::lane_resolve<K, M>(
+        rows, PlainVector<T>{v.data()}, p, n, reinterpret_cast<const T&>(x[p]),
+        p + K - 1 < n ? reinterpret_cast<const T&>(x[p + K - 1]) : T(0));
+    for (index_t r = p; r < std::min(p + K, n); ++r)
+      EXPECT_LE(std::abs(scalar(v[r]) - x[r]), 1e-13 * (1 + std::abs(x[r])))
+          << "x, K " << K << ", M " << M << ", n " << n << ", row " << r;
+  }
+}
+
+template <int K, class Scalar, int... Ms>
+void check_lane_meetings(std::integer_sequence<int, Ms...>) {
+  for (index_t n : {index_t{1}, index_t{K - 1}, index_t{3 * K}, index_t{5 * K + 2}})
+    (check_lane_meeting<K, Ms + 1, Scalar>(n, 11 * K + n), ...);
+}
+
+TYPED_TEST(EmulationTest, LaneStepsMeetAtAnyInteriorRow) {
+  check_lane_meetings<3, TypeParam>(std::make_integer_sequence<int, 1>{});
+  check_lane_meetings<4, TypeParam>(std::make_integer_sequence<int, 2>{});
+  check_lane_meetings<5, TypeParam>(std::make_integer_sequence<int, 3>{});
+  check_lane_meetings<8, TypeParam>(std::make_integer_sequence<int, 6>{});
+  check_lane_meetings<16, TypeParam>(std::make_integer_sequence<int, 14>{});
 }
 
 }  // namespace

@@ -160,6 +160,17 @@ constexpr bool columns_capped() {
   return columns_capped_pass(Pass, K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
 }
 
+/// The interior row at which columns_pass's lanes meet (lane_reduce, lane_resolve): the middle
+/// (kLaneMiddle: two chains, half the FP64 latency that bounds the complex passes), except under
+/// the capped passes' register caps, where the second chain's state spilled (ptxas: real K = 16
+/// 28/44 → 92/92 bytes stored/loaded, 25% slower at interleaved 512 × 2^15 on an H200; complex
+/// K = 8 0 → 28/52 bytes): they keep the downward chain alone (K − 2). docs/tridiag-performance.md,
+/// "Lanes that meet in the middle".
+template <int K, SegmentPass Pass, class T, class Form>
+constexpr int columns_lane_middle() {
+  return columns_capped<K, Pass, T, Form>() ? K - 2 : kLaneMiddle<K>;
+}
+
 /// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole
 /// passes but the capped ones. A segmented pass's blocks hold at least a phase's threads' systems
 /// (columns_segment_chunks: 16 chunks of G = 16 real or 8 complex systems), so a phase reads one
@@ -614,7 +625,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const LaneVector<T> vec{v, p};
     {
       Row4<T> P, Q;
-      lane_reduce<K>(rows, vec, p, n, P, Q);
+      lane_reduce<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, P, Q);
       const T r[8] = {P.a, P.b, P.c, P.d[0], Q.a, Q.b, Q.c, Q.d[0]};
 #pragma unroll
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
@@ -664,7 +675,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     }
     if constexpr (Pass != SegmentPass::reduce) {
       __syncthreads();
-      lane_resolve<K>(rows, vec, p, n, sm[own], sm[count + own]);
+      lane_resolve<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, sm[own],
+                                                               sm[count + own]);
       const int inside = rows_inside(p);
       if constexpr (kTiled) {  // x into the unit's tile, copied out at the next unit's start
         T* mine = tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads);

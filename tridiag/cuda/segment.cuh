@@ -549,7 +549,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
     Row4<T> P, Q;
     {
       // Not kept (lane_resolve solves the interior again), but this kernel runs faster with the
-      // state than with lane_reduce's three scalars: H100 A/B (tridiag_bench, shifted, real
+      // state than with lane_reduce's carried scalars: H100 A/B (tridiag_bench, shifted, real
       // K = 8), 65536 × 256 0.1995 against 0.2091 ms, 2^20 × 16 0.2264 against 0.2401 ms. Nsight
       // Compute: the reduce pass at 88 registers instead of 128 fits 5 blocks per SM, whose shared
       // memory leaves 23 KB of L1 for its staged copies (92 → 102 µs); held to 4 blocks it was

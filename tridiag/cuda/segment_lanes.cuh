@@ -1,15 +1,16 @@
 #pragma once
 /// @file The segment method's reduce pass with one lane per (system, segment) unit, for the
 /// shifted form, real or complex, rows contiguous: each lane eliminates the interior of its
-/// segment of 32·K rows downward by itself (lane_reduce's recurrence and three scalars over the
-/// whole segment) and writes the segment's two coarse rows, the same rows as warp_condense leaves
-/// (docs/tridiag-performance.md). No shuffles, no condensing tree: about 20 instructions per row
-/// (real) against about 80 for lanes of K rows and the tree, so the pass can wait on DRAM alone.
-/// Complex systems substitute the same way (segment_lanes_substitute_kernel): each lane walks its
-/// segment's tiles backward from the reduce pass's checkpoints of the elimination and solves them
-/// upward from the segment's coarse unknowns; Thomas down a segment with both ends known is also
-/// the more accurate substitution on indefinite systems (the warp's solve of the lanes' reduced
-/// rows lost accuracy at a few Helmholtz shifts, this one at none of those probed).
+/// segment of 32·K rows downward by itself (the recurrence of lane_reduce's downward chain and
+/// its three carried scalars over the whole segment) and writes the segment's two coarse rows, the
+/// same rows as warp_condense leaves (docs/tridiag-performance.md). No shuffles, no condensing
+/// tree: about 20 instructions per row (real) against about 80 for lanes of K rows and the tree, so
+/// the pass can wait on DRAM alone. Complex systems substitute the same way
+/// (segment_lanes_substitute_kernel): each lane walks its segment's tiles backward from the reduce
+/// pass's checkpoints of the elimination and solves them upward from the segment's coarse unknowns;
+/// Thomas down a segment with both ends known is also the more accurate substitution on indefinite
+/// systems (the warp's solve of the lanes' reduced rows lost accuracy at a few Helmholtz shifts,
+/// this one at none of those probed).
 ///
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
@@ -94,10 +95,10 @@ bool columns_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index
          rows >= 2 * lanes_tile_rows<T>() && rows % lanes_tile_rows<T>() == 0;
 }
 
-/// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence,
-/// lane_reduce's three scalars): interior row i is x_i = dp + gp x_first − cp x_{i+1};
-/// x_{first+1} = α + β x_first + γ x_{i+1}. The start values make the first interior row no
-/// special case.
+/// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence, the
+/// three scalars lane_reduce's downward chain carries): interior row i is x_i = dp + gp x_first −
+/// cp x_{i+1}; x_{first+1} = α + β x_first + γ x_{i+1}. The start values make the first interior
+/// row no special case.
 template <class T>
 struct SegmentElimination {
   T cp = T(0), dp = T(0), gp = T(1);

@@ -88,35 +88,109 @@ PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, 
   Q = {last.a * Gl, last.b + last.a * Hl, last.c, last.d[0] - last.a * Dl};
 }
 
-/// Eliminates the interior rows of the lane's rows [p, p + K) (lane_eliminate) and returns its two
-/// reduced rows P, Q (lane_reduced_rows). Row p + K − 2's expression is the elimination's last.
-/// Row p + 1's, in x_p and x_{p+K−1}, is carried along downward instead of substituted upward
-/// over every row's kept factors: x_{p+1} = α + β x_p + γ x_{i+1}, with α += γ d′_i,
-/// β += γ g′_i, γ ← −γ c′_i at row i. So no row's factors are kept, three scalars of state
-/// whatever K; lane_resolve solves the interior again once x_p and x_{p+K−1} are known.
-template <int K, class T, class Rows, class Vec>
+/// The interior row at which a lane's elimination (lane_reduce, lane_resolve) meets by default:
+/// rows p+1..p+M−1 are eliminated downward and rows p+K−2..p+M+1 upward, two independent chains,
+/// and row p + M from both. Downward alone (M = K − 2), a lane's K − 2 reciprocals depend on each
+/// other in one chain, which bounds the complex kernels by FP64 latency (Nsight Compute,
+/// docs/tridiag-performance.md); twisted at the middle, the longest chain has K/2 of them. The
+/// second chain's state costs registers: kernels held under a register cap take M = K − 2
+/// (columns.cuh, columns_lane_middle).
+template <int K>
+constexpr int kLaneMiddle = (K - 1) / 2;
+
+/// Steps of a lane's elimination: the longer of its two chains (lane_reduce, lane_resolve).
+template <int K, int M>
+constexpr int kLaneChainRows = (M - 1 > K - 2 - M) ? M - 1 : K - 2 - M;
+
+/// One elimination chain of a lane (lane_reduce), downward from the lane's first row or upward
+/// from its last (its end row, x_end). Each interior row it takes, with coupling `toward` the
+/// rows taken before (a downward, c upward), diagonal b, coupling `away` (c downward, a upward)
+/// and right-hand side d, becomes x = e + g x_end − f x_next; the chain's first interior row is
+/// carried along as α + β x_end + γ x_next (α += γ e, β += γ g, γ ← −γ f at each row).
+template <class T>
+struct LaneChain {
+  T e = T(0), g = T(0), f = T(0), alpha = T(0), beta = T(0), gamma = T(0);
+
+  /// Takes the next row (`first`: the chain's first, next to its end row).
+  PSCR_HD void take(bool first, T toward, T b, T away, T d) {
+    const T inv = recip(first ? b : b - toward * f);
+    e = (first ? d : d - toward * e) * inv;
+    g = -toward * (first ? T(1) : g) * inv;
+    f = away * inv;
+    if (first) {
+      alpha = e;
+      beta = g;
+      gamma = -f;
+    } else {
+      alpha += gamma * e;
+      beta += gamma * g;
+      gamma = -gamma * f;
+    }
+  }
+
+  /// The chain's first interior row in the lane's end unknowns, α + β x_end + γ x_other, once
+  /// the middle row is x_M = D + G x_end + H x_other (`empty`: the chain took no row, its first
+  /// interior row is the middle one).
+  PSCR_HD void meet(bool empty, T D, T G, T H) {
+    if (empty) {
+      alpha = D;
+      beta = G;
+      gamma = H;
+    } else {
+      alpha += gamma * D;
+      beta += gamma * G;
+      gamma = gamma * H;
+    }
+  }
+};
+
+/// Eliminates the interior rows of the lane's rows [p, p + K) and returns its two reduced rows P,
+/// Q (lane_reduced_rows): a LaneChain downward over rows p+1..p+M−1 and one upward over rows
+/// p+K−2..p+M+1, meeting at row p + M (kLaneMiddle), which with both neighbours substituted gives
+/// x_{p+M} in x_p and x_{p+K−1}, and with it the chains' first rows x_{p+1} and x_{p+K−2}. No
+/// row's factors are kept, each chain's six scalars whatever K; lane_resolve solves the interior
+/// again once x_p and x_{p+K−1} are known.
+template <int K, int M = kLaneMiddle<K>, class T, class Rows, class Vec>
 PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Row4<T>& P,
                          Row4<T>& Q) {
   if constexpr (K == 2) {
     lane_eliminate<K, T>(A, v, p, n, P, Q, [](int, T, T, T) {});
   } else {
-    Row4<T> first, last;
-    T alpha = T(0), beta = T(0), gamma = T(0), dl = T(0), gl = T(0), cl = T(0);
-    lane_eliminate<K, T>(A, v, p, n, first, last, [&](int i, T dp, T gp, T cp) {
-      if (i == 1) {
-        alpha = dp;
-        beta = gp;
-        gamma = -cp;
-      } else {
-        alpha += gamma * dp;
-        beta += gamma * gp;
-        gamma = -gamma * cp;
+    static_assert(M >= 1 && M <= K - 2, "the lanes meet at an interior row");
+    const Row4<T> first = lane_row<T>(A, v, p, n), last = lane_row<T>(A, v, p + K - 1, n);
+    LaneChain<T> down, up;
+#pragma unroll
+    for (int j = 0; j < kLaneChainRows<K, M>; ++j) {
+      if (const int i = 1 + j; i < M) {
+        const Row4<T> r = lane_row<T>(A, v, p + i, n);
+        down.take(i == 1, r.a, r.b, r.c, r.d[0]);
       }
-      dl = dp;
-      gl = gp;
-      cl = cp;
-    });
-    lane_reduced_rows(first, last, alpha, beta, gamma, dl, gl, -cl, P, Q);
+      if (const int i = K - 2 - j; i > M) {
+        const Row4<T> r = lane_row<T>(A, v, p + i, n);
+        up.take(i == K - 2, r.c, r.b, r.a, r.d[0]);
+      }
+    }
+    // Row p + M: a x_{M−1} + b x_M + c x_{M+1} = d with x_{M−1} = e + g x_p − f x_M from the
+    // downward chain (x_p at M = 1) and x_{M+1} = e + g x_{p+K−1} − f x_M from the upward one
+    // (x_{p+K−1} at M = K − 2).
+    const Row4<T> r = lane_row<T>(A, v, p + M, n);
+    T pivot = r.b, dm = r.d[0], gm = -r.a, hm = -r.c;
+    if constexpr (M > 1) {
+      pivot = pivot - r.a * down.f;
+      dm = dm - r.a * down.e;
+      gm = gm * down.g;
+    }
+    if constexpr (M < K - 2) {
+      pivot = pivot - r.c * up.f;
+      dm = dm - r.c * up.e;
+      hm = hm * up.g;
+    }
+    const T inv = recip(pivot);
+    const T D = dm * inv, G = gm * inv, H = hm * inv;  // x_{p+M} = D + G x_p + H x_{p+K−1}
+    down.meet(M == 1, D, G, H);
+    up.meet(M == K - 2, D, H, G);
+    lane_reduced_rows(first, last, down.alpha, down.beta, down.gamma, up.alpha, up.gamma, up.beta,
+                      P, Q);
   }
 }
 
@@ -129,7 +203,7 @@ struct LaneState {
 
 /// lane_reduce that keeps every interior row's expression in x_p and x_{p+K−1} (substituted
 /// upward over the elimination's factors) for lane_substitute, which then needs neither the rows
-/// nor d again. 3(K − 2) values in registers against the other lane_reduce's three scalars; the
+/// nor d again. 3(K − 2) values in registers against the other lane_reduce's six scalars; the
 /// segment kernel uses it without keeping them (measured faster there, segment.cuh).
 template <int K, class T, class Rows, class Vec>
 PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, LaneState<K, T>& s,
@@ -169,32 +243,54 @@ PSCR_HD void lane_substitute(const LaneState<K, T>& s, const Vec& v, index_t p, 
 
 /// Writes x of the lane's rows (those below n) into `v` from the interface values by solving the
 /// interior again (Thomas on rows p+1..p+K−2 with x_p = x_first, x_{p+K−1} = x_last moved to the
-/// right-hand side; rows at or past n are identity rows): the alternative to lane_substitute
-/// that keeps no LaneState across the interface solve (K − 2 factors live only here).
-template <int K, class T, class Rows, class Vec>
+/// right-hand side, meeting as lane_reduce: downward to row p + M − 1, upward to row p + M + 1,
+/// row p + M from both, then each half substituted back from the middle; rows at or past n are
+/// identity rows): the alternative to lane_substitute that keeps no LaneState across the
+/// interface solve (K − 2 factors live only here).
+template <int K, int M = kLaneMiddle<K>, class T, class Rows, class Vec>
 PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x_first, T x_last) {
   constexpr bool padded = padded_lane<Rows, Vec>;  // rows past n are identity rows: x = 0 there
   if (padded || p < n) v.set(p, x_first);
   if constexpr (K > 2) {
-    T cp[K];  // c′ of interior row i at cp[i]
-    T dprev = T(0);
+    static_assert(M >= 1 && M <= K - 2, "the lanes meet at an interior row");
+    T f[K];                  // interior row i's factor: c′ above the middle row, a″ below it
+    T dd = T(0), du = T(0);  // the last d′ (downward), d″ (upward)
 #pragma unroll
-    for (int i = 1; i < K - 1; ++i) {
-      Row4<T> r = lane_row<T>(A, v, p + i, n);
-      if (i == 1) r.d[0] -= r.a * x_first;
-      if (i == K - 2) r.d[0] -= r.c * x_last;
-      const T a = i == 1 ? T(0) : r.a;  // coupling to the previous interior row
-      const T inv = recip(r.b - a * (i == 1 ? T(0) : cp[i - 1]));
-      cp[i] = i == K - 2 ? T(0) : r.c * inv;
-      dprev = (r.d[0] - a * dprev) * inv;
-      if (padded || p + i < n) v.set(p + i, dprev);
+    for (int j = 0; j < kLaneChainRows<K, M>; ++j) {
+      if (const int i = 1 + j; i < M) {
+        Row4<T> r = lane_row<T>(A, v, p + i, n);
+        if (i == 1) r.d[0] -= r.a * x_first;
+        const T inv = recip(i == 1 ? r.b : r.b - r.a * f[i - 1]);
+        f[i] = r.c * inv;
+        dd = (i == 1 ? r.d[0] : r.d[0] - r.a * dd) * inv;
+        if (padded || p + i < n) v.set(p + i, dd);
+      }
+      if (const int i = K - 2 - j; i > M) {
+        Row4<T> r = lane_row<T>(A, v, p + i, n);
+        if (i == K - 2) r.d[0] -= r.c * x_last;
+        const T inv = recip(i == K - 2 ? r.b : r.b - r.c * f[i + 1]);
+        f[i] = r.a * inv;
+        du = (i == K - 2 ? r.d[0] : r.d[0] - r.c * du) * inv;
+        if (padded || p + i < n) v.set(p + i, du);
+      }
     }
-    T xn = T(0);
+    const Row4<T> r = lane_row<T>(A, v, p + M, n);
+    T pivot = r.b, dm = r.d[0] - r.a * (M == 1 ? x_first : dd);
+    dm = dm - r.c * (M == K - 2 ? x_last : du);
+    if constexpr (M > 1) pivot = pivot - r.a * f[M - 1];
+    if constexpr (M < K - 2) pivot = pivot - r.c * f[M + 1];
+    const T xm = dm * recip(pivot);
+    if (padded || p + M < n) v.set(p + M, xm);
+    T xd = xm, xu = xm;
 #pragma unroll
-    for (int i = K - 2; i >= 1; --i) {
-      if (padded || p + i < n) {
-        xn = v.get(p + i) - cp[i] * xn;
-        v.set(p + i, xn);
+    for (int j = 1; j <= kLaneChainRows<K, M>; ++j) {
+      if (const int i = M - j; i >= 1 && (padded || p + i < n)) {
+        xd = v.get(p + i) - f[i] * xd;
+        v.set(p + i, xd);
+      }
+      if (const int i = M + j; i <= K - 2 && (padded || p + i < n)) {
+        xu = v.get(p + i) - f[i] * xu;
+        v.set(p + i, xu);
       }
     }
   }
