@@ -1829,11 +1829,7 @@ struct PlainVector {
 template <int K, int M, class Scalar>
 void check_lane_meeting(index_t n, std::uint64_t seed) {
   using T = cuda::detail::kernel_scalar_t<Scalar>;
-  const auto kernel = [](const std::vector<Scalar>& v) {
-    std::vector<T> t(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) t[i] = reinterpret_cast<const T&>(v[i]);
-    return t;
-  };
+  using cuda::detail::as_kernel;
   const auto scalar = [](const T& z) { return reinterpret_cast<const Scalar&>(z); };
   std::vector<Scalar> a = pscr::testing::random_vector<Scalar>(n, seed),
                       c = pscr::testing::random_vector<Scalar>(n, seed + 1),
@@ -1844,12 +1840,11 @@ void check_lane_meeting(index_t n, std::uint64_t seed) {
   for (index_t r = 0; r < n; ++r) b[r] = Scalar(4) + Scalar(0.5) * a[r];
   const auto at = [&](index_t r) { return r >= 0 && r < n ? x[r] : Scalar(0); };
   for (index_t r = 0; r < n; ++r) d[r] = a[r] * at(r - 1) + b[r] * x[r] + c[r] * at(r + 1);
-  const std::vector<T> ka = kernel(a), kb = kernel(b), kc = kernel(c), kd = kernel(d);
-  const PlainRows<T> rows{ka.data(), kb.data(), kc.data()};
+  const PlainRows<T> rows{as_kernel(a.data()), as_kernel(b.data()), as_kernel(c.data())};
   for (index_t p = 0; p < n; p += K) {
-    std::vector<T> v = kd;
+    std::vector<Scalar> v = d;
     cuda::detail::Row4<T> P, Q;
-    cuda::detail::lane_reduce<K, M>(rows, PlainVector<T>{v.data()}, p, n, P, Q);
+    cuda::detail::lane_reduce<K, M>(rows, PlainVector<T>{as_kernel(v.data())}, p, n, P, Q);
     const Scalar rp = scalar(P.a) * at(p - 1) + scalar(P.b) * at(p) + scalar(P.c) * at(p + K - 1) -
                       scalar(P.d[0]);
     const Scalar rq = scalar(Q.a) * at(p) + scalar(Q.b) * at(p + K - 1) + scalar(Q.c) * at(p + K) -
@@ -1858,11 +1853,11 @@ void check_lane_meeting(index_t n, std::uint64_t seed) {
         << "P, K " << K << ", M " << M << ", n " << n << ", lane at " << p;
     EXPECT_LE(std::abs(rq), 1e-13 * (1 + std::abs(scalar(Q.d[0]))))
         << "Q, K " << K << ", M " << M << ", n " << n << ", lane at " << p;
-    cuda::detail::lane_resolve<K, M>(
-        rows, PlainVector<T>{v.data()}, p, n, reinterpret_cast<const T&>(x[p]),
-        p + K - 1 < n ? reinterpret_cast<const T&>(x[p + K - 1]) : T(0));
+    cuda::detail::lane_resolve<K, M>(rows, PlainVector<T>{as_kernel(v.data())}, p, n,
+                                     as_kernel(x.data())[p],
+                                     p + K - 1 < n ? as_kernel(x.data())[p + K - 1] : T(0));
     for (index_t r = p; r < std::min(p + K, n); ++r)
-      EXPECT_LE(std::abs(scalar(v[r]) - x[r]), 1e-13 * (1 + std::abs(x[r])))
+      EXPECT_LE(std::abs(v[r] - x[r]), 1e-13 * (1 + std::abs(x[r])))
           << "x, K " << K << ", M " << M << ", n " << n << ", row " << r;
   }
 }
