@@ -160,15 +160,17 @@ constexpr bool columns_capped() {
   return columns_capped_pass(Pass, K, sizeof(T), !std::is_same_v<Form, ShiftedForm<T>>);
 }
 
-/// The interior row at which columns_pass's lanes meet (lane_reduce, lane_resolve): the middle
-/// (kLaneMiddle: two chains, half the FP64 latency that bounds the complex passes), except under
-/// the capped passes' register caps, where the second chain's state spilled (ptxas: real K = 16
-/// 28/44 → 92/92 bytes stored/loaded, 25% slower at interleaved 512 × 2^15 on an H200; complex
-/// K = 8 0 → 28/52 bytes): they keep the downward chain alone (K − 2). docs/tridiag-performance.md,
-/// "Lanes that meet in the middle".
+/// The interior row at which columns_pass's lanes meet (lane_reduce, lane_resolve): the middle for
+/// the complex passes (kLaneMiddle: two chains, half the FP64 latency that bounds them), except
+/// under the capped passes' register caps, where the second chain's state spilled (ptxas: complex
+/// K = 8 0 → 28/52 bytes stored/loaded; real K = 16 28/44 → 92/92, 25% slower at interleaved
+/// 512 × 2^15 on an H200). Those and every real pass keep the downward chain alone (K − 2): the
+/// real passes are not latency bound, and the downward chain ran them 1.6–2.1% faster at
+/// interleaved 127 × 2^17 and 512 × 2^15 (H200, 3 rounds). docs/tridiag-performance.md, "Lanes
+/// that meet in the middle".
 template <int K, SegmentPass Pass, class T, class Form>
 constexpr int columns_lane_middle() {
-  return columns_capped<K, Pass, T, Form>() ? K - 2 : kLaneMiddle<K>;
+  return sizeof(T) > 8 && !columns_capped<K, Pass, T, Form>() ? kLaneMiddle<K> : K - 2;
 }
 
 /// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole

@@ -93,8 +93,8 @@ PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, 
 /// and row p + M from both. Downward alone (M = K − 2), a lane's K − 2 reciprocals depend on each
 /// other in one chain, which bounds the complex kernels by FP64 latency (Nsight Compute,
 /// docs/tridiag-performance.md); twisted at the middle, the longest chain has K/2 of them. The
-/// second chain's state costs registers: kernels held under a register cap take M = K − 2
-/// (columns.cuh, columns_lane_middle).
+/// second chain's state costs registers: the columns passes held under a register cap and the
+/// real ones, which are not latency bound, take M = K − 2 (columns.cuh, columns_lane_middle).
 template <int K>
 constexpr int kLaneMiddle = (K - 1) / 2;
 
