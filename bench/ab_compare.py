@@ -12,6 +12,11 @@ Per configuration and variant: the median over the rounds of median_ms (each rou
 of repeated runs). Ratios are variant / baseline, so below 1 is faster than the baseline; the
 baseline is NAME, else the variant named "base", else the first variant in the file. A variant
 without a row for a configuration shows "-".
+tridiag_bench CSVs hold the copy of every shape (method "copy"), timed in the same runs: there a
+further column per variant, "VARIANT/BASELINE over copy", divides each ratio by its shape's copy
+ratio, so that a change of the machine's speed between the variants' runs (small batches, whose
+copy takes some microseconds, moved 5-19% in either direction in the H200 A/Bs of 2026-12-02)
+is not read as the code's.
 
 Exit codes: 0 the table was printed; 1 bad input (as bench/plot_results.py reads CSVs:
 unreadable file, misaligned rows, missing columns, no rows, a median_ms that is not a number; or
@@ -48,17 +53,37 @@ def load(path):
     return keys, variants, times
 
 
+def ratio(med, variant, baseline):
+    """med[variant] / med[baseline], or None where either is missing or the baseline is 0."""
+    ok = variant in med and baseline in med and med[baseline] > 0
+    return med[variant] / med[baseline] if ok else None
+
+
 def table(keys, variants, times, baseline):
-    """Markdown lines: the configuration, each variant's median and each other's ratio."""
+    """Markdown lines: the configuration, each variant's median and each other's ratio, and
+    where the CSV times the copy of each shape (tridiag_bench), each ratio over the copy's."""
     others = [v for v in variants if v != baseline]
+    medians = {key: {v: statistics.median(per[v]) for v in variants if v in per}
+               for key, per in times.items()}
+    copies = {}  # (scalar, n, batch): the copy's ratio per variant
+    if keys == KEYS["tridiag_bench"]:
+        shape = [keys.index(k) for k in ("scalar", "n", "batch")]
+        for key, med in medians.items():
+            if key[keys.index("method")] == "copy":
+                copies[tuple(key[i] for i in shape)] = {v: ratio(med, v, baseline) for v in others}
     head = keys + [f"{v} ms" for v in variants] + [f"{v}/{baseline}" for v in others]
+    if copies:
+        head += [f"{v}/{baseline} over copy" for v in others]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for key, per in times.items():
-        med = {v: statistics.median(per[v]) for v in variants if v in per}
+    for key, med in medians.items():
         cells = list(key) + [f"{med[v]:.4g}" if v in med else "-" for v in variants]
-        for v in others:
-            ok = v in med and baseline in med and med[baseline] > 0
-            cells.append(f"{med[v] / med[baseline]:.3f}" if ok else "-")
+        ratios = [ratio(med, v, baseline) for v in others]
+        cells += [f"{r:.3f}" if r is not None else "-" for r in ratios]
+        if copies:
+            copy = copies.get(tuple(key[i] for i in shape), {})
+            for v, r in zip(others, ratios):
+                c = copy.get(v)
+                cells.append(f"{r / c:.3f}" if r is not None and c else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Tests of bench/ab_compare.py (an ab.sh CSV side by side) on tiny synthetic CSVs: medians over
 the rounds, ratios to the baseline (named, "base", or the first variant), "-" where a variant
-lacks a configuration, both benchmarks' CSVs; bad input exits 1, bad arguments 2.
+lacks a configuration, the ratios over the copy's of the same shape, both benchmarks' CSVs; bad
+input exits 1, bad arguments 2.
 
 Run by CTest as: python3 test_ab_compare.py PATH_TO_ab_compare.py
 """
@@ -13,8 +14,9 @@ TRIDIAG = ("variant,round,device,scalar,n,batch,form,layout,method,rows_per_thre
 PSCR = "variant,round,device,problem,scalar,mesh,dim,n,stages,median_ms,method"
 
 
-def tridiag_row(variant, rnd, k, ms, n=8192):
-    return (f'{variant},{rnd},"Test GPU",real,{n},2048,shifted,contiguous,segment,{k},-,{ms},{ms},'
+def tridiag_row(variant, rnd, k, ms, n=8192, method="segment"):
+    form, layout = ("-", "-") if method == "copy" else ("shifted", "contiguous")
+    return (f'{variant},{rnd},"Test GPU",real,{n},2048,{form},{layout},{method},{k},-,{ms},{ms},'
             f'1,1,0.5,1,1e-16,10,""')
 
 
@@ -58,6 +60,21 @@ class AbCompareTest(ScriptTest):
         r = self.run_compare(TRIDIAG, rows)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.cells(r.stdout, "| real")[-1], "1.500")
+
+    def test_ratios_over_the_copy_of_the_same_shape(self):
+        rows = [tridiag_row("base", 1, 0, 0.010, method="copy"),
+                tridiag_row("new", 1, 0, 0.012, method="copy"),
+                tridiag_row("base", 1, 8, 0.020), tridiag_row("new", 1, 8, 0.030),
+                tridiag_row("base", 1, 8, 0.5, n=64), tridiag_row("new", 1, 8, 0.4, n=64)]
+        r = self.run_compare(TRIDIAG, rows)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.cells(r.stdout, "| scalar")[-2:], ["new/base", "new/base over copy"])
+        self.assertEqual(self.cells(r.stdout, "| real | 8192 | 2048 | - | - | copy")[-2:],
+                         ["1.200", "1.000"])
+        # 1.5 against a copy 1.2 times slower: 1.25; the 64-row shape has no copy row.
+        self.assertEqual(self.cells(r.stdout, "| real | 8192 | 2048 | shifted")[-2:],
+                         ["1.500", "1.250"])
+        self.assertEqual(self.cells(r.stdout, "| real | 64 ")[-2:], ["0.800", "-"])
 
     def test_pscr_csv(self):
         rows = ['base,1,"Test GPU",poisson,real,random,2,4096,fused,3.0,pscr',
