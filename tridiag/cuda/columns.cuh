@@ -165,9 +165,10 @@ constexpr bool columns_capped() {
 /// under the capped passes' register caps, where the second chain's state spilled (ptxas: complex
 /// K = 8 0 → 28/52 bytes stored/loaded; real K = 16 28/44 → 92/92, 25% slower at interleaved
 /// 512 × 2^15 on an H200). Those and every real pass keep the downward chain alone (K − 2): the
-/// real passes are not latency bound, and the downward chain ran them 1.6–2.1% faster at
-/// interleaved 127 × 2^17 and 512 × 2^15 (H200, 3 rounds). docs/tridiag-performance.md, "Lanes
-/// that meet in the middle".
+/// real passes are not latency bound, and the downward chain ran the shifted form's 2.1% faster
+/// at interleaved 127 × 2^17, within the copy's spread elsewhere (H200, 3 rounds); the general
+/// form's K = 4 and 16 lost 3–20% by it, K = 8 gained 2–7%. docs/tridiag-performance.md, "The
+/// real columns passes keep the downward chain".
 template <int K, SegmentPass Pass, class T, class Form>
 constexpr int columns_lane_middle() {
   return sizeof(T) > 8 && !columns_capped<K, Pass, T, Form>() ? kLaneMiddle<K> : K - 2;
