@@ -463,9 +463,9 @@ cuda::detail::Condensed<T> condense_segment(Lanes& lanes, index_t j, int L) {
 }
 
 /// Segment j's coarse rows F, L as segment_lanes_reduce_kernel computes them: one lane eliminates
-/// the segment's L·K rows downward (SegmentElimination; identity rows with a zero right-hand side
-/// past n, as the kernel's zero-filled copies and its guard make them) and keeps the first and
-/// last (lane_reduced_rows).
+/// the segment's L·K rows downward (LaneChain::before_first, every row taken alike; identity rows
+/// with a zero right-hand side past n, as the kernel's zero-filled copies and its guard make them)
+/// and keeps the first and last (lane_reduced_rows).
 template <int K, class T, class Tables>
 cuda::detail::Condensed<T> eliminate_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L) {
   namespace dt = cuda::detail;
@@ -473,21 +473,21 @@ cuda::detail::Condensed<T> eliminate_segment(ShiftedLanes<K, T, Tables>& lanes, 
   const dt::ShiftedRows<T> A{lanes.m, lanes.s};
   const dt::LaneVector<T> v{lanes.d.data(), 0};
   auto row = [&](index_t r) { return dt::lane_row<T>(A, v, r, n); };
-  dt::SegmentElimination<T> e;
+  auto chain = dt::LaneChain<T>::before_first();
   for (index_t r = p + 1; r < p + L * K - 1; ++r) {
     const dt::Row4<T> x = row(r);
-    e.step(x.a, x.b, x.c, x.d[0]);
+    chain.take(false, x.a, x.b, x.c, x.d[0]);
   }
   dt::Condensed<T> c;
-  dt::lane_reduced_rows(row(p), row(p + L * K - 1), e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp,
-                        c.F, c.L);
+  dt::lane_reduced_rows(row(p), row(p + L * K - 1), chain.alpha, chain.beta, chain.gamma, chain.e,
+                        chain.g, -chain.f, c.F, c.L);
   return c;
 }
 
 /// Segment j's rows solved by one lane, its first and last unknowns given, as
-/// segment_lanes_substitute_kernel solves them: SegmentElimination down the interior (the kernel
+/// segment_lanes_substitute_kernel solves them: a LaneChain down the interior (the kernel
 /// restarts it per tile from the reduce pass's checkpoints, which repeats the same operations on
-/// the same values), x_i = dp_i + gp_i x_first − cp_i x_{i+1} upward from x_last; rows past n are
+/// the same values), x_i = e_i + g_i x_first − f_i x_{i+1} upward from x_last; rows past n are
 /// not written.
 template <int K, class T, class Tables>
 void substitute_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L, T x_first, T x_last) {
@@ -498,12 +498,12 @@ void substitute_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L, T x
   std::vector<T> cp(rows, T(0)), y(rows);
   y[0] = x_first;
   y[rows - 1] = x_last;
-  dt::SegmentElimination<T> e;
+  auto chain = dt::LaneChain<T>::before_first();
   for (index_t i = 1; i < rows - 1; ++i) {
     const dt::Row4<T> x = dt::lane_row<T>(A, v, p + i, n);
-    e.step(x.a, x.b, x.c, x.d[0]);
-    cp[i] = e.cp;
-    y[i] = e.dp + e.gp * x_first;
+    chain.take(false, x.a, x.b, x.c, x.d[0]);
+    cp[i] = chain.f;
+    y[i] = chain.e + chain.g * x_first;
   }
   T next = x_last;
   for (index_t i = rows - 1; i >= 0; --i) {
@@ -1549,7 +1549,7 @@ RegisterLanes<K, cuda::detail::kernel_scalar_t<Scalar>> register_lanes(
   return {m, reinterpret_cast<const T&>(t.shifts[k]), std::move(d), std::vector<T>(n)};
 }
 
-// segment_lanes_reduce_kernel's lanes: SegmentElimination down a whole segment of 32·K rows
+// segment_lanes_reduce_kernel's lanes: a LaneChain down a whole segment of 32·K rows
 // (eliminate_segment) gives the coarse rows F, L that the lanes of K rows and warp_condense's tree
 // give in segment_kernel's reduce pass, to rounding; past n the rows are identity rows with a zero
 // right-hand side (the last segment here ends 219 rows past n).
@@ -1743,7 +1743,7 @@ TEST(EmulationHelmholtz, GuardedSegmentMeetsTheResidualWhereTheTreeFails) {
 // solve of the reduced rows (the kernel's warp_reduced_solve) some shifts do. Measured on 15
 // problems (n = 511, 1023, 2047; seeds 3, 5, 7, 11, 13; 4000 shifts each): in order 0 shifts above
 // 1e-10 (worst 3.5e-11), the warp's solve 10 (worst 3.6e-7). Here three of the problems where the
-// warp's solve fails. (One lane per segment with SegmentElimination, the lanes passes' numerics,
+// warp's solve fails. (One lane per segment with a LaneChain, the lanes passes' numerics,
 // with the reduced rows in order: 0 of 80000 shifts up to n = 4095.)
 TEST(EmulationHelmholtz, SweepWithReducedRowsInOrder) {
   using T = HelmholtzShifts::T;

@@ -95,25 +95,6 @@ bool columns_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index
          rows >= 2 * lanes_tile_rows<T>() && rows % lanes_tile_rows<T>() == 0;
 }
 
-/// The lane's downward elimination of its segment's interior (lane_eliminate's recurrence, the
-/// three scalars lane_reduce's downward chain carries): interior row i is x_i = dp + gp x_first −
-/// cp x_{i+1}; x_{first+1} = α + β x_first + γ x_{i+1}. The start values make the first interior
-/// row no special case.
-template <class T>
-struct SegmentElimination {
-  T cp = T(0), dp = T(0), gp = T(1);
-  T alpha = T(0), beta = T(0), gamma = T(1);
-  PSCR_HD void step(T a, T b, T c, T d) {
-    const T inv = recip(b - a * cp);
-    dp = (d - a * dp) * inv;
-    gp = -a * gp * inv;
-    cp = c * inv;
-    alpha += gamma * dp;
-    beta += gamma * gp;
-    gamma = -gamma * cp;
-  }
-};
-
 /// Row h of a 16-byte piece: a real piece holds rows 2q, 2q + 1 (h = 0, 1), a complex one row q.
 template <class T>
 __device__ __forceinline__ T piece_row(const double2& p, int h) {
@@ -182,7 +163,7 @@ __device__ __forceinline__ double2 make_piece(const T (&v)[scalars_per_piece<T>(
 template <bool Guard, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_tile, T s, index_t r0,
                                                    index_t n, Pieces pieces, const double2* tab,
-                                                   T& sub, SegmentElimination<T>& e, Row4<T>& first,
+                                                   T& sub, LaneChain<T>& chain, Row4<T>& first,
                                                    Row4<T>& last) {
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
 #pragma unroll
@@ -203,7 +184,7 @@ __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_ti
       else if (i == lanes_tile_rows<T>() - 1 && last_tile)
         last = {a, b, c, {d}};
       else
-        e.step(a, b, c, d);
+        chain.take(false, a, b, c, d);
     }
   }
 }
@@ -213,12 +194,13 @@ template <class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last_tile, bool guard,
                                                       T s, index_t r0, index_t n, Pieces pieces,
                                                       const double2* tab, T& sub,
-                                                      SegmentElimination<T>& e, Row4<T>& first,
+                                                      LaneChain<T>& chain, Row4<T>& first,
                                                       Row4<T>& last) {
   if (guard)
-    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, first, last);
+    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first, last);
   else
-    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, first, last);
+    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first,
+                              last);
 }
 
 /// A lane's rows in the segment lanes passes' stage: piece q of its unit (lanes_slot), read
@@ -383,30 +365,29 @@ struct LanesStages {
   }
 };
 
-/// The elimination's state (cp, dp, gp) before tile ts ≥ 1 of a unit, kept by the reduce passes
-/// for the substitute passes at checkpoints[(3(ts − 1) + f)·units + unit] (f = 0, 1, 2): the units'
-/// scalars adjacent, so that a warp's lanes store and load them together.
+/// The elimination's state (LaneChain f, e, g) before tile ts ≥ 1 of a unit, kept by the reduce
+/// passes for the substitute passes at checkpoints[(3(ts − 1) + f)·units + unit] (f = 0, 1, 2): the
+/// units' scalars adjacent, so that a warp's lanes store and load them together.
 template <class T>
 __device__ __forceinline__ void store_checkpoint(T* checkpoints, index_t units, int ts,
-                                                 index_t unit, const SegmentElimination<T>& e) {
+                                                 index_t unit, const LaneChain<T>& chain) {
   T* at = checkpoints + 3 * (ts - 1) * units + unit;
-  at[0] = e.cp;
-  at[units] = e.dp;
-  at[2 * units] = e.gp;
+  at[0] = chain.f;
+  at[units] = chain.e;
+  at[2 * units] = chain.g;
 }
 /// The state store_checkpoint kept before tile ts of a unit; at ts = 0 the start.
 template <class T>
-__device__ __forceinline__ SegmentElimination<T> load_checkpoint(const T* checkpoints,
-                                                                 index_t units, int ts,
-                                                                 index_t unit) {
-  SegmentElimination<T> e;
+__device__ __forceinline__ LaneChain<T> load_checkpoint(const T* checkpoints, index_t units, int ts,
+                                                        index_t unit) {
+  LaneChain<T> chain = LaneChain<T>::before_first();
   if (ts > 0) {
     const T* at = checkpoints + 3 * (ts - 1) * units + unit;
-    e.cp = at[0];
-    e.dp = at[units];
-    e.gp = at[2 * units];
+    chain.f = at[0];
+    chain.e = at[units];
+    chain.g = at[2 * units];
   }
-  return e;
+  return chain;
 }
 
 /// A piece of x from the stage (`from`), of `bytes` (16, 8: its first scalar only, 0: none).
@@ -419,8 +400,8 @@ __device__ __forceinline__ void store_piece(double2* to, const double2* from, un
 }
 
 /// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
-/// segment_lanes_substitute_kernel: (cp, dp, gp) before the first row of every tile but the first
-/// of each unit.
+/// segment_lanes_substitute_kernel: (LaneChain f, e, g) before the first row of every tile but the
+/// first of each unit.
 template <class T>
 index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
   return 3 * batch * segments * (rows / lanes_tile_rows<T>() - 1);
@@ -428,9 +409,9 @@ index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
 
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
 /// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
-/// segment_kernel's reduce pass), and with Checkpoints the elimination's state (cp, dp, gp) before
-/// each tile t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the last
-/// unit repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
+/// segment_kernel's reduce pass), and with Checkpoints the elimination's state (LaneChain f, e, g)
+/// before each tile t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the
+/// last unit repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
 /// segment_lanes_apply.
 template <class T, bool Checkpoints>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
@@ -451,12 +432,12 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   const T s = shifts[k];
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
   T sub = lanes_coupling(m, s, p);
-  SegmentElimination<T> e;
+  LaneChain<T> chain = LaneChain<T>::before_first();
   Row4<T> first, last;
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
     if constexpr (Checkpoints) {
-      if (active && t > 0) store_checkpoint(checkpoints, units, t, u, e);
+      if (active && t > 0) store_checkpoint(checkpoints, units, t, u, chain);
     }
     copy_async_wait_pending<1>();
     __syncwarp();
@@ -464,27 +445,28 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     const double2* tab = stage + kLanesDPieces + slot;
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane}, tab,
-                          sub, e, first, last);
+                          sub, chain, first, last);
     __syncwarp();  // the stage is fetched into again at the next tile
   }
   Row4<T> P, Q;
-  lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);
+  lane_reduced_rows(first, last, chain.alpha, chain.beta, chain.gamma, chain.e, chain.g, -chain.f,
+                    P, Q);
   if (active) store_coarse_rows(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
 }
 
 /// One tile of a lane's segment in the substitute pass: rows r0 .. r0 + lanes_tile_rows<T>() − 1
 /// from the lane's pieces of the stage (`pieces`: UnitPieces or ColumnPieces) and A's and M's
-/// rows at `tab`, as segment_lanes_tile reads them, eliminated again downward from the state `e`
-/// before the tile (SegmentElimination: interior row i is x_i = y_i − cp_i x_{i+1} with y_i = dp_i
-/// + gp_i x_first), then solved upward from x_next (in: the unknown of the row after the tile; out:
+/// rows at `tab`, as segment_lanes_tile reads them, eliminated again downward from the state
+/// `chain` before the tile (LaneChain: interior row i is x_i = y_i − f_i x_{i+1} with y_i = e_i
+/// + g_i x_first), then solved upward from x_next (in: the unknown of the row after the tile; out:
 /// the tile's first row's), each x_i written over its right-hand side in the stage. The segment's
 /// first row (first_tile) is x_first, its last (last_tile) x_last.
 template <bool Guard, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool last_tile, T s,
                                                            index_t r0, index_t n, Pieces pieces,
                                                            const double2* tab, T sub,
-                                                           SegmentElimination<T> e, T x_first,
-                                                           T x_last, T& x_next) {
+                                                           LaneChain<T> chain, T x_first, T x_last,
+                                                           T& x_next) {
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
   constexpr int kTileRows = lanes_tile_rows<T>();
   T cp[kTileRows];
@@ -508,9 +490,9 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
         cp[i] = T(0);
         y[h] = x_last;
       } else {
-        e.step(a, b, c, piece_row<T>(dd, h));
-        cp[i] = e.cp;
-        y[h] = e.dp + e.gp * x_first;
+        chain.take(false, a, b, c, piece_row<T>(dd, h));
+        cp[i] = chain.f;
+        y[h] = chain.e + chain.g * x_first;
       }
     }
     pieces.set(q, make_piece(y));  // y over the piece's right-hand sides
@@ -533,13 +515,13 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
 template <class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile_at(
     bool first_tile, bool last_tile, bool guard, T s, index_t r0, index_t n, Pieces pieces,
-    const double2* tab, T sub, SegmentElimination<T> e, T x_first, T x_last, T& x_next) {
+    const double2* tab, T sub, LaneChain<T> chain, T x_first, T x_last, T& x_next) {
   if (guard)
-    segment_lanes_resolve_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, x_first,
-                                     x_last, x_next);
+    segment_lanes_resolve_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
+                                     x_first, x_last, x_next);
   else
-    segment_lanes_resolve_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, e, x_first,
-                                      x_last, x_next);
+    segment_lanes_resolve_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
+                                      x_first, x_last, x_next);
 }
 
 /// The substitute pass after segment_lanes_reduce_kernel (with checkpoints) and the coarse solve
@@ -574,7 +556,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
   for (int t = tiles - 1; t >= 0; --t) {
     stages.fetch(w, t - 1);
     // The state before the tile's first row.
-    const SegmentElimination<T> e = load_checkpoint(checkpoints, units, t, u);
+    const LaneChain<T> chain = load_checkpoint(checkpoints, units, t, u);
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
@@ -582,7 +564,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
     double2* stage = stages[t];
     const double2* tab = stage + kLanesDPieces + slot;
     segment_lanes_resolve_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane},
-                                  tab, sub, e, x_first, x_last, x_next);
+                                  tab, sub, chain, x_first, x_last, x_next);
     __syncwarp();  // the tile's x in the stage
     out.each(w, t, [&](int piece, double2* to, unsigned bytes) {
       store_piece(to, stage + piece, bytes);
@@ -778,13 +760,12 @@ struct ColumnsLanesFetch {
 /// segments of `rows` rows (solve.cu: columns_lanes_rows): each warp's streams (ColumnsLanesWarp)
 /// walk their bands tile by tile, one segment after the other (the coupling to the row before
 /// carried across), each lane writing its segment's coarse rows as columns_kernel's reduce pass
-/// writes them, and the elimination's state (cp, dp, gp) before each tile ts ≥ 1 of a segment
-/// (store_checkpoint; unit = segment·batch + system, so a stream's lanes store adjacent scalars),
-/// for columns_lanes_substitute_kernel. A tile's rows of d
-/// are copied with coalesced 16-byte cp.async into the stage row by row, and its segment's rows
-/// of A and M as in segment_lanes_reduce_kernel. `rows` ≥ 2 TR, a multiple of TR;
-/// columns_lanes_apply. Complex: at most 168 registers (three blocks per SM), as the segment
-/// pass's complex instance takes.
+/// writes them, and the elimination's state (LaneChain f, e, g) before each tile ts ≥ 1 of a
+/// segment (store_checkpoint; unit = segment·batch + system, so a stream's lanes store adjacent
+/// scalars), for columns_lanes_substitute_kernel. A tile's rows of d are copied with coalesced
+/// 16-byte cp.async into the stage row by row, and its segment's rows of A and M as in
+/// segment_lanes_reduce_kernel. `rows` ≥ 2 TR, a multiple of TR; columns_lanes_apply. Complex: at
+/// most 168 registers (three blocks per SM), as the segment pass's complex instance takes.
 template <int W, class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -804,14 +785,14 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   const auto [h, k, p, active] = w.column();
   const T s = shifts[k];
   T sub = lanes_coupling(m, s, p);
-  SegmentElimination<T> e;
+  LaneChain<T> chain = LaneChain<T>::before_first();
   Row4<T> first, last;
   index_t seg = p / rows;  // the lane's segment, and its tile ts in it
   int ts = 0;
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
     if (active && ts > 0 && seg < segments)
-      store_checkpoint(checkpoints, units, ts, seg * batch + k, e);
+      store_checkpoint(checkpoints, units, ts, seg * batch + k, chain);
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
@@ -819,13 +800,14 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
     segment_lanes_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
                           ColumnPieces<W, T>{stage + h * Warp::kStreamPieces, w.lane % W},
-                          stage + kLanesDPieces + 32 * h, sub, e, first, last);
+                          stage + kLanesDPieces + 32 * h, sub, chain, first, last);
     if (++ts == seg_tiles) {
       Row4<T> P, Q;
-      lane_reduced_rows(first, last, e.alpha, e.beta, e.gamma, e.dp, e.gp, -e.cp, P, Q);
+      lane_reduced_rows(first, last, chain.alpha, chain.beta, chain.gamma, chain.e, chain.g,
+                        -chain.f, P, Q);
       if (active && seg < segments)
         store_coarse_pairs(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
-      e = SegmentElimination<T>{};
+      chain = LaneChain<T>::before_first();
       ts = 0;
       ++seg;
     }
@@ -877,7 +859,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   for (int t = tiles - 1; t >= 0; --t) {
     stages.fetch(w, t - 1);
     // The state before the tile's first row.
-    const SegmentElimination<T> e =
+    const LaneChain<T> chain =
         load_checkpoint(checkpoints, units, ts, std::min(seg, segments - 1) * batch + k);
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
     const T sub = lanes_coupling(m, s, r0);
@@ -887,7 +869,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
     segment_lanes_resolve_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
                                   ColumnPieces<W, T>{stage + c.h * Warp::kStreamPieces, w.lane % W},
-                                  stage + kLanesDPieces + 32 * c.h, sub, e, x_first, x_last,
+                                  stage + kLanesDPieces + 32 * c.h, sub, chain, x_first, x_last,
                                   x_next);
     __syncwarp();  // the tile's x in the stage
     out.each(w, t,

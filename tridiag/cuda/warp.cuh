@@ -56,60 +56,24 @@ PSCR_HD Row4<T> lane_row(const Rows& A, const Vec& v, index_t r, index_t n) {
   return {A.sub(r), A.diag(r), A.sup(r), v.get(r)};
 }
 
-/// Thomas downward on the interior rows p+1..p+K−2 of the lane's rows [p, p + K) with the x_p
-/// column carried along: interior row i becomes x_i = d′_i + g′_i x_p − c′_i x_{i+1}, passed to
-/// `visit(i, d′, g′, c′)` in order. Returns the lane's first and last rows.
-template <int K, class T, class Rows, class Vec, class Visit>
-PSCR_HD void lane_eliminate(const Rows& A, const Vec& v, index_t p, index_t n, Row4<T>& first,
-                            Row4<T>& last, Visit&& visit) {
-  static_assert(K >= 2, "a lane needs at least its two interface rows");
-  first = lane_row<T>(A, v, p, n);
-  last = lane_row<T>(A, v, p + K - 1, n);
-  T cp = T(0), dp = T(0), gp = T(0);
-#pragma unroll
-  for (int i = 1; i < K - 1; ++i) {
-    const Row4<T> r = lane_row<T>(A, v, p + i, n);
-    const T inv = recip(i == 1 ? r.b : r.b - r.a * cp);
-    dp = (i == 1 ? r.d[0] : r.d[0] - r.a * dp) * inv;
-    gp = -r.a * (i == 1 ? T(1) : gp) * inv;
-    cp = r.c * inv;
-    visit(i, dp, gp, cp);
-  }
-}
-
-/// The lane's reduced rows from its first and last rows and its interior's end rows expressed in
-/// its interface unknowns, x_{p+1} = D1 + G1 x_p + H1 x_{p+K−1} and x_{p+K−2} = Dl + Gl x_p +
-/// Hl x_{p+K−1}: P (row p: couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (row
-/// p + K − 1: couples x_p, x_{p+K−1}, the next lane's first unknown).
-template <class T>
-PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, T G1, T H1, T Dl,
-                               T Gl, T Hl, Row4<T>& P, Row4<T>& Q) {
-  P = {first.a, first.b + first.c * G1, first.c * H1, first.d[0] - first.c * D1};
-  Q = {last.a * Gl, last.b + last.a * Hl, last.c, last.d[0] - last.a * Dl};
-}
-
-/// The interior row at which a lane's elimination (lane_reduce, lane_resolve) meets by default:
-/// rows p+1..p+M−1 are eliminated downward and rows p+K−2..p+M+1 upward, two independent chains,
-/// and row p + M from both. Downward alone (M = K − 2), a lane's K − 2 reciprocals depend on each
-/// other in one chain, which bounds the complex kernels by FP64 latency (Nsight Compute,
-/// docs/tridiag-performance.md); twisted at the middle, the longest chain has K/2 of them. The
-/// second chain's state costs registers: the columns passes held under a register cap and the
-/// real ones, which are not latency bound, take M = K − 2 (columns.cuh, columns_lane_middle).
-template <int K>
-constexpr int kLaneMiddle = (K - 1) / 2;
-
-/// Steps of a lane's elimination: the longer of its two chains (lane_reduce, lane_resolve).
-template <int K, int M>
-constexpr int kLaneChainRows = (M - 1 > K - 2 - M) ? M - 1 : K - 2 - M;
-
-/// One elimination chain of a lane (lane_reduce), downward from the lane's first row or upward
-/// from its last (its end row, x_end). Each interior row it takes, with coupling `toward` the
-/// rows taken before (a downward, c upward), diagonal b, coupling `away` (c downward, a upward)
-/// and right-hand side d, becomes x = e + g x_end − f x_next; the chain's first interior row is
-/// carried along as α + β x_end + γ x_next (α += γ e, β += γ g, γ ← −γ f at each row).
+/// One elimination chain of a lane (lane_eliminate, lane_reduce, lane_resolve), downward from the
+/// lane's first row or upward from its last (its end row, x_end). Each interior row it takes, with
+/// coupling `toward` the rows taken before (a downward, c upward), diagonal b, coupling `away` (c
+/// downward, a upward) and right-hand side d, becomes x = e + g x_end − f x_next; the chain's first
+/// interior row is carried along as α + β x_end + γ x_next (α += γ e, β += γ g, γ ← −γ f at each
+/// row).
 template <class T>
 struct LaneChain {
   T e = T(0), g = T(0), f = T(0), alpha = T(0), beta = T(0), gamma = T(0);
+
+  /// The state before a chain whose first row is taken as any other, take(false, …) (loops not
+  /// unrolled, segment_lanes.cuh): the end row itself, x_end = 0 + 1·x_end − 0·x_next, and γ = 1.
+  static PSCR_HD LaneChain before_first() {
+    LaneChain c;
+    c.g = T(1);
+    c.gamma = T(1);
+    return c;
+  }
 
   /// Takes the next row (`first`: the chain's first, next to its end row).
   PSCR_HD void take(bool first, T toward, T b, T away, T d) {
@@ -143,6 +107,49 @@ struct LaneChain {
     }
   }
 };
+
+/// Thomas downward on the interior rows p+1..p+K−2 of the lane's rows [p, p + K) with the x_p
+/// column carried along: interior row i becomes x_i = d′_i + g′_i x_p − c′_i x_{i+1}, passed to
+/// `visit(i, d′, g′, c′)` in order. Returns the lane's first and last rows.
+template <int K, class T, class Rows, class Vec, class Visit>
+PSCR_HD void lane_eliminate(const Rows& A, const Vec& v, index_t p, index_t n, Row4<T>& first,
+                            Row4<T>& last, Visit&& visit) {
+  static_assert(K >= 2, "a lane needs at least its two interface rows");
+  first = lane_row<T>(A, v, p, n);
+  last = lane_row<T>(A, v, p + K - 1, n);
+  LaneChain<T> down;  // its e, g, f are d′, g′, c′; α, β, γ go unused
+#pragma unroll
+  for (int i = 1; i < K - 1; ++i) {
+    const Row4<T> r = lane_row<T>(A, v, p + i, n);
+    down.take(i == 1, r.a, r.b, r.c, r.d[0]);
+    visit(i, down.e, down.g, down.f);
+  }
+}
+
+/// The lane's reduced rows from its first and last rows and its interior's end rows expressed in
+/// its interface unknowns, x_{p+1} = D1 + G1 x_p + H1 x_{p+K−1} and x_{p+K−2} = Dl + Gl x_p +
+/// Hl x_{p+K−1}: P (row p: couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (row
+/// p + K − 1: couples x_p, x_{p+K−1}, the next lane's first unknown).
+template <class T>
+PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, T G1, T H1, T Dl,
+                               T Gl, T Hl, Row4<T>& P, Row4<T>& Q) {
+  P = {first.a, first.b + first.c * G1, first.c * H1, first.d[0] - first.c * D1};
+  Q = {last.a * Gl, last.b + last.a * Hl, last.c, last.d[0] - last.a * Dl};
+}
+
+/// The interior row at which a lane's elimination (lane_reduce, lane_resolve) meets by default:
+/// rows p+1..p+M−1 are eliminated downward and rows p+K−2..p+M+1 upward, two independent chains,
+/// and row p + M from both. Downward alone (M = K − 2), a lane's K − 2 reciprocals depend on each
+/// other in one chain, which bounds the complex kernels by FP64 latency (Nsight Compute,
+/// docs/tridiag-performance.md); twisted at the middle, the longest chain has K/2 of them. The
+/// second chain's state costs registers: the columns passes held under a register cap and the
+/// real ones, which are not latency bound, take M = K − 2 (columns.cuh, columns_lane_middle).
+template <int K>
+constexpr int kLaneMiddle = (K - 1) / 2;
+
+/// Steps of a lane's elimination: the longer of its two chains (lane_reduce, lane_resolve).
+template <int K, int M>
+constexpr int kLaneChainRows = (M - 1 > K - 2 - M) ? M - 1 : K - 2 - M;
 
 /// Eliminates the interior rows of the lane's rows [p, p + K) and returns its two reduced rows P,
 /// Q (lane_reduced_rows): a LaneChain downward over rows p+1..p+M−1 and one upward over rows
@@ -253,32 +260,31 @@ PSCR_HD void lane_resolve(const Rows& A, const Vec& v, index_t p, index_t n, T x
   if (padded || p < n) v.set(p, x_first);
   if constexpr (K > 2) {
     static_assert(M >= 1 && M <= K - 2, "the lanes meet at an interior row");
-    T f[K];                  // interior row i's factor: c′ above the middle row, a″ below it
-    T dd = T(0), du = T(0);  // the last d′ (downward), d″ (upward)
+    // The chains of lane_reduce with x_p and x_{p+K−1} known (moved into the first rows' d, so
+    // that each chain's g, α, β, γ go unused): row i becomes x_i = e − f x_next; e is kept in v
+    // and f in f[i] (c′ above the middle row, a″ below it) for the substitution back.
+    T f[K];
+    LaneChain<T> down, up;
 #pragma unroll
     for (int j = 0; j < kLaneChainRows<K, M>; ++j) {
       if (const int i = 1 + j; i < M) {
-        Row4<T> r = lane_row<T>(A, v, p + i, n);
-        if (i == 1) r.d[0] -= r.a * x_first;
-        const T inv = recip(i == 1 ? r.b : r.b - r.a * f[i - 1]);
-        f[i] = r.c * inv;
-        dd = (i == 1 ? r.d[0] : r.d[0] - r.a * dd) * inv;
-        if (padded || p + i < n) v.set(p + i, dd);
+        const Row4<T> r = lane_row<T>(A, v, p + i, n);
+        down.take(i == 1, r.a, r.b, r.c, i == 1 ? r.d[0] - r.a * x_first : r.d[0]);
+        f[i] = down.f;
+        if (padded || p + i < n) v.set(p + i, down.e);
       }
       if (const int i = K - 2 - j; i > M) {
-        Row4<T> r = lane_row<T>(A, v, p + i, n);
-        if (i == K - 2) r.d[0] -= r.c * x_last;
-        const T inv = recip(i == K - 2 ? r.b : r.b - r.c * f[i + 1]);
-        f[i] = r.a * inv;
-        du = (i == K - 2 ? r.d[0] : r.d[0] - r.c * du) * inv;
-        if (padded || p + i < n) v.set(p + i, du);
+        const Row4<T> r = lane_row<T>(A, v, p + i, n);
+        up.take(i == K - 2, r.c, r.b, r.a, i == K - 2 ? r.d[0] - r.c * x_last : r.d[0]);
+        f[i] = up.f;
+        if (padded || p + i < n) v.set(p + i, up.e);
       }
     }
     const Row4<T> r = lane_row<T>(A, v, p + M, n);
-    T pivot = r.b, dm = r.d[0] - r.a * (M == 1 ? x_first : dd);
-    dm = dm - r.c * (M == K - 2 ? x_last : du);
-    if constexpr (M > 1) pivot = pivot - r.a * f[M - 1];
-    if constexpr (M < K - 2) pivot = pivot - r.c * f[M + 1];
+    T pivot = r.b, dm = r.d[0] - r.a * (M == 1 ? x_first : down.e);
+    dm = dm - r.c * (M == K - 2 ? x_last : up.e);
+    if constexpr (M > 1) pivot = pivot - r.a * down.f;
+    if constexpr (M < K - 2) pivot = pivot - r.c * up.f;
     const T xm = dm * recip(pivot);
     if (padded || p + M < n) v.set(p + M, xm);
     T xd = xm, xu = xm;
