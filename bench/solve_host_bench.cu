@@ -2,29 +2,36 @@
 // CPU against its GPU time, at PSCR's small shapes (where the host's share decides the time) and
 // a few large ones, and the CUDA runtime calls a launch may make, for the floor.
 //
-// Usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C]
+// Usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C] [--goal-shapes]
 // Rows of kind "runtime": host microseconds per call of an empty kernel launch, an occupancy query
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor), cudaFuncSetAttribute (the dynamic shared
-// memory limit), cudaGetDevice with cudaDeviceGetAttribute: C calls back to back, median of R.
+// memory limit), one lookup in the device's selection table (tridiag::cuda::select_method, which
+// a solve makes once per resolve of its options), cudaGetDevice with cudaDeviceGetAttribute: C
+// calls back to back, median of R.
 // Rows of kind "solve" (automatic options, the shifted form): gpu_us, CUDA events recorded right
 // before and after one call (so the host's time in the call counts where the GPU waits for it),
 // median of R; host_us, wall time of the call itself, median of R; back_to_back_us, C calls on
 // one stream then one synchronization, per call, median of R (the larger of host and GPU cost per
 // solve: what a caller issuing solves in a row sees). method and rows_per_thread: what the
-// options resolve to (tridiag::cuda::resolved_options). Defaults R = 30, C = 200.
+// options resolve to (tridiag::cuda::resolved_options). Defaults R = 30, C = 200. --goal-shapes
+// adds issue 5's six bandwidth shapes, real and complex, both layouts (24 solves of 2^24 rows,
+// where gpu_us − back_to_back_us is what the host adds to tridiag_bench's event times).
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
 #include <algorithm>
 #include <chrono>
 #include <complex>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
+#include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 
 namespace {
@@ -78,6 +85,10 @@ const Case kCases[] = {
     {true, false, 255, 255},    {false, false, 1023, 1023},  {true, false, 1023, 1023},
     {false, false, 64, 262144}, {false, false, 1 << 20, 16}, {true, true, 1024, 16384},
 };
+
+/// Issue 5's bandwidth shapes (n, batch), each real and complex, contiguous and interleaved.
+const std::pair<index_t, index_t> kGoalShapes[] = {{64, 262144}, {512, 32768}, {1024, 16384},
+                                                   {8192, 2048}, {65536, 256}, {1 << 20, 16}};
 
 /// tridiag::cuda::Method's names, in its order.
 const char* method_name(tc::Method m) {
@@ -182,6 +193,12 @@ void bench_runtime(int reps, int calls, const std::string& device, std::ofstream
         PSCR_CUDA_CHECK(cudaFuncSetAttribute(shared_kernel,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       }));
+  const tc::SelectionGpu gpu = tc::device_selection_gpu(0);
+  volatile int rows_per_thread = 0;  // keeps the selections from being optimized away
+  row("select_method", per_call(reps, calls, [&] {
+        rows_per_thread =
+            tc::select_method(gpu, 65536, 256, true, false, false, false).rows_per_thread;
+      }));
   row("device_attribute", per_call(reps, calls, [&] {
         int dev = 0, v = 0;
         PSCR_CUDA_CHECK(cudaGetDevice(&dev));
@@ -189,7 +206,8 @@ void bench_runtime(int reps, int calls, const std::string& device, std::ofstream
       }));
 }
 
-constexpr const char* kUsage = "usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C]\n";
+constexpr const char* kUsage =
+    "usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C] [--goal-shapes]\n";
 
 int parse_count(const std::string& what, const std::string& text) {
   std::size_t used = 0;
@@ -213,20 +231,22 @@ int main(int argc, char** argv) {
                  "launch may make (see the file's header).\n";
     return 0;
   }
-  if (argc < 2 || argc % 2 != 0) {
+  if (argc < 2) {
     std::cerr << kUsage;
     return 2;
   }
   int reps = 30, calls = 200;
+  bool goal_shapes = false;
   try {
-    for (int i = 2; i < argc; i += 2) {
+    for (int i = 2; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg == "--reps")
-        reps = parse_count(arg, argv[i + 1]);
-      else if (arg == "--calls")
-        calls = parse_count(arg, argv[i + 1]);
-      else
-        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+      if (arg == "--goal-shapes") {
+        goal_shapes = true;
+        continue;
+      }
+      if (arg != "--reps" && arg != "--calls") PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+      if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a positive integer after it");
+      (arg == "--reps" ? reps : calls) = parse_count(arg, argv[++i]);
     }
   } catch (const pscr::InputError& e) {
     std::cerr << "solve_host_bench: " << e.what() << '\n' << kUsage;
@@ -240,7 +260,12 @@ int main(int argc, char** argv) {
     if (!csv) throw pscr::OutputError(std::string("cannot write ") + argv[1]);
     csv << kHeader;
     bench_runtime(reps, calls, prop.name, csv);
-    for (const Case& c : kCases) {
+    std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+    if (goal_shapes)
+      for (const auto& [n, batch] : kGoalShapes)
+        for (bool complex : {false, true})
+          for (bool interleaved : {false, true}) cases.push_back({complex, interleaved, n, batch});
+    for (const Case& c : cases) {
       if (c.complex)
         bench_solve<std::complex<double>>(c, reps, calls, prop.name, csv);
       else

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -85,17 +86,28 @@ struct PlacedEntry {
   double log_batch;
 };
 
+/// The kinds of entries select_method tells apart: layout, scalar, form, and dominant (an entry's
+/// flag; a call's only where complex), so that it scans one kind's entries, not the whole table.
+constexpr int kKinds = 16;
+constexpr int kind_of(bool interleaved, bool complex, bool general, bool dominant) {
+  return (interleaved ? 1 : 0) | (complex ? 2 : 0) | (general ? 4 : 0) | (dominant ? 8 : 0);
+}
+
+/// A table's entries by kind, each kind's in the table's order.
+using PlacedTable = std::array<std::vector<PlacedEntry>, kKinds>;
+
 template <std::size_t Size>
-std::vector<PlacedEntry> placed(const SelectionEntry (&table)[Size]) {
-  std::vector<PlacedEntry> p;
+PlacedTable placed(const SelectionEntry (&table)[Size]) {
+  PlacedTable p;
   for (const SelectionEntry& e : table)
-    p.push_back({&e, std::log2(static_cast<double>(e.n)), std::log2(static_cast<double>(e.batch))});
+    p[kind_of(e.interleaved, e.complex, e.general, e.dominant)].push_back(
+        {&e, std::log2(static_cast<double>(e.n)), std::log2(static_cast<double>(e.batch))});
   return p;
 }
 
-const std::vector<PlacedEntry>& placed_table(SelectionGpu gpu) {
-  static const std::vector<PlacedEntry> h100 = placed(kH100Table);
-  static const std::vector<PlacedEntry> h200 = placed(kH200Table);
+const PlacedTable& placed_table(SelectionGpu gpu) {
+  static const PlacedTable h100 = placed(kH100Table);
+  static const PlacedTable h200 = placed(kH200Table);
   return gpu == SelectionGpu::h200 ? h200 : h100;
 }
 
@@ -125,18 +137,13 @@ Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleav
     const double db = log_batch - p.log_batch;
     return Near{p.entry, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
   };
-  auto matches = [&](const SelectionEntry& e) {
-    return e.interleaved == interleaved && e.complex == complex && e.general == general &&
-           e.dominant == (complex && dominant);
-  };
+  const std::vector<PlacedEntry>& kind =
+      placed_table(gpu)[kind_of(interleaved, complex, general, complex && dominant)];
   double nearest = std::numeric_limits<double>::infinity();
-  const std::vector<PlacedEntry>& table = placed_table(gpu);
-  for (const PlacedEntry& p : table)
-    if (matches(*p.entry)) nearest = std::min(nearest, near(p).dist);
+  for (const PlacedEntry& p : kind) nearest = std::min(nearest, near(p).dist);
   // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
   Near best{nullptr, 0.0, 0.0};
-  for (const PlacedEntry& p : table) {
-    if (!matches(*p.entry)) continue;
+  for (const PlacedEntry& p : kind) {
     const Near c = near(p);
     if (c.dist > nearest + kTie) continue;
     if (!best.entry || c.dn < best.dn || (c.dn == best.dn && c.dist < best.dist)) best = c;
