@@ -161,17 +161,20 @@ constexpr bool columns_capped() {
 }
 
 /// The interior row at which columns_pass's lanes meet (lane_reduce, lane_resolve): the middle for
-/// the complex passes (kLaneMiddle: two chains, half the FP64 latency that bounds them), except
-/// under the capped passes' register caps, where the second chain's state spilled (ptxas: complex
-/// K = 8 0 → 28/52 bytes stored/loaded; real K = 16 28/44 → 92/92, 25% slower at interleaved
-/// 512 × 2^15 on an H200). Those and every real pass keep the downward chain alone (K − 2): the
-/// real passes are not latency bound, and the downward chain ran the shifted form's 2.1% faster
-/// at interleaved 127 × 2^17, within the copy's spread elsewhere (H200, 3 rounds); the general
-/// form's K = 4 and 16 lost 3–20% by it, K = 8 gained 2–7%. docs/tridiag-performance.md, "The
-/// real columns passes keep the downward chain".
+/// the complex passes and the general form's real ones (kLaneMiddle: two chains, half the FP64
+/// latency that bounds them), except under the capped passes' register caps, where the second
+/// chain's state spilled (ptxas: complex K = 8 0 → 28/52 bytes stored/loaded; real K = 16 28/44 →
+/// 92/92, 25% slower at interleaved 512 × 2^15 on an H200). Those and the shifted form's real
+/// passes keep the downward chain alone (K − 2): it ran the shifted form's 2.1% faster at
+/// interleaved 127 × 2^17, within the copy's spread elsewhere, while the general form's K = 4 and
+/// 16 ran 4–17% faster in the middle, K = 8 4–8% slower (H200). docs/tridiag-performance.md, "The
+/// real columns passes keep the downward chain" and "The general form's real columns passes meet
+/// in the middle again".
 template <int K, SegmentPass Pass, class T, class Form>
 constexpr int columns_lane_middle() {
-  return sizeof(T) > 8 && !columns_capped<K, Pass, T, Form>() ? kLaneMiddle<K> : K - 2;
+  constexpr bool shifted = std::is_same_v<Form, ShiftedForm<T>>;
+  return (sizeof(T) > 8 || !shifted) && !columns_capped<K, Pass, T, Form>() ? kLaneMiddle<K>
+                                                                            : K - 2;
 }
 
 /// Whether columns_pass reads the shifted form's table in chunks (ColumnTable's Chunked): the whole

@@ -143,7 +143,7 @@ PSCR_HD void lane_reduced_rows(const Row4<T>& first, const Row4<T>& last, T D1, 
 /// other in one chain, which bounds the complex kernels by FP64 latency (Nsight Compute,
 /// docs/tridiag-performance.md); twisted at the middle, the longest chain has K/2 of them. The
 /// second chain's state costs registers: the columns passes held under a register cap and the
-/// real ones, which are not latency bound, take M = K − 2 (columns.cuh, columns_lane_middle).
+/// shifted form's real ones take M = K − 2 (columns.cuh, columns_lane_middle).
 template <int K>
 constexpr int kLaneMiddle = (K - 1) / 2;
 
