@@ -6,14 +6,18 @@
 // Rows of kind "runtime": host microseconds per call of an empty kernel launch, an occupancy query
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor), cudaFuncSetAttribute (the dynamic shared
 // memory limit), one lookup in the device's selection table (tridiag::cuda::select_method, which
-// a solve makes once per resolve of its options), cudaGetDevice with cudaDeviceGetAttribute: C
-// calls back to back, median of R.
+// a solve makes once per resolve of its options), tridiag::cuda::resolved_options and
+// workspace_size (the queries a segmented solve makes of itself), cudaGetDevice with
+// cudaDeviceGetAttribute: C calls back to back, median of R.
 // Rows of kind "solve" (automatic options, the shifted form): gpu_us, CUDA events recorded right
 // before and after one call (so the host's time in the call counts where the GPU waits for it),
 // median of R; host_us, wall time of the call itself, median of R; back_to_back_us, C calls on
 // one stream then one synchronization, per call, median of R (the larger of host and GPU cost per
 // solve: what a caller issuing solves in a row sees). method and rows_per_thread: what the
-// options resolve to (tridiag::cuda::resolved_options). Defaults R = 30, C = 200. --goal-shapes
+// options resolve to (tridiag::cuda::resolved_options). After each solve row, a row of kind
+// "copy" (name d2d) times the same way a cudaMemcpyAsync of its d (tridiag_bench's copy): the
+// solve's gpu_us − back_to_back_us less the copy's is what the host adds to a solve beyond one
+// launch in tridiag_bench's fractions of the copy. Defaults R = 30, C = 200. --goal-shapes
 // adds issue 5's six bandwidth shapes, real and complex, both layouts (24 solves of 2^24 rows,
 // where gpu_us − back_to_back_us is what the host adds to tridiag_bench's event times).
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
@@ -110,6 +114,39 @@ std::vector<S> random_values(std::size_t count, std::mt19937_64& gen) {
   return v;
 }
 
+/// One call's times (µs): CUDA events recorded right before and after it (gpu_us: the host's time
+/// in the call counts where the GPU waits for it), its own wall time (host_us), and per call of
+/// `calls` back to back on one stream then one synchronization (back_to_back_us); medians of
+/// `reps`, after five calls that load the modules and fill what the library keeps.
+struct CallTimes {
+  double gpu_us, host_us, back_to_back_us;
+};
+
+template <class F>
+CallTimes time_calls(Stream& stream, int reps, int calls, F&& call) {
+  for (int i = 0; i < 5; ++i) call();
+  stream.synchronize();
+  Event before, after;
+  std::vector<double> gpu, host, row;
+  for (int r = 0; r < reps; ++r) {
+    before.record(stream.get());
+    const auto a = Clock::now();
+    call();
+    const auto b = Clock::now();
+    after.record(stream.get());
+    after.synchronize();
+    gpu.push_back(1e3 * after.elapsed_ms_since(before));
+    host.push_back(micros(a, b));
+  }
+  for (int r = 0; r < reps; ++r) {
+    const auto a = Clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    stream.synchronize();
+    row.push_back(micros(a, Clock::now()) / calls);
+  }
+  return {median(gpu), median(host), median(row)};
+}
+
 template <class S>
 void bench_solve(const Case& c, int reps, int calls, const std::string& device,
                  std::ofstream& csv) {
@@ -136,36 +173,27 @@ void bench_solve(const Case& c, int reps, int calls, const std::string& device,
   const index_t wc = tc::workspace_size<S>(n, batch, options);
   DeviceBuffer<S> ws(std::max<index_t>(wc, 1));
   Stream stream;
-  Event before, after;
   auto solve = [&] {
     tc::solve_shifted<S>(stream.get(), dA.view(), dM.view(), dshifts.data(), batch, dd.data(),
                          layout, dx.data(), layout, ws.data(), wc, options);
   };
-  for (int i = 0; i < 5; ++i) solve();  // loads the modules, fills whatever the library keeps
-  stream.synchronize();
-  std::vector<double> gpu, host, row;
-  for (int r = 0; r < reps; ++r) {
-    before.record(stream.get());
-    const auto a = Clock::now();
-    solve();
-    const auto b = Clock::now();
-    after.record(stream.get());
-    after.synchronize();
-    gpu.push_back(1e3 * after.elapsed_ms_since(before));
-    host.push_back(micros(a, b));
-  }
-  for (int r = 0; r < reps; ++r) {
-    const auto a = Clock::now();
-    for (int i = 0; i < calls; ++i) solve();
-    stream.synchronize();
-    row.push_back(micros(a, Clock::now()) / calls);
-  }
-  csv << device << ",solve,shifted," << (c.complex ? "complex" : "real") << ','
-      << (c.interleaved ? "interleaved" : "contiguous") << ',' << n << ',' << batch << ','
-      << method_name(resolved.method) << ',' << resolved.rows_per_thread << ',' << median(gpu)
-      << ',' << median(host) << ',' << median(row) << '\n';
-  std::cerr << (c.complex ? "complex " : "real ") << n << " x " << batch << ": gpu " << median(gpu)
-            << " us, host " << median(host) << " us, back to back " << median(row) << " us\n";
+  auto copy = [&] {
+    PSCR_CUDA_CHECK(
+        cudaMemcpyAsync(dx.data(), dd.data(), dd.bytes(), cudaMemcpyDeviceToDevice, stream.get()));
+  };
+  const CallTimes solved = time_calls(stream, reps, calls, solve);
+  const CallTimes copied = time_calls(stream, reps, calls, copy);
+  const char* scalar = c.complex ? "complex" : "real";
+  const char* layout_name = c.interleaved ? "interleaved" : "contiguous";
+  csv << device << ",solve,shifted," << scalar << ',' << layout_name << ',' << n << ',' << batch
+      << ',' << method_name(resolved.method) << ',' << resolved.rows_per_thread << ','
+      << solved.gpu_us << ',' << solved.host_us << ',' << solved.back_to_back_us << '\n';
+  csv << device << ",copy,d2d," << scalar << ',' << layout_name << ',' << n << ',' << batch << ",,,"
+      << copied.gpu_us << ',' << copied.host_us << ',' << copied.back_to_back_us << '\n';
+  std::cerr << scalar << ' ' << n << " x " << batch << ": gpu " << solved.gpu_us << " us, host "
+            << solved.host_us << " us, back to back " << solved.back_to_back_us
+            << " us; its copy: gpu " << copied.gpu_us << " us, back to back "
+            << copied.back_to_back_us << " us\n";
 }
 
 void bench_runtime(int reps, int calls, const std::string& device, std::ofstream& csv) {
@@ -198,6 +226,18 @@ void bench_runtime(int reps, int calls, const std::string& device, std::ofstream
   row("select_method", per_call(reps, calls, [&] {
         rows_per_thread =
             tc::select_method(gpu, 65536, 256, true, false, false, false).rows_per_thread;
+      }));
+  // The queries a solve makes of itself before it launches: options resolved (a selection and
+  // the device's shared-memory limit), the workspace it needs (both layouts and forms); at real
+  // interleaved 65536 × 256, whose solve is segmented (the coarse solve resolved too).
+  volatile index_t scalars = 0;
+  row("resolved_options", per_call(reps, calls, [&] {
+        rows_per_thread = tc::resolved_options<double>(65536, 256, BatchLayout::interleaved(256),
+                                                       false, tc::Options{})
+                              .rows_per_thread;
+      }));
+  row("workspace_size", per_call(reps, calls, [&] {
+        scalars = tc::workspace_size<double>(65536, 256, tc::Options{});
       }));
   row("device_attribute", per_call(reps, calls, [&] {
         int dev = 0, v = 0;
