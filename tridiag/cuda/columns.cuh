@@ -167,7 +167,7 @@ constexpr bool columns_capped() {
 /// 92/92, 25% slower at interleaved 512 × 2^15 on an H200). Those and the shifted form's real
 /// passes keep the downward chain alone (K − 2): it ran the shifted form's 2.1% faster at
 /// interleaved 127 × 2^17, within the copy's spread elsewhere, while the general form's K = 4 and
-/// 16 ran 4–17% faster in the middle, K = 8 4–8% slower (H200). docs/tridiag-performance.md, "The
+/// 16 ran 3–17% faster in the middle, K = 8 4–8% slower (H200). docs/tridiag-performance.md, "The
 /// real columns passes keep the downward chain" and "The general form's real columns passes meet
 /// in the middle again".
 template <int K, SegmentPass Pass, class T, class Form>
