@@ -8,26 +8,10 @@
 # Usage: test_tridiag_bench_cli.sh PATH/TO/tridiag_bench
 set -u
 exe=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=expect_cli.sh
+source "$(dirname "$0")/expect_cli.sh"
 out="$tmp/out.csv"
-fail=0
-expect() {  # EXIT_CODE PATTERN ARGS...
-  local want=$1 pattern=$2
-  shift 2
-  local text rc
-  text=$("$exe" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! grep -q -- "$pattern" <<< "$text"; then
-    echo "FAIL: tridiag_bench $* -> exit $rc (want $want), output: $text"
-    fail=1
-  fi
-  if [ "$want" -ne 0 ] && [ -e "$out" ]; then
-    echo "FAIL: tridiag_bench $* wrote $out"
-    fail=1
-    rm -f "$out"
-  fi
-}
+expect() { expect_exe "$exe" "$out" "$@"; }  # EXIT_CODE PATTERN ARGS...
 expect 0 "usage: tridiag_bench OUTPUT.csv" --help
 expect 2 "usage: tridiag_bench OUTPUT.csv"
 expect 2 "--reps: expected a value after it" "$out" --reps
