@@ -3,7 +3,8 @@
 // a few large ones, and the CUDA runtime calls a launch may make, for the floor.
 //
 // Usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C] [--goal-shapes]
-// Rows of kind "runtime": host microseconds per call of an empty kernel launch, an occupancy query
+// Rows of kind "runtime": host microseconds per call of an empty kernel launch, of one with 256
+// bytes of parameters (a solve kernel takes 100–200), an occupancy query
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor), cudaFuncSetAttribute (the dynamic shared
 // memory limit), one lookup in the device's selection table (tridiag::cuda::select_method, which
 // a solve makes once per resolve of its options), tridiag::cuda::resolved_options and
@@ -49,6 +50,13 @@ using pscr::tridiag::BatchLayout;
 using Clock = std::chrono::steady_clock;
 
 __global__ void empty_kernel() {}
+/// 256 bytes of parameters: a solve's kernels take 100–200 (a matrix view, strides, pointers).
+struct Parameters {
+  double v[32];
+};
+__global__ void parameters_kernel(Parameters p, double* out) {
+  if (out != nullptr) out[threadIdx.x] = p.v[threadIdx.x];
+}
 __global__ void shared_kernel(int* out) {
   extern __shared__ int scratch[];
   scratch[threadIdx.x] = static_cast<int>(threadIdx.x);
@@ -206,6 +214,13 @@ void bench_runtime(int reps, int calls, const std::string& device, std::ofstream
   PSCR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   row("empty_launch", per_call(reps, calls, [&] {
         empty_kernel<<<1, 32, 0, stream.get()>>>();
+        PSCR_CUDA_CHECK(cudaPeekAtLastError());
+      }));
+  const Parameters parameters{};
+  parameters_kernel<<<1, 32, 0, stream.get()>>>(parameters, nullptr);
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  row("parameters_launch", per_call(reps, calls, [&] {
+        parameters_kernel<<<1, 32, 0, stream.get()>>>(parameters, nullptr);
         PSCR_CUDA_CHECK(cudaPeekAtLastError());
       }));
   stream.synchronize();
