@@ -30,9 +30,9 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "bench/goal_shapes.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
@@ -97,10 +97,6 @@ const Case kCases[] = {
     {true, false, 255, 255},    {false, false, 1023, 1023},  {true, false, 1023, 1023},
     {false, false, 64, 262144}, {false, false, 1 << 20, 16}, {true, true, 1024, 16384},
 };
-
-/// Issue 5's bandwidth shapes (n, batch), each real and complex, contiguous and interleaved.
-const std::pair<index_t, index_t> kGoalShapes[] = {{64, 262144}, {512, 32768}, {1024, 16384},
-                                                   {8192, 2048}, {65536, 256}, {1 << 20, 16}};
 
 /// tridiag::cuda::Method's names, in its order.
 const char* method_name(tc::Method m) {
@@ -317,9 +313,10 @@ int main(int argc, char** argv) {
     bench_runtime(reps, calls, prop.name, csv);
     std::vector<Case> cases(std::begin(kCases), std::end(kCases));
     if (goal_shapes)
-      for (const auto& [n, batch] : kGoalShapes)
+      for (const pscr::bench::Shape& shape : pscr::bench::kGoalShapes)
         for (bool complex : {false, true})
-          for (bool interleaved : {false, true}) cases.push_back({complex, interleaved, n, batch});
+          for (bool interleaved : {false, true})
+            cases.push_back({complex, interleaved, shape.n, shape.batch});
     for (const Case& c : cases) {
       if (c.complex)
         bench_solve<std::complex<double>>(c, reps, calls, prop.name, csv);

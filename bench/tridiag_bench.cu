@@ -42,11 +42,13 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/goal_shapes.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
@@ -72,9 +74,7 @@ using pscr::cuda::Stream;
 namespace tc = pscr::tridiag::cuda;
 using pscr::tridiag::BatchLayout;
 
-struct Shape {
-  index_t n, batch;
-};
+using pscr::bench::Shape;
 
 /// What a run measures (--methods, --layouts, --scalars, --forms, --rows): empty = everything.
 struct Selection {
@@ -114,10 +114,23 @@ struct Selection {
 /// benchmark's small 2D and 3D problems, which ran up to 43% slower with them (H100;
 /// docs/tridiag-performance.md).
 std::vector<Shape> default_shapes() {
-  return {{64, 1 << 18},   {512, 1 << 15},  {1024, 1 << 14}, {8192, 1 << 11}, {65536, 256},
-          {1 << 20, 16},   {127, 1 << 14},  {255, 1 << 16},  {361, 1 << 16},  {511, 1 << 16},
-          {2048, 1 << 13}, {4096, 1 << 12}, {255, 255},      {511, 511},      {1023, 1023},
-          {2047, 2047},    {4095, 4095},    {33, 508400},    {100, 167772},   {180, 32400}};
+  std::vector<Shape> shapes(std::begin(pscr::bench::kGoalShapes),
+                            std::end(pscr::bench::kGoalShapes));
+  shapes.insert(shapes.end(), {{127, 1 << 14},
+                               {255, 1 << 16},
+                               {361, 1 << 16},
+                               {511, 1 << 16},
+                               {2048, 1 << 13},
+                               {4096, 1 << 12},
+                               {255, 255},
+                               {511, 511},
+                               {1023, 1023},
+                               {2047, 2047},
+                               {4095, 4095},
+                               {33, 508400},
+                               {100, 167772},
+                               {180, 32400}});
+  return shapes;
 }
 
 struct Timing {
