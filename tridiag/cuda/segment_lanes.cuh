@@ -5,12 +5,13 @@
 /// its three carried scalars over the whole segment) and writes the segment's two coarse rows, the
 /// same rows as warp_condense leaves (docs/tridiag-performance.md). No shuffles, no condensing
 /// tree: about 20 instructions per row (real) against about 80 for lanes of K rows and the tree, so
-/// the pass can wait on DRAM alone. Complex systems substitute the same way
+/// the pass can wait on DRAM alone. The substitute pass runs the same way
 /// (segment_lanes_substitute_kernel): each lane walks its segment's tiles backward from the reduce
 /// pass's checkpoints of the elimination and solves them upward from the segment's coarse unknowns;
 /// Thomas down a segment with both ends known is also the more accurate substitution on indefinite
-/// systems (the warp's solve of the lanes' reduced rows lost accuracy at a few Helmholtz shifts,
-/// this one at none of those probed).
+/// complex systems (the warp's solve of the lanes' reduced rows lost accuracy at a few Helmholtz
+/// shifts, this one at none of those probed). Real systems took segment_kernel's substitute pass
+/// until the H200 measured this one 3–5% faster at K = 8 (docs/tridiag-performance.md).
 ///
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
@@ -409,11 +410,11 @@ index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
 
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
 /// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
-/// segment_kernel's reduce pass), and with Checkpoints the elimination's state (LaneChain f, e, g)
-/// before each tile t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the
+/// segment_kernel's reduce pass), and the elimination's state (LaneChain f, e, g) before each tile
+/// t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the
 /// last unit repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
 /// segment_lanes_apply.
-template <class T, bool Checkpoints>
+template <class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
@@ -436,9 +437,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   Row4<T> first, last;
   for (int t = 0; t < tiles; ++t) {
     stages.fetch(w, t + 1);
-    if constexpr (Checkpoints) {
-      if (active && t > 0) store_checkpoint(checkpoints, units, t, u, chain);
-    }
+    if (active && t > 0) store_checkpoint(checkpoints, units, t, u, chain);
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
@@ -532,9 +531,10 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// start), segment_lanes_resolve_tile, and the tile's x stored line by line from the stage as d
 /// was copied. So each row's d is read once more and its x written once, with about a quarter of
 /// the instructions per row of segment_kernel's substitute pass (lanes of K rows and the warp's
-/// solve of their reduced rows). x may alias d.
+/// solve of their reduced rows). x may alias d. Held to 128 registers for real systems, four blocks
+/// per SM as the reduce pass (ptxas spills 20 bytes), 168 for complex ones.
 template <class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, 3)
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, const T* d, index_t d_stride, T* x,
                                     index_t x_stride, const T* cd, const T* checkpoints) {

@@ -552,20 +552,14 @@ Options segment_coarse_options() {
   return Options{Method::block};
 }
 
-/// Whether the segment method's substitute pass runs one lane per (system, segment) unit where its
-/// reduce pass does (complex), rather than segment_kernel's substitute pass (real). For real
-/// systems segment_kernel's pass already moves its bytes at the rate of the lanes reduce pass
-/// (114 against 59 µs for twice the bytes, 65536 × 256, K = 8), and the lanes substitute pass
-/// costs the reduce pass its checkpoints (3 scalars per 16 rows written, then read): 3–5% more
-/// time at K = 8 (H100 A/B, 512 × 2^15 to 2^20 × 16, docs/tridiag-performance.md).
-template <class T>
-constexpr bool kSegmentLanesSubstitute = !std::is_floating_point_v<T>;
-
 /// Scalars of workspace that the segment method's lanes passes keep beyond the coarse systems:
-/// the reduce pass's checkpoints where kSegmentLanesSubstitute.
+/// the reduce pass's checkpoints, from which the substitute pass solves each segment again
+/// (detail::segment_lanes_substitute_kernel). Real systems took segment_kernel's substitute pass
+/// until 2026-12-02: its checkpoints had cost the reduce pass 3–5% at K = 8 on the H100, and the
+/// lanes substitute pass did not pay it back there, but on the H200 the pair runs 3–5% faster over
+/// the copy at K = 8 (512 × 2^15 to 2^20 × 16) and 11–15% at K = 16 (docs/tridiag-performance.md).
 template <class T>
 index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
-  if constexpr (!kSegmentLanesSubstitute<T>) return 0;
   return detail::segment_lanes_checkpoints<T>(batch, detail::segment_count(n, K),
                                               detail::kWarpLanes * K);
 }
@@ -892,21 +886,19 @@ index_t segment_lanes_warps(index_t batch, index_t segments) {
   return (batch * segments + detail::kWarpLanes - 1) / detail::kWarpLanes;
 }
 
-/// Whether the segment method's reduce pass runs one lane per (system, segment) unit for this
-/// solve (launch_segment_lanes_reduce), and with it, where kSegmentLanesSubstitute, the substitute
-/// pass (launch_segment_lanes_substitute): the shifted form, several segments, the rows of d (and
-/// of x, which that substitute pass writes) contiguous and 16-byte aligned
-/// (detail::segment_lanes_apply), and the reduce pass's warps enough to pay (lanes_pass_pays).
+/// Whether the segment method's passes run one lane per (system, segment) unit for this solve
+/// (launch_segment_lanes_reduce, launch_segment_lanes_substitute): the shifted form, several
+/// segments, the rows of d and x contiguous and 16-byte aligned (detail::segment_lanes_apply), and
+/// the reduce pass's warps enough to pay (lanes_pass_pays).
 template <class T, class Form>
 bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const T* d,
                        const BatchLayout& dl, const T* x, const BatchLayout& xl) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
-    constexpr bool kCheckpoints = kSegmentLanesSubstitute<T>;
     const index_t segments = detail::segment_count(n, K);
     return segments > 1 && detail::segment_lanes_apply(form.m, d, strides(dl), batch, K) &&
-           (!kCheckpoints || detail::segment_lanes_apply(form.m, x, strides(xl), batch, K)) &&
+           detail::segment_lanes_apply(form.m, x, strides(xl), batch, K) &&
            lanes_pass_pays(segment_lanes_warps(batch, segments),
-                           lanes_resident(detail::segment_lanes_reduce_kernel<T, kCheckpoints>));
+                           lanes_resident(detail::segment_lanes_reduce_kernel<T>));
   } else {
     return false;
   }
@@ -914,8 +906,7 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
 
 /// The segment method's reduce pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_reduce_kernel; one warp per 32 units, one launch), keeping the
-/// elimination's checkpoints at `checkpoints` where kSegmentLanesSubstitute, where
-/// segment_lanes_run.
+/// elimination's checkpoints at `checkpoints`, where segment_lanes_run.
 template <class T, class Form>
 void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, index_t n,
                                  index_t batch, const T* d, const BatchLayout& dl, T* ca, T* cb,
@@ -924,7 +915,7 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    detail::segment_lanes_reduce_kernel<T, kSegmentLanesSubstitute<T>>
+    detail::segment_lanes_reduce_kernel<T>
         <<<static_cast<unsigned>(blocks), kLanesThreads, detail::segment_lanes_smem(), stream>>>(
             form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
             cb, cc, cd, checkpoints);
@@ -933,13 +924,12 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
 }
 
 /// The segment method's substitute pass with one lane per (system, segment) unit
-/// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce, where
-/// kSegmentLanesSubstitute.
+/// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce.
 template <class T, class Form>
 void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int K, index_t n,
                                      index_t batch, const T* d, const BatchLayout& dl, T* x,
                                      const BatchLayout& xl, const T* cd, const T* checkpoints) {
-  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>> && kSegmentLanesSubstitute<T>) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
@@ -1430,14 +1420,9 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                       if constexpr (kPass == detail::SegmentPass::reduce)
                         launch_segment_lanes_reduce(stream, form, K, n, batch, d, dl, ca, cb, cc,
                                                     cd, checkpoints);
-                      if constexpr (kPass == detail::SegmentPass::substitute) {
-                        if constexpr (kSegmentLanesSubstitute<T>)
-                          launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl,
-                                                          cd, checkpoints);
-                        else
-                          launch_segment<kPass>(stream, sf, K, n, batch, d, dl, x, xl, ca, cb, cc,
-                                                cd);
-                      }
+                      if constexpr (kPass == detail::SegmentPass::substitute)
+                        launch_segment_lanes_substitute(stream, form, K, n, batch, d, dl, x, xl, cd,
+                                                        checkpoints);
                     });
       return;
     }
