@@ -16,9 +16,10 @@
 ///    L_j (row 2j + 1), coupled only to the neighbouring segments' L_{j−1} and F_{j+1}: a
 ///    tridiagonal system of 2·segments rows per system, written to global memory (a, b, c, d
 ///    arrays, system k at k·2·segments). Five steps of 8 shuffled values, where solving the 64
-///    reduced rows for the spikes took six steps of 12 (docs/tridiag-performance.md). Real
-///    shifted systems with aligned contiguous rows take another kernel for this pass, one lane
-///    per segment (segment_lanes.cuh).
+///    reduced rows for the spikes took six steps of 12 (docs/tridiag-performance.md). Shifted
+///    systems with aligned contiguous rows, in batches whose segments keep enough warps busy,
+///    take other kernels for this pass and the substitute pass, one lane per segment
+///    (segment_lanes.cuh).
 ///  - the coarse systems are solved by the caller (any method, in place in d).
 ///  - substitute: each warp reads d again, reduces again, and solves its 64 reduced rows with
 ///    the first and last fixed to the coarse solution; the lanes substitute and write x.
