@@ -411,9 +411,8 @@ index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
 /// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
 /// segment_kernel's reduce pass), and the elimination's state (LaneChain f, e, g) before each tile
-/// t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the
-/// last unit repeat it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>();
-/// segment_lanes_apply.
+/// t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the last unit repeat
+/// it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>(); segment_lanes_apply.
 template <class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,

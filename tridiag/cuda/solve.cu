@@ -1409,7 +1409,6 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     return;
   }
   if (opt.method == Method::segment) {
-    const auto sf = segment_form(form);
     const int K = opt.rows_per_thread;
     if (segment_lanes_run(form, K, n, batch, d, dl, x, xl)) {
       const index_t kept = segment_lanes_workspace<T>(n, batch, K);
@@ -1426,6 +1425,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
                     });
       return;
     }
+    const auto sf = segment_form(form);
     run_segmented(stream, detail::segment_count(n, K), batch, ws, wc, budget,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_segment<decltype(pass)::value>(stream, sf, K, n, batch, d, dl, x, xl, ca,
