@@ -14,9 +14,16 @@
 //    in segment-major order (unit = segment · batch + system: lines 512 KB apart, as the reduce
 //    pass), segment-major skewed (system k's segment s + k mod 256 where the pass has segment s:
 //    a warp's lines 512 KB + 2 KB apart, no power of two), or system-major (consecutive units
-//    adjacent in memory), at 8, 16 and 32 warps per SM.
-// CSV columns: device, pattern, order, tile_rows, warps_per_sm, median_ms, gbs (bytes read, or
-// read + written for the copy, per second). Median of R runs (default 21) after a warm-up.
+//    adjacent in memory), at 8, 16 and 32 warps per SM; also interleaved (the columns method's
+//    lanes passes: the 256 systems side by side, row r of every system together; a warp takes 32
+//    adjacent systems of one segment, lane l system l, and a tile is TILE rows of 256 bytes);
+//  - bulk: the units in segment-major order, each lane's line of a tile (TILE rows, 8·TILE
+//    bytes) copied to shared memory by one bulk copy (cp.async.bulk, counted on the stage's
+//    mbarrier), STAGES stages per warp (STAGES − 1 tiles in flight while one is read), one warp
+//    per block at the warps per SM given, as many as the shared memory holds.
+// CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
+// registers and the next loading), warps_per_sm, median_ms, gbs (bytes read, or read + written
+// for the copy, per second). Median of R runs (default 21) after a warm-up.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
 #include <cuda_runtime.h>
 
@@ -31,6 +38,7 @@
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
+#include "tridiag/cuda/rows.cuh"
 
 namespace {
 
@@ -40,7 +48,7 @@ constexpr int kBatch = static_cast<int>(kElements / kSystemRows);
 constexpr int kUnitRows = 256;
 constexpr int kBlockThreads = 128;
 
-enum class Order { segment_major, segment_skewed, system_major };
+enum class Order { segment_major, segment_skewed, system_major, interleaved };
 
 /// The units pattern (file comment): per lane kLoads 16-byte loads per tile, one tile ahead.
 template <Order order, int TileRows>
@@ -61,20 +69,30 @@ __global__ void __launch_bounds__(kBlockThreads)
       const long long unit = 32LL * job + piece / kPieces;
       const long long system = unit % kBatch, segment = unit / kBatch;
       constexpr long long kSegments = kSystemRows / kUnitRows;
-      const long long first =
-          order == Order::segment_major ? system * kSystemRows + segment * kUnitRows
-          : order == Order::segment_skewed
-              ? system * kSystemRows + (segment + system) % kSegments * kUnitRows
-              : unit * kUnitRows;
-      src[i] = reinterpret_cast<const double2*>(d + first) + piece % kPieces;
+      if constexpr (order == Order::interleaved) {
+        // Tile rows of 256 bytes (the 256 systems' 16-byte pieces, 32 adjacent systems per warp):
+        // piece i·32 + lane is row piece / 16, systems 2·(piece mod 16) and the next.
+        const long long group = job % (kBatch / 32), seg = job / (kBatch / 32);
+        const long long row = seg * kUnitRows + piece / 16;
+        src[i] = reinterpret_cast<const double2*>(d + row * kBatch + group * 32) + piece % 16;
+      } else {
+        const long long first =
+            order == Order::segment_major ? system * kSystemRows + segment * kUnitRows
+            : order == Order::segment_skewed
+                ? system * kSystemRows + (segment + system) % kSegments * kUnitRows
+                : unit * kUnitRows;
+        src[i] = reinterpret_cast<const double2*>(d + first) + piece % kPieces;
+      }
     }
+    // 16-byte pieces from one tile of a unit to its next.
+    constexpr long long kTileStep = order == Order::interleaved ? TileRows * kBatch / 2 : kPieces;
     double2 current[kLoads], next[kLoads];
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) current[i] = src[i][0];
     for (int t = 0; t < kTiles; ++t) {
       if (t + 1 < kTiles) {
 #pragma unroll
-        for (int i = 0; i < kLoads; ++i) next[i] = src[i][(t + 1) * kPieces];
+        for (int i = 0; i < kLoads; ++i) next[i] = src[i][(t + 1) * kTileStep];
       }
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) acc += current[i].x * current[i].y;
@@ -83,6 +101,62 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
   }
   if (acc == 1.0) *sink = acc;  // never true for the zeros read; keeps the loads
+}
+
+/// Bytes of a lane's line in a bulk stage: 8·TileRows and 16 of padding, so that the 8 lanes of a
+/// phase of 16-byte shared reads (lines an odd number of 16-byte pieces apart) meet 8 distinct
+/// 16-byte bank groups.
+__host__ __device__ constexpr int bulk_line_bytes(int tile_rows) {
+  return 8 * tile_rows + 16;
+}
+/// Shared-memory bytes of a bulk block (one warp): its stages' lines, then an mbarrier per stage.
+constexpr int bulk_smem(int tile_rows, int stages) {
+  return stages * (32 * bulk_line_bytes(tile_rows) + 8);
+}
+
+/// The bulk pattern (file comment): units in segment-major order, blocks of one warp.
+template <int TileRows, int Stages>
+__global__ void __launch_bounds__(32)
+    read_units_bulk(const double* __restrict__ d, double* sink, int jobs) {
+  using namespace pscr::tridiag::cuda::detail;
+  constexpr int kTiles = kUnitRows / TileRows;
+  constexpr int kLine = bulk_line_bytes(TileRows);
+  extern __shared__ __align__(16) unsigned char smem[];
+  const unsigned bars = shared_address(smem + Stages * 32 * kLine);
+  const int lane = static_cast<int>(threadIdx.x);
+  if (lane == 0) {
+    for (int s = 0; s < Stages; ++s) mbarrier_init(bars + 8 * s, 1);
+    mbarrier_init_fence();
+  }
+  __syncwarp();
+  // Step j of this warp: job blockIdx.x + (j / kTiles)·gridDim.x, tile j mod kTiles.
+  const int jobs_here =
+      static_cast<int>(blockIdx.x) < jobs
+          ? (jobs - 1 - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x) + 1
+          : 0;
+  const int steps = jobs_here * kTiles;
+  auto issue = [&](int j) {
+    const int stage = j % Stages;
+    const long long job = blockIdx.x + static_cast<long long>(j / kTiles) * gridDim.x;
+    const long long unit = 32 * job + lane;
+    const long long system = unit % kBatch, segment = unit / kBatch;
+    const double* src = d + system * kSystemRows + segment * kUnitRows + (j % kTiles) * TileRows;
+    if (lane == 0) mbarrier_expect(bars + 8 * stage, 32 * 8 * TileRows);
+    __syncwarp();
+    bulk_copy_in(smem + (stage * 32 + lane) * kLine, src, 8 * TileRows, bars + 8 * stage);
+  };
+  for (int j = 0; j < Stages - 1 && j < steps; ++j) issue(j);
+  double acc = 0;
+  for (int j = 0; j < steps; ++j) {
+    if (j + Stages - 1 < steps) issue(j + Stages - 1);
+    const int stage = j % Stages;
+    mbarrier_wait(bars + 8 * stage, (j / Stages) & 1);
+    const double2* line = reinterpret_cast<const double2*>(smem + (stage * 32 + lane) * kLine);
+#pragma unroll 8
+    for (int i = 0; i < TileRows / 2; ++i) acc += line[i].x * line[i].y;
+    __syncwarp();  // every lane has read the stage before the next issue copies into it
+  }
+  if (acc == 1.0) *sink = acc;
 }
 
 /// The stream pattern (file comment).
@@ -160,15 +234,15 @@ int main(int argc, char** argv) {
     pscr::cuda::DeviceBuffer<double> d(kElements), copy(kElements), sink(1);
     PSCR_CUDA_CHECK(cudaMemset(d.data(), 0, kElements * sizeof(double)));
     const double mb = kElements * sizeof(double) / 1e6;  // MB per ms = GB/s
-    csv << "device,pattern,order,tile_rows,warps_per_sm,median_ms,gbs\n";
-    auto row = [&](const char* pattern, const char* order, int tile, int warps, double ms,
-                   double bytes_mb) {
-      csv << '"' << prop.name << "\"," << pattern << ',' << order << ',' << tile << ',' << warps
-          << ',' << ms << ',' << bytes_mb / ms << '\n';
-      std::printf("%-6s %-14s tile %2d, %2d warps/SM: %.4f ms, %.0f GB/s\n", pattern, order, tile,
-                  warps, ms, bytes_mb / ms);
+    csv << "device,pattern,order,tile_rows,stages,warps_per_sm,median_ms,gbs\n";
+    auto row = [&](const char* pattern, const char* order, int tile, int stages, int warps,
+                   double ms, double bytes_mb) {
+      csv << '"' << prop.name << "\"," << pattern << ',' << order << ',' << tile << ',' << stages
+          << ',' << warps << ',' << ms << ',' << bytes_mb / ms << '\n';
+      std::printf("%-6s %-14s tile %3d, %d stages, %2d warps/SM: %.4f ms, %.0f GB/s\n", pattern,
+                  order, tile, stages, warps, ms, bytes_mb / ms);
     };
-    row("copy", "-", 0, 0,
+    row("copy", "-", 0, 0, 0,
         median_ms(reps,
                   [&] {
                     PSCR_CUDA_CHECK(cudaMemcpy(copy.data(), d.data(), kElements * sizeof(double),
@@ -177,7 +251,7 @@ int main(int argc, char** argv) {
         2 * mb);
     const int sms = prop.multiProcessorCount;
     for (int blocks : {4, 16})
-      row("stream", "-", 0, blocks * kBlockThreads / 32,
+      row("stream", "-", 0, 0, blocks * kBlockThreads / 32,
           median_ms(reps,
                     [&] {
                       read_stream<<<sms * blocks, kBlockThreads>>>(
@@ -189,7 +263,7 @@ int main(int argc, char** argv) {
     for (int blocks : {2, 4, 8}) {
       const int warps = blocks * kBlockThreads / 32;
       auto units = [&](auto kernel, const char* order, int tile) {
-        row("units", order, tile, warps,
+        row("units", order, tile, 2, warps,
             median_ms(reps,
                       [&] {
                         kernel<<<sms * blocks, kBlockThreads>>>(d.data(), sink.data(), jobs);
@@ -202,7 +276,34 @@ int main(int argc, char** argv) {
       units(read_units<Order::system_major, 16>, "system_major", 16);
       units(read_units<Order::segment_major, 32>, "segment_major", 32);
       units(read_units<Order::system_major, 32>, "system_major", 32);
+      units(read_units<Order::interleaved, 16>, "interleaved", 16);
     }
+    int smem_per_sm = 0;
+    PSCR_CUDA_CHECK(
+        cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    auto bulk = [&](auto kernel, int tile, int stages) {
+      const int bytes = bulk_smem(tile, stages);
+      PSCR_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      for (int warps : {4, 8, 12, 16, 24, 32}) {
+        if (warps * (bytes + 1024) > smem_per_sm) break;  // 1 KB per block the system keeps
+        row("bulk", "segment_major", tile, stages, warps,
+            median_ms(reps,
+                      [&] {
+                        kernel<<<sms * warps, 32, bytes>>>(d.data(), sink.data(), jobs);
+                        PSCR_CUDA_CHECK_LAUNCH();
+                      }),
+            mb);
+      }
+    };
+    bulk(read_units_bulk<16, 2>, 16, 2);
+    bulk(read_units_bulk<16, 3>, 16, 3);
+    bulk(read_units_bulk<16, 4>, 16, 4);
+    bulk(read_units_bulk<32, 2>, 32, 2);
+    bulk(read_units_bulk<32, 3>, 32, 3);
+    bulk(read_units_bulk<64, 2>, 64, 2);
+    bulk(read_units_bulk<64, 3>, 64, 3);
+    bulk(read_units_bulk<128, 2>, 128, 2);
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {
