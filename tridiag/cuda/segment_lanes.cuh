@@ -53,9 +53,20 @@ constexpr int scalars_per_piece() {
 /// one is solved).
 constexpr int kLanesStagePieces = kLanesDPieces + kLanesTablePieces;
 
-/// Shared-memory bytes of a block of segment_lanes_reduce_kernel.
-constexpr std::size_t segment_lanes_smem() {
-  return 16 * static_cast<std::size_t>(kLanesStagePieces) * 2 * kLanesWarps;
+/// Scalars per lane that a substitute pass copies into the stage with each tile
+/// (copy_substitute_state): the reduce pass's checkpoint before the tile (LaneChain f, e, g) and
+/// A's and M's couplings of the tile's first row to the row before.
+constexpr int kLanesStateScalars = 5;
+/// 16-byte pieces of a substitute pass's stage beyond kLanesStagePieces: every lane's state.
+template <class T>
+constexpr int lanes_state_pieces() {
+  return kLanesStateScalars * kWarpLanes * static_cast<int>(sizeof(T)) / 16;
+}
+
+/// Shared-memory bytes of a block of the lanes kernels: two stages per warp of kLanesStagePieces
+/// 16-byte pieces and `extra` more (the substitute passes: lanes_state_pieces).
+constexpr std::size_t segment_lanes_smem(int extra = 0) {
+  return 16 * static_cast<std::size_t>(kLanesStagePieces + extra) * 2 * kLanesWarps;
 }
 
 /// Slot of piece q (rows 2q, 2q + 1 of a real tile, row q of a complex one) of the warp's unit w
@@ -341,12 +352,15 @@ struct LanesFetch {
   }
 };
 
-/// A warp's two stages in the block's shared memory (tile t in stage t mod 2) and its copies into
-/// them (`copy`: LanesFetch or ColumnsLanesFetch): fetch(w, t) copies tile t, none outside
-/// [0, tiles), and commits either way, so that every wait counts the same groups whichever way a
-/// pass walks its tiles. `zero` is any readable address, the source of copies of no bytes.
-template <class Fetch>
+/// A warp's two stages in the block's shared memory (tile t in stage t mod 2), each of
+/// kLanesStagePieces pieces and `Extra` more (segment_lanes_smem), and its copies into them
+/// (`copy`: LanesFetch or ColumnsLanesFetch): fetch(w, t) copies tile t, none outside [0, tiles),
+/// and commits either way, so that every wait counts the same groups whichever way a pass walks
+/// its tiles; fetch(w, t, also) also calls also(stage) before the commit, where tile t is copied.
+/// `zero` is any readable address, the source of copies of no bytes.
+template <class Fetch, int Extra = 0>
 struct LanesStages {
+  static constexpr int kPieces = kLanesStagePieces + Extra;
   Fetch copy;
   double2* stages;
   const double2* zero;
@@ -355,20 +369,71 @@ struct LanesStages {
   template <class Scalar>
   __device__ LanesStages(const Fetch& copy_, unsigned char* smem, const Scalar* any, int tiles_)
       : copy(copy_),
-        stages(reinterpret_cast<double2*>(smem) + threadIdx.x / kWarpLanes * 2 * kLanesStagePieces),
+        stages(reinterpret_cast<double2*>(smem) + threadIdx.x / kWarpLanes * 2 * kPieces),
         zero(reinterpret_cast<const double2*>(any)),
         tiles(tiles_) {}
-  __device__ double2* operator[](int t) const { return stages + (t & 1) * kLanesStagePieces; }
+  __device__ double2* operator[](int t) const { return stages + (t & 1) * kPieces; }
   template <class Warp>
   __device__ void fetch(const Warp& w, int t) const {
-    if (t >= 0 && t < tiles) copy(w, (*this)[t], t, zero);
+    fetch(w, t, [](double2*) {});
+  }
+  template <class Warp, class Also>
+  __device__ void fetch(const Warp& w, int t, const Also& also) const {
+    if (t >= 0 && t < tiles) {
+      copy(w, (*this)[t], t, zero);
+      also((*this)[t]);
+    }
     copy_async_commit();
   }
 };
 
+/// The lane's state before a tile of its segment, for the substitute passes, copied (no commit)
+/// into the stage's last lanes_state_pieces<T>() pieces (`stage`: the stage): its checkpoint at
+/// `checkpoint` (LaneChain f, e, g at checkpoint[0], [units], [2·units]; null at the segment's
+/// first tile, whose state is the start), and A's and M's couplings of the tile's first row r0 to
+/// the row before (zeros at r0 = 0 and from n on, as lanes_coupling). Copied with the tile, they
+/// arrive with it, where loads issued at the tile's turn made each tile wait once more on the
+/// memory (take_substitute_state reads them back): H200 A/B, shifted, 65536 × 256 to 2^20 × 16,
+/// the segment method 2–3% (real) and 3–9% (complex) faster, the columns method's K = 16 3–4%
+/// (real) and 16–20% (complex; docs/tridiag-performance.md). `zero`: any readable address.
+template <class T>
+__device__ __forceinline__ void copy_substitute_state(double2* stage, int lane, const T* checkpoint,
+                                                      index_t units, const ShiftedMatrix<T>& m,
+                                                      index_t r0, const void* zero) {
+  T* state = reinterpret_cast<T*>(stage + kLanesStagePieces);
+  const T* none = static_cast<const T*>(zero);
+  constexpr unsigned kBytes = sizeof(T);
+#pragma unroll
+  for (int f = 0; f < 3; ++f)
+    copy_async(state + f * kWarpLanes + lane, checkpoint ? checkpoint + f * units : none,
+               checkpoint ? kBytes : 0u);
+  const bool coupled = r0 >= 1 && r0 < m.n;
+  copy_async(state + 3 * kWarpLanes + lane, coupled ? m.a_off + r0 - 1 : none,
+             coupled ? kBytes : 0u);
+  copy_async(state + 4 * kWarpLanes + lane, coupled ? m.m_off + r0 - 1 : none,
+             coupled ? kBytes : 0u);
+}
+
+/// The state copy_substitute_state copied into the stage: the elimination's state before the tile
+/// (`first_tile`: the start) and the coupling of its first row to the row before (lanes_coupling).
+template <class T>
+__device__ __forceinline__ void take_substitute_state(const double2* stage, int lane,
+                                                      bool first_tile, T s, LaneChain<T>& chain,
+                                                      T& sub) {
+  const T* state = reinterpret_cast<const T*>(stage + kLanesStagePieces);
+  chain = LaneChain<T>::before_first();
+  if (!first_tile) {
+    chain.f = state[lane];
+    chain.e = state[kWarpLanes + lane];
+    chain.g = state[2 * kWarpLanes + lane];
+  }
+  sub = state[3 * kWarpLanes + lane] + s * state[4 * kWarpLanes + lane];
+}
+
 /// The elimination's state (LaneChain f, e, g) before tile ts ≥ 1 of a unit, kept by the reduce
 /// passes for the substitute passes at checkpoints[(3(ts − 1) + f)·units + unit] (f = 0, 1, 2): the
-/// units' scalars adjacent, so that a warp's lanes store and load them together.
+/// units' scalars adjacent, so that a warp's lanes store them together (copy_substitute_state
+/// copies them back).
 template <class T>
 __device__ __forceinline__ void store_checkpoint(T* checkpoints, index_t units, int ts,
                                                  index_t unit, const LaneChain<T>& chain) {
@@ -377,20 +442,6 @@ __device__ __forceinline__ void store_checkpoint(T* checkpoints, index_t units, 
   at[units] = chain.e;
   at[2 * units] = chain.g;
 }
-/// The state store_checkpoint kept before tile ts of a unit; at ts = 0 the start.
-template <class T>
-__device__ __forceinline__ LaneChain<T> load_checkpoint(const T* checkpoints, index_t units, int ts,
-                                                        index_t unit) {
-  LaneChain<T> chain = LaneChain<T>::before_first();
-  if (ts > 0) {
-    const T* at = checkpoints + 3 * (ts - 1) * units + unit;
-    chain.f = at[0];
-    chain.e = at[units];
-    chain.g = at[2 * units];
-  }
-  return chain;
-}
-
 /// A piece of x from the stage (`from`), of `bytes` (16, 8: its first scalar only, 0: none).
 __device__ __forceinline__ void store_piece(double2* to, const double2* from, unsigned bytes) {
   const double2 v = *from;
@@ -525,14 +576,15 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// The substitute pass after segment_lanes_reduce_kernel (with checkpoints) and the coarse solve
 /// (the coarse unknowns in cd): lane l of warp w takes unit 32w + l (LanesWarp), whose segment's
 /// first and last unknowns are rows 2·segment, + 1 of system k's coarse solution, and walks its
-/// tiles backward, the warp copying the next tile (the one before) under the current one: per
-/// tile the elimination's state before its first row (the reduce pass's checkpoint; tile 0: the
-/// start), segment_lanes_resolve_tile, and the tile's x stored line by line from the stage as d
-/// was copied. So each row's d is read once more and its x written once, with about a quarter of
-/// the instructions per row of segment_kernel's substitute pass (lanes of K rows and the warp's
-/// solve of their reduced rows). x may alias d. Held to 128 registers for real systems, four blocks
-/// per SM as the reduce pass (ptxas spills 20 bytes): at three blocks and 160 registers, no spill,
-/// the real pass ran 17–21% slower (H200, 512 × 2^15 to 2^20 × 16). Complex: 168 registers.
+/// tiles backward, the warp copying the next tile (the one before) under the current one, with
+/// each lane's state before it (copy_substitute_state: the reduce pass's checkpoint, tile 0 the
+/// start; the coupling to the row before): per tile segment_lanes_resolve_tile, and the tile's x
+/// stored line by line from the stage as d was copied. So each row's d is read once more and its x
+/// written once, with about a quarter of the instructions per row of segment_kernel's substitute
+/// pass (lanes of K rows and the warp's solve of their reduced rows). x may alias d. Held to 128
+/// registers for real systems, four blocks per SM as the reduce pass (ptxas spills 20 bytes): at
+/// three blocks and 160 registers, no spill, the real pass ran 17–21% slower (H200, 512 × 2^15 to
+/// 2^20 × 16). Complex: 168 registers.
 template <class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -543,26 +595,34 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   const LanesWarp<T> w(batch, segments, rows);
   if (w.idle()) return;  // uniform over the warp
   const int tiles = rows / kTileRows, lane = w.lane;
-  const LanesStages<LanesFetch<T>> stages(LanesFetch<T>(w, m, d, d_stride), smem_raw, d, tiles);
+  const LanesStages<LanesFetch<T>, lanes_state_pieces<T>()> stages(LanesFetch<T>(w, m, d, d_stride),
+                                                                   smem_raw, d, tiles);
   const index_t n = m.n, units = w.units;
   const LanesLines<T, double2> out(w, x, x_stride, n);
-  stages.fetch(w, tiles - 1);
-
   const auto [u, seg, k, p, active, slot] = w.unit();
+  // The lane's state before tile t, copied with the tile.
+  const auto state = [&, u = u, p = p](int t) {
+    return [&, t, u, p](double2* stage) {
+      copy_substitute_state(stage, lane, t > 0 ? checkpoints + 3 * (t - 1) * units + u : nullptr,
+                            units, m, p + static_cast<index_t>(t) * kTileRows, d);
+    };
+  };
+  stages.fetch(w, tiles - 1, state(tiles - 1));
+
   const T s = shifts[k];
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
   const T x_first = cd[k * 2 * segments + 2 * seg], x_last = cd[k * 2 * segments + 2 * seg + 1];
   T x_next = x_last;
   for (int t = tiles - 1; t >= 0; --t) {
-    stages.fetch(w, t - 1);
-    // The state before the tile's first row.
-    const LaneChain<T> chain = load_checkpoint(checkpoints, units, t, u);
+    stages.fetch(w, t - 1, state(t - 1));
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
-    const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
     const double2* tab = stage + kLanesDPieces + slot;
+    LaneChain<T> chain;
+    T sub;
+    take_substitute_state(stage, lane, t == 0, s, chain, sub);
     segment_lanes_resolve_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane},
                                   tab, sub, chain, x_first, x_last, x_next);
     __syncwarp();  // the tile's x in the stage
@@ -818,11 +878,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 /// The substitute pass after columns_lanes_reduce_kernel (with checkpoints) and the coarse solve
 /// (the coarse unknowns in cd), for systems side by side: each warp's streams (ColumnsLanesWarp,
 /// bands of `per` segments, not necessarily the reduce pass's) walk their bands' tiles backward,
-/// the next one (the one before) copied under the current one. Per tile a lane takes the
-/// elimination's state before the tile's first row (the reduce pass's checkpoint; a segment's
-/// first tile: the start) and its segment's coarse unknowns (rows 2·segment, + 1 of system k's
-/// coarse solution), segment_lanes_resolve_tile, and the warp stores the tile's x from the stage
-/// row by row as d was copied. x may alias d.
+/// the next one (the one before) copied under the current one, with each lane's state before it
+/// (copy_substitute_state: the reduce pass's checkpoint, a segment's first tile the start; the
+/// coupling to the row before). Per tile a lane takes that state and its segment's coarse unknowns
+/// (rows 2·segment, + 1 of system k's coarse solution), segment_lanes_resolve_tile, and the warp
+/// stores the tile's x from the stage row by row as d was copied. x may alias d.
 template <int W, class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -835,19 +895,27 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   const Warp w(batch, segments, rows, per, m.n);
   if (w.idle()) return;  // uniform over the warp
   const int seg_tiles = rows / kTileRows, tiles = w.tiles();
-  const LanesStages<ColumnsLanesFetch<W, T>> stages(ColumnsLanesFetch<W, T>(w, m, d, d_row_stride),
-                                                    smem_raw, d, tiles);
+  const LanesStages<ColumnsLanesFetch<W, T>, lanes_state_pieces<T>()> stages(
+      ColumnsLanesFetch<W, T>(w, m, d, d_row_stride), smem_raw, d, tiles);
   const index_t n = m.n, units = batch * segments;
   const ColumnsLanesLines<W, T, T> out(w, x, x_row_stride, n);
-  stages.fetch(w, tiles - 1);
-
   const typename Warp::Column c = w.column();
   const index_t k = c.k, p = c.p;
-  const T s = shifts[k];
   // The lane's segment (clamped where a band runs past the last: identity rows, nothing stored)
   // and its tile ts in it, walked backward.
   index_t seg = p / rows + w.per - 1;
   int ts = seg_tiles - 1;
+  // The lane's state before tile t (segment sg, its tile st), copied with the tile.
+  const auto state = [&](int t, index_t sg, int st) {
+    return [&, t, sg, st](double2* stage) {
+      const index_t unit = std::min(sg, segments - 1) * batch + k;
+      copy_substitute_state(stage, w.lane,
+                            st > 0 ? checkpoints + 3 * (st - 1) * units + unit : nullptr, units, m,
+                            p + static_cast<index_t>(t) * kTileRows, d);
+    };
+  };
+  stages.fetch(w, tiles - 1, state(tiles - 1, seg, ts));
+  const T s = shifts[k];
   T x_first, x_last, x_next;
   auto coarse = [&] {
     const T* at = cd + k * 2 * segments + 2 * std::min(seg, segments - 1);
@@ -857,15 +925,15 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   };
   coarse();
   for (int t = tiles - 1; t >= 0; --t) {
-    stages.fetch(w, t - 1);
-    // The state before the tile's first row.
-    const LaneChain<T> chain =
-        load_checkpoint(checkpoints, units, ts, std::min(seg, segments - 1) * batch + k);
+    stages.fetch(w, t - 1,
+                 ts > 0 ? state(t - 1, seg, ts - 1) : state(t - 1, seg - 1, seg_tiles - 1));
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
-    const T sub = lanes_coupling(m, s, r0);
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
+    LaneChain<T> chain;
+    T sub;
+    take_substitute_state(stage, w.lane, ts == 0, s, chain, sub);
     const bool guard = __any_sync(0xffffffffu, r0 + kTileRows > n);
     segment_lanes_resolve_tile_at(ts == 0, ts == seg_tiles - 1, guard, s, r0, n,
                                   ColumnPieces<W, T>{stage + c.h * Warp::kStreamPieces, w.lane % W},

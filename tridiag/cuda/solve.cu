@@ -875,10 +875,19 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
 /// Threads of a block of the lanes kernels.
 constexpr int kLanesThreads = detail::kLanesWarps * detail::kWarpLanes;
 
-/// Warps of a lanes kernel resident on the device at once.
+/// Shared-memory bytes of a block of a lanes kernel: the reduce passes' stages, or the substitute
+/// passes' with each lane's state (detail::lanes_state_pieces).
+template <class T>
+std::size_t lanes_smem(detail::SegmentPass pass) {
+  return detail::segment_lanes_smem(
+      pass == detail::SegmentPass::substitute ? detail::lanes_state_pieces<T>() : 0);
+}
+
+/// Warps of a lanes kernel of `smem` bytes per block (lanes_smem) resident on the device at once;
+/// allows that shared memory.
 template <class Kernel>
-index_t lanes_resident(Kernel* kernel) {
-  return resident_blocks(kernel, kLanesThreads, detail::segment_lanes_smem()) * detail::kLanesWarps;
+index_t lanes_resident(Kernel* kernel, std::size_t smem) {
+  return resident_blocks(kernel, kLanesThreads, smem) * detail::kLanesWarps;
 }
 
 /// Warps of the segment method's lanes passes: one per 32 (system, segment) units.
@@ -898,7 +907,8 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
     return segments > 1 && detail::segment_lanes_apply(form.m, d, strides(dl), batch, K) &&
            detail::segment_lanes_apply(form.m, x, strides(xl), batch, K) &&
            lanes_pass_pays(segment_lanes_warps(batch, segments),
-                           lanes_resident(detail::segment_lanes_reduce_kernel<T>));
+                           lanes_resident(detail::segment_lanes_reduce_kernel<T>,
+                                          lanes_smem<T>(detail::SegmentPass::reduce)));
   } else {
     return false;
   }
@@ -916,9 +926,9 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
     detail::segment_lanes_reduce_kernel<T>
-        <<<static_cast<unsigned>(blocks), kLanesThreads, detail::segment_lanes_smem(), stream>>>(
-            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
-            cb, cc, cd, checkpoints);
+        <<<static_cast<unsigned>(blocks), kLanesThreads, lanes_smem<T>(detail::SegmentPass::reduce),
+           stream>>>(form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d,
+                     dl.system_stride, ca, cb, cc, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
   }
 }
@@ -933,10 +943,12 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    detail::segment_lanes_substitute_kernel<T>
-        <<<static_cast<unsigned>(blocks), kLanesThreads, detail::segment_lanes_smem(), stream>>>(
-            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, x,
-            xl.system_stride, cd, checkpoints);
+    auto* kernel = detail::segment_lanes_substitute_kernel<T>;
+    const std::size_t smem = lanes_smem<T>(detail::SegmentPass::substitute);
+    allow_shared(kernel, smem);
+    kernel<<<static_cast<unsigned>(blocks), kLanesThreads, smem, stream>>>(
+        form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, x,
+        xl.system_stride, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
   }
 }
@@ -988,7 +1000,8 @@ std::optional<ColumnsLanesGrid> columns_lanes_run(const Form& form, int K, index
       return std::nullopt;
     return with_columns_lanes_width(batch, [&](auto w) -> std::optional<ColumnsLanesGrid> {
       constexpr int W = decltype(w)::value;
-      const index_t resident = lanes_resident(detail::columns_lanes_reduce_kernel<W, T>);
+      const index_t resident = lanes_resident(detail::columns_lanes_reduce_kernel<W, T>,
+                                              lanes_smem<T>(detail::SegmentPass::reduce));
       const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
       if (!lanes_pass_pays(g.warps, resident)) return std::nullopt;
       return g;
@@ -1012,9 +1025,10 @@ void launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
       auto* kernel = detail::columns_lanes_reduce_kernel<W, T>;
-      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, detail::segment_lanes_smem(),
-               stream>>>(form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
-                         static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints);
+      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads,
+               lanes_smem<T>(detail::SegmentPass::reduce), stream>>>(
+          form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
+          static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints);
       PSCR_CUDA_CHECK_LAUNCH();
     });
   }
@@ -1032,11 +1046,12 @@ void launch_columns_lanes_substitute(cudaStream_t stream, const Form& form, int 
     with_columns_lanes_width(batch, [&](auto w) {
       constexpr int W = decltype(w)::value;
       auto* kernel = detail::columns_lanes_substitute_kernel<W, T>;
-      const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, lanes_resident(kernel));
-      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, detail::segment_lanes_smem(),
-               stream>>>(form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
-                         static_cast<int>(g.per), d, dl.row_stride, x, xl.row_stride, cd,
-                         checkpoints);
+      const std::size_t smem = lanes_smem<T>(detail::SegmentPass::substitute);
+      const ColumnsLanesGrid g =
+          columns_lanes_grid<W>(batch, segments, lanes_resident(kernel, smem));
+      kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads, smem, stream>>>(
+          form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
+          static_cast<int>(g.per), d, dl.row_stride, x, xl.row_stride, cd, checkpoints);
       PSCR_CUDA_CHECK_LAUNCH();
     });
   }
