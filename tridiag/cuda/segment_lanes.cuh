@@ -393,9 +393,10 @@ struct LanesStages {
 /// first tile, whose state is the start), and A's and M's couplings of the tile's first row r0 to
 /// the row before (zeros at r0 = 0 and from n on, as lanes_coupling). Copied with the tile, they
 /// arrive with it, where loads issued at the tile's turn made each tile wait once more on the
-/// memory (take_substitute_state reads them back): H200 A/B, shifted, 65536 × 256 to 2^20 × 16,
-/// the segment method 2–3% (real) and 3–9% (complex) faster, the columns method's K = 16 3–4%
-/// (real) and 16–20% (complex; docs/tridiag-performance.md). `zero`: any readable address.
+/// memory (take_substitute_state reads them back): H200 A/B, shifted, 8192 × 2^11 to 2^20 × 16,
+/// the segment method 1.6–3.1% (real) and 3–9% (complex) faster, the columns method's K = 16
+/// 2.7–3.5% (real; 2^20 × 16 unchanged) and 16–20% (complex; docs/tridiag-performance.md).
+/// `zero`: any readable address.
 template <class T>
 __device__ __forceinline__ void copy_substitute_state(double2* stage, int lane, const T* checkpoint,
                                                       index_t units, const ShiftedMatrix<T>& m,
