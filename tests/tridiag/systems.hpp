@@ -154,6 +154,15 @@ Batch<Scalar> make_shifted(index_t n, index_t batch, Kind kind, std::uint64_t se
   return t;
 }
 
+/// @brief t with every entry of its systems (A and M, a, b, c) and every right-hand side scaled by
+/// `factor`: the same solutions, the same condition numbers.
+template <class Scalar>
+Batch<Scalar> scaled_by(Batch<Scalar> t, double factor) {
+  for (auto* v : {&t.A.diag, &t.A.off, &t.M.diag, &t.M.off, &t.a, &t.b, &t.c, &t.d})
+    for (Scalar& e : *v) e *= factor;
+  return t;
+}
+
 /// @brief problems::HelmholtzPencil as a test batch: one system per shift.
 class HelmholtzPencil : public problems::HelmholtzPencil {
  public:

@@ -779,7 +779,7 @@ void warp_sweep(testing::Kind kind, std::uint64_t seed) {
 /// The segment method on sizes around lane and segment boundaries, up to 40 segments, and the
 /// block method where it applies (2 to 16 segments).
 template <class Scalar, int K>
-void segment_sweep(testing::Kind kind, std::uint64_t seed) {
+void segment_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
   constexpr index_t lane = K, warp = cuda::detail::kWarpLanes * K;
   const std::vector<index_t> sizes = {1,
                                       2,
@@ -811,16 +811,16 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
     return emulate_block<K, T>(RegisterLanes<K, T>{m, s, d, std::vector<T>(d.size())}, m.n);
   };
   for (index_t n : sizes) {
-    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "segment", emulate,
-                   registers);
+    check_lanes<K>(testing::scaled_by(testing::make_shifted<Scalar>(n, 1, kind, seed++), scale),
+                   true, "segment", emulate, registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "segment", emulate);
     // The block method: systems of 2 to kSegmentBlockMaxSegments segments.
     const index_t segments = cuda::detail::segment_count(n, K);
     if (segments < 2 || segments > cuda::detail::kSegmentBlockMaxSegments) continue;
-    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "block", block_emulate,
-                   block_registers);
+    check_lanes<K>(testing::scaled_by(testing::make_shifted<Scalar>(n, 1, kind, seed++), scale),
+                   true, "block", block_emulate, block_registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "block", block_emulate);
@@ -831,7 +831,7 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed) {
 /// segments of columns_segment_chunks beyond, which differ between the forms for complex
 /// systems), its shifted form also from its ColumnTable.
 template <class Scalar, int K>
-void columns_sweep(testing::Kind kind, std::uint64_t seed) {
+void columns_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
   namespace dt = cuda::detail;
   constexpr index_t chunk = K, one = dt::kWarpLanes * K,
                     segment = dt::columns_segment_chunks(sizeof(Scalar), false) * K;
@@ -852,8 +852,8 @@ void columns_sweep(testing::Kind kind, std::uint64_t seed) {
                                  m.n, chunks, dt::columns_segments(m.n, K, sizeof(Scalar), false));
   };
   for (index_t n : sizes) {
-    check_lanes<K>(testing::make_shifted<Scalar>(n, 1, kind, seed++), true, "columns",
-                   emulate(false), table);
+    check_lanes<K>(testing::scaled_by(testing::make_shifted<Scalar>(n, 1, kind, seed++), scale),
+                   true, "columns", emulate(false), table);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "columns", emulate(true));
@@ -863,7 +863,7 @@ void columns_sweep(testing::Kind kind, std::uint64_t seed) {
 /// The sweep method on every size up to 2048 rows from the issue's list, lane boundaries and the
 /// largest K, with K from n and K = 16 (identity rows on small n).
 template <class Scalar>
-void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
+void sweep_method_sizes(testing::Kind kind, std::uint64_t seed, double scale = 1) {
   const std::vector<index_t> sizes = {1,   2,   3,   4,   5,   31,   32,   33,   63,   127,
                                       128, 129, 255, 511, 512, 1000, 1023, 1025, 2047, 2048};
   for (index_t n : sizes)
@@ -872,8 +872,8 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
       auto emulate = [&](const auto& m, const auto& s, const auto& d) {
         return emulate_sweep(m, s, d, requested);
       };
-      check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
-                      "sweep K " + std::to_string(K), nullptr, emulate);
+      check_method<1>(testing::scaled_by(testing::make_shifted<Scalar>(n, 2, kind, seed++), scale),
+                      true, "sweep K " + std::to_string(K), nullptr, emulate);
       using KernelScalar = cuda::detail::kernel_scalar_t<Scalar>;
       constexpr int kLaneRows = cuda::detail::kSweepLaneRows<KernelScalar>;
       if (K <= kLaneRows) {
@@ -882,8 +882,9 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
         auto lanes = [&](const auto& m, const auto& s, const auto& d) {
           return emulate_sweep<kLaneRows, true>(m, s, d, requested);
         };
-        check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
-                        "sweep K " + std::to_string(K) + ", c' and v in registers", nullptr, lanes);
+        check_method<1>(
+            testing::scaled_by(testing::make_shifted<Scalar>(n, 2, kind, seed++), scale), true,
+            "sweep K " + std::to_string(K) + ", c' and v in registers", nullptr, lanes);
       }
       if constexpr (std::is_floating_point_v<KernelScalar>) {
         // c′ alone in registers, as the kernel keeps it for real systems outside the buffers'
@@ -893,8 +894,9 @@ void sweep_method_sizes(testing::Kind kind, std::uint64_t seed) {
           auto registers = [&](const auto& m, const auto& s, const auto& d) {
             return emulate_sweep<kRegisterRows>(m, s, d, requested);
           };
-          check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
-                          "sweep K " + std::to_string(K) + ", c' in registers", nullptr, registers);
+          check_method<1>(
+              testing::scaled_by(testing::make_shifted<Scalar>(n, 2, kind, seed++), scale), true,
+              "sweep K " + std::to_string(K) + ", c' in registers", nullptr, registers);
         }
       }
     }
@@ -964,7 +966,7 @@ struct SweepClusterLanes {
 /// The emulated segments are those that cover n; the kernel's cluster may add identity segments
 /// past them (4097: 18 for 17), which leave the coarse unknowns as they are.
 template <class Scalar, int K>
-void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed) {
+void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed, double scale = 1) {
   for (index_t n : {index_t{769}, index_t{1000}, index_t{1025}, index_t{1281}, index_t{2048},
                     index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097}, index_t{6000},
                     index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
@@ -973,8 +975,8 @@ void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed) {
       using T = std::decay_t<decltype(s)>;
       return emulate_block<K, T>(SweepClusterLanes<K, T>(m, s, d), m.n);
     };
-    check_method<1>(testing::make_shifted<Scalar>(n, 2, kind, seed++), true,
-                    "sweep cluster K " + std::to_string(K), nullptr, emulate);
+    check_method<1>(testing::scaled_by(testing::make_shifted<Scalar>(n, 2, kind, seed++), scale),
+                    true, "sweep cluster K " + std::to_string(K), nullptr, emulate);
   }
 }
 
@@ -1050,6 +1052,19 @@ TYPED_TEST(EmulationTest, SweepComplexDamped) {
 TYPED_TEST(EmulationTest, SweepClusterDominant) {
   sweep_cluster_sizes<TypeParam, 8>(testing::Kind::dominant, 15000);
   sweep_cluster_sizes<TypeParam, 16>(testing::Kind::dominant, 15100);
+}
+
+// Thomas's chains (LaneChain, sweep_reduce) and the methods' reduced and coarse solves are
+// homogeneous in the rows' scale: systems whose entries and right-hand sides are scaled by 2^±100
+// (about 1e±30; a mesh in other units) solve as the unscaled ones do. A chain on products of
+// unscaled rows (leading minors: docs/tridiag-performance.md, 2026-12-03) failed this with NaN.
+TYPED_TEST(EmulationTest, ScaledSystemsSolveAsTheUnscaled) {
+  for (const double scale : {std::ldexp(1.0, 100), std::ldexp(1.0, -100)}) {
+    sweep_method_sizes<TypeParam>(testing::Kind::dominant, 16000, scale);
+    sweep_cluster_sizes<TypeParam, 16>(testing::Kind::dominant, 16100, scale);
+    segment_sweep<TypeParam, 8>(testing::Kind::dominant, 16200, scale);
+    columns_sweep<TypeParam, 16>(testing::Kind::dominant, 16300, scale);
+  }
 }
 
 /// Tiled PCR on the CPU, x of every system of the batch (contiguous): every block's
