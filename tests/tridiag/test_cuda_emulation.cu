@@ -961,18 +961,56 @@ struct SweepClusterLanes {
   }
 };
 
+/// The cluster kernel's InBlock instance on its sweep lanes: the segments' reduced rows gathered
+/// as the slot's warps write them (segment g's lane l: rows 64g + 2l, + 1), that system solved as
+/// each warp solves it (block_lane_reduce per lane, the warp's tree, block_lane_unknowns), and
+/// every lane's interior substituted from its two unknowns.
+template <int K, class T>
+std::vector<T> emulate_block_reduced(SweepClusterLanes<K, T> lanes) {
+  namespace dt = cuda::detail;
+  constexpr int L = dt::kWarpLanes, Kr = dt::kSweepClusterBlockLaneRows;
+  constexpr int segments = dt::kSweepClusterBlockSegments;
+  std::vector<T> stored(4 * dt::kSweepClusterBlockReducedRows,
+                        T(std::numeric_limits<double>::quiet_NaN()));
+  const dt::BlockReducedRows<T> rows{stored.data()};
+  for (int j = 0; j < L * segments; ++j) {
+    dt::Row4<T> P, Q;
+    lanes.reduce(index_t{j} * K, P, Q);
+    rows.put(2 * j, P);
+    rows.put(2 * j + 1, Q);
+  }
+  std::vector<dt::LaneState<Kr, T>> st(L);
+  std::vector<dt::Row4<T>> P(L), Q(L);
+  for (int l = 0; l < L; ++l) dt::block_lane_reduce(rows, l, st[l], P[l], Q[l]);
+  const auto xr = emulate_warp_solve(P, Q);
+  std::vector<T> x(L * Kr);
+  for (int l = 0; l < L; ++l) {
+    T xs[Kr];
+    dt::block_lane_unknowns(st[l], l, xr.first[l][0], xr.last[l][0], xs);
+    std::copy(xs, xs + Kr, x.begin() + l * Kr);
+  }
+  for (int j = 0; j < L * segments; ++j) lanes.resolve(index_t{j} * K, x[2 * j], x[2 * j + 1]);
+  return lanes.x();
+}
+
 /// The sweep method's cluster kernel (n = 769 to 16384) on sizes around its segments and blocks:
-/// the block method's spikes and coarse solve (emulate_block) over the cluster's sweep lanes.
-/// The emulated segments are those that cover n; the kernel's cluster may add identity segments
-/// past them (4097: 18 for 17), which leave the coarse unknowns as they are.
+/// the block method's spikes and coarse solve (emulate_block) over the cluster's sweep lanes, or
+/// where the kernel's launch takes the InBlock instance (real K = 16 up to 1024 rows) the slot's
+/// whole reduced system (emulate_block_reduced). The emulated segments are those that cover n;
+/// the kernel's cluster may add identity segments past them (4097: 18 for 17), which leave the
+/// coarse unknowns as they are.
 template <class Scalar, int K>
 void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed, double scale = 1) {
-  for (index_t n : {index_t{769}, index_t{1000}, index_t{1025}, index_t{1281}, index_t{2048},
-                    index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097}, index_t{6000},
-                    index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
+  for (index_t n : {index_t{769}, index_t{1000}, index_t{1024}, index_t{1025}, index_t{1281},
+                    index_t{2048}, index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097},
+                    index_t{6000}, index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
     if (n > cuda::detail::sweep_cluster_max_rows(K)) continue;
     auto emulate = [](const auto& m, const auto& s, const auto& d) {
       using T = std::decay_t<decltype(s)>;
+      namespace dt = cuda::detail;
+      const int bytes = static_cast<int>(sizeof(T));
+      if (dt::sweep_cluster_in_block(K, dt::sweep_cluster_shape(m.n, K, bytes), bytes))
+        return emulate_block_reduced<K, T>(SweepClusterLanes<K, T>(m, s, d));
       return emulate_block<K, T>(SweepClusterLanes<K, T>(m, s, d), m.n);
     };
     check_method<1>(testing::scaled_by(testing::make_shifted<Scalar>(n, 2, kind, seed++), scale),
@@ -1344,6 +1382,23 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
           EXPECT_EQ(buffers + 2 * W * S * dt::sweep_array(K),
                     dt::sweep_cluster_elements(K, shape, bytes));
         }
+  // The InBlock instance's layout (real K = 16, one block of kSweepClusterBlockSegments segment
+  // warps; the only launches that take it): the reduced rows in place of the coarse rows, 64 Row4
+  // per segment in each of two buffers per slot, the tables after them 16-byte aligned.
+  const int W = dt::kSweepClusterBlockSegments;
+  EXPECT_TRUE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1024, 16, 8), 8));
+  EXPECT_TRUE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(769, 16, 8), 8));
+  EXPECT_FALSE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1025, 16, 8), 8));
+  EXPECT_FALSE(dt::sweep_cluster_in_block(8, dt::sweep_cluster_shape(1024, 8, 8), 8));
+  EXPECT_FALSE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1024, 16, 16), 16));
+  for (int S = 1; W * S <= dt::kSweepClusterMaxWarps; ++S) {
+    const dt::SweepClusterShape shape{1, W, S};
+    const int reduced = 16 * S / 8;
+    const int tables = reduced + 2 * S * 4 * dt::kSweepClusterBlockReducedRows;
+    EXPECT_EQ(tables * 8 % 16, 0);
+    EXPECT_EQ(tables + (dt::kSweepTables * W + 2 * W * S) * dt::sweep_array(16),
+              dt::sweep_cluster_elements(16, shape, 8));
+  }
 }
 
 // The walk of the segment kernels (tridiag's and pscr's segment stage) over the (system, segment)

@@ -303,15 +303,17 @@ int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
   return eight && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
 }
 
-/// The cluster kernel's instance for K rows per lane (8 or 16) and `slots` (at most
-/// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot), real; complex
-/// (K = 8, one slot) `guarded` or not.
+/// The cluster kernel's instance for K rows per lane (8 or 16) and `shape` (its slots at most
+/// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot), real (InBlock where
+/// detail::sweep_cluster_in_block holds, any slots); complex (K = 8, one slot) `guarded` or not.
 template <class T>
-auto* sweep_cluster_kernel(int K, int slots, bool guarded) {
+auto* sweep_cluster_kernel(int K, const detail::SweepClusterShape& shape, bool guarded) {
   if constexpr (std::is_same_v<T, double>) {
     if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false, false>;
-    return slots > 1 ? detail::sweep_cluster_kernel<double, 16, true, false>
-                     : detail::sweep_cluster_kernel<double, 16, false, false>;
+    if (detail::sweep_cluster_in_block(K, shape, static_cast<int>(sizeof(double))))
+      return detail::sweep_cluster_kernel<double, 16, true, false, true>;
+    return shape.slots > 1 ? detail::sweep_cluster_kernel<double, 16, true, false>
+                           : detail::sweep_cluster_kernel<double, 16, false, false>;
   } else {
     return guarded
                ? detail::sweep_cluster_kernel<T, detail::kSweepClusterComplexRows, false, true>
@@ -362,7 +364,7 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, bool guarded, std:
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::sweep_cluster_elements(
                                              K, shape, static_cast<int>(sizeof(T))));
     if (smem > budget) break;
-    auto* kernel = sweep_cluster_kernel<T>(K, shape.slots, guarded);
+    auto* kernel = sweep_cluster_kernel<T>(K, shape, guarded);
     allow_shared(kernel, smem);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config = sweep_cluster_config(shape, smem, 1, nullptr, attribute);
@@ -1319,7 +1321,7 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
     throw LibraryError("tridiag::cuda: no cluster of the sweep method for systems of " +
                        std::to_string(form.m.n) + " rows fits the device");
   const detail::SweepClusterShape& shape = plan.shape;
-  auto* kernel = sweep_cluster_kernel<T>(K, shape.slots, guarded);
+  auto* kernel = sweep_cluster_kernel<T>(K, shape, guarded);
   allow_shared(kernel, plan.smem);
   const index_t clusters = std::min((batch + shape.slots - 1) / shape.slots, plan.resident);
   cudaLaunchAttribute attribute;

@@ -31,8 +31,14 @@
 ///  5. each lane substitutes (sweep_substitute), and the warp stores x from its buffer.
 /// The coarse rows are double-buffered by system parity, with one mbarrier per buffer and slot: a
 /// warp writes a buffer again two systems later, once it has every segment's rows of the system in
-/// between, which each warp writes only after it has read the buffer. Clusters need compute
-/// capability 9.0. Include only from .cu files.
+/// between, which each warp writes only after it has read the buffer. Clusters of one block of two
+/// segment warps (real systems of 769 to 1024 rows, K = 16: the InBlock instance) take steps 2 to
+/// 4 in the block instead: each warp writes its lanes' reduced rows P, Q into the slot's buffer in
+/// shared memory, and after a named barrier of the slot's warps every warp solves the system's
+/// whole reduced system of 128 rows itself, 4 rows per lane (block_reduced_solve), with no spikes
+/// and no coarse system: 9% less time than the spikes' path at 1024 × 2^14 (H200,
+/// docs/tridiag-performance.md). Clusters need compute capability 9.0. Include only from .cu
+/// files.
 
 #include <cooperative_groups.h>
 
@@ -118,13 +124,121 @@ PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
   return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
 }
 
+/// Segments of a cluster of one block whose slot warps share their reduced rows in the block's
+/// shared memory (InBlock, sweep_cluster_in_block): every warp of a slot solves its system's whole
+/// reduced system of 64 rows per segment itself, so that no spikes and no coarse rows are formed
+/// (block_reduced_solve). Real K = 16 takes it for 769 to 1024 rows: two segment warps.
+constexpr int kSweepClusterBlockSegments = 2;
+/// Reduced rows per lane of block_reduced_solve: the slot's 64·kSweepClusterBlockSegments rows over
+/// the warp's 32 lanes.
+constexpr int kSweepClusterBlockLaneRows = 2 * kSweepClusterBlockSegments;
+/// Reduced rows of a slot's system (InBlock): 64 per segment.
+constexpr int kSweepClusterBlockReducedRows = kWarpLanes * kSweepClusterBlockLaneRows;
+
+/// Whether launches of `shape` with K rows per lane and scalars of `scalar_bytes` take the InBlock
+/// instance: real K = 16 in clusters of one block of kSweepClusterBlockSegments segment warps.
+PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& shape,
+                                              int scalar_bytes) {
+  return scalar_bytes == 8 && K == 16 && shape.blocks == 1 &&
+         shape.warps == kSweepClusterBlockSegments;
+}
+
 /// Scalars (of `scalar_bytes`, 8 or 16) of shared memory of one block of `shape`: 16 bytes per
 /// slot for one mbarrier per buffer (8 bytes each), the coarse rows (Condensed, 8 scalars per
+/// segment) in two buffers per slot, or where the launch takes the InBlock instance
+/// (sweep_cluster_in_block) the segments' reduced rows (BlockReducedRows: 4 scalars, 64 rows per
 /// segment) in two buffers per slot, then per segment warp its four tables, then per warp its two
 /// buffers of d (sweep_array(K) scalars each).
 PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int scalar_bytes) {
-  return 16 * shape.slots / scalar_bytes + 2 * 8 * shape.slots * shape.segments() +
+  // Scalars per segment in each buffer: its coarse rows, or its 64 reduced rows' a, b, c, d.
+  const int exchanged = sweep_cluster_in_block(K, shape, scalar_bytes) ? 2 * kWarpLanes * 4 : 8;
+  return 16 * shape.slots / scalar_bytes + 2 * exchanged * shape.slots * shape.segments() +
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
+}
+
+/// The reduced rows of a slot's system in shared memory (InBlock): segment g's lane j's rows P, Q
+/// are rows 64g + 2j and 64g + 2j + 1, their a, b, c, d in four arrays of
+/// kSweepClusterBlockReducedRows scalars, row r at r XOR ((r / 16) mod 4), so that both the
+/// segment warps' writes (rows 2j, 2j + 1) and block_reduced_solve's reads (lane l's rows 4l + i)
+/// fall on distinct banks; stored in order, as Row4s, a warp's reads took four wavefronts each
+/// (4.0-way conflicts: Nsight Compute, real 1024 × 2^14, H200). Read by block_reduced_solve's
+/// lanes as a system of their own (lane_reduce's accessor and vector: every row inside, the
+/// system's ends uncoupled).
+template <class T>
+struct BlockReducedRows {
+  static constexpr bool padded = true;
+  T* base;
+  static PSCR_HD int at(index_t r) { return static_cast<int>(r ^ ((r >> 4) & 3)); }
+  PSCR_HD T sub(index_t r) const { return base[at(r)]; }
+  PSCR_HD T diag(index_t r) const { return base[kSweepClusterBlockReducedRows + at(r)]; }
+  PSCR_HD T sup(index_t r) const { return base[2 * kSweepClusterBlockReducedRows + at(r)]; }
+  PSCR_HD T get(index_t r) const { return base[3 * kSweepClusterBlockReducedRows + at(r)]; }
+  PSCR_HD void put(index_t r, const Row4<T>& row) const {
+    const int t = at(r);
+    base[t] = row.a;
+    base[kSweepClusterBlockReducedRows + t] = row.b;
+    base[2 * kSweepClusterBlockReducedRows + t] = row.c;
+    base[3 * kSweepClusterBlockReducedRows + t] = row.d[0];
+  }
+};
+
+/// The unknowns of a lane's kSweepClusterBlockLaneRows reduced rows from `p` on, in registers
+/// (lane_substitute's vector; its indices are compile-time steps from p).
+template <class T>
+struct BlockLaneUnknowns {
+  static constexpr bool padded = true;
+  T* x;
+  index_t p;
+  PSCR_HD void set(index_t r, T v) const { x[r - p] = v; }
+};
+
+/// Lane `lane`'s part of block_reduced_solve's reduction: its rows [lane·Kr, lane·Kr + Kr) of the
+/// reduced system `rows` eliminated to its own reduced rows P, Q (lane_reduce, Kr =
+/// kSweepClusterBlockLaneRows), their interior kept in `st` for block_lane_unknowns.
+template <class T>
+PSCR_HD void block_lane_reduce(const BlockReducedRows<T>& rows, int lane,
+                               LaneState<kSweepClusterBlockLaneRows, T>& st, Row4<T>& P,
+                               Row4<T>& Q) {
+  constexpr int Kr = kSweepClusterBlockLaneRows;
+  lane_reduce<Kr>(rows, rows, static_cast<index_t>(lane) * Kr, index_t{kWarpLanes} * Kr, st, P, Q);
+}
+
+/// The unknowns of lane `lane`'s reduced rows (`x`, Kr of them) from its interface unknowns.
+template <class T>
+PSCR_HD void block_lane_unknowns(const LaneState<kSweepClusterBlockLaneRows, T>& st, int lane,
+                                 T first, T last, T (&x)[kSweepClusterBlockLaneRows]) {
+  constexpr int Kr = kSweepClusterBlockLaneRows;
+  const index_t p = static_cast<index_t>(lane) * Kr;
+  lane_substitute<Kr>(st, BlockLaneUnknowns<T>{x, p}, p, index_t{kWarpLanes} * Kr, first, last);
+}
+
+/// A slot's whole reduced system (InBlock: its kSweepClusterBlockSegments segments' rows,
+/// BlockReducedRows) solved by the calling warp as the warp method solves a system of
+/// 32·Kr rows: each lane reduces its Kr rows (block_lane_reduce), the warp solves the lanes'
+/// reduced rows (warp_reduced_solve), each lane its rows' unknowns (block_lane_unknowns). Returns
+/// segment g's lane's interface unknowns, rows 64g + 2·lane and + 1, which lane (64g + 2·lane) /
+/// Kr holds: the same arithmetic on every warp of the slot.
+template <class T>
+__device__ void block_reduced_solve(const BlockReducedRows<T>& rows, int g, T& first, T& last) {
+  constexpr int Kr = kSweepClusterBlockLaneRows;
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  LaneState<Kr, T> st;
+  Row4<T> P, Q;
+  block_lane_reduce(rows, lane, st, P, Q);
+  T xf[1], xl[1];
+  warp_reduced_solve(P, Q, xf, xl);
+  T x[Kr];
+  block_lane_unknowns(st, lane, xf[0], xl[0], x);
+  const int r = 2 * (kWarpLanes * g + lane);  // the lane's first interface row, even
+  const int src = r / Kr, at = r % Kr;
+#pragma unroll
+  for (int i = 0; i < Kr; i += 2) {
+    const T a = shfl_from(x[i], src), b = shfl_from(x[i + 1], src);
+    if (at == i) {
+      first = a;
+      last = b;
+    }
+  }
 }
 
 /// The cluster's exchange of coarse rows (sm_90 PTX): each block's mbarrier per buffer counts the
@@ -185,11 +299,16 @@ __device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, do
 /// code of one slot is then that of the kernel before slots; compiled for any S, ptxas gave it 163
 /// registers instead of 150 at K = 16, and one slot ran 4–8% slower: H200, tridiag_bench).
 /// Guarded: the spike and coarse solves watched and solved again in order where they flag (complex
-/// systems not declared dominant).
-template <class T, int K, bool Slotted, bool Guarded>
+/// systems not declared dominant). InBlock (launches where sweep_cluster_in_block holds): steps 2
+/// to 4 for clusters of one block, the slot's segment warps sharing their reduced rows (a named
+/// barrier per slot) and each solving the system's whole reduced system (block_reduced_solve)
+/// instead of its spikes and the coarse system.
+template <class T, int K, bool Slotted, bool Guarded, bool InBlock = false>
 __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
                          const T* d, Strides ds, T* x, Strides xs) {
+  static_assert(!InBlock || (!Guarded && std::is_same_v<T, double> && K == 16),
+                "the InBlock instance is real K = 16's (sweep_cluster_in_block)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
@@ -204,10 +323,14 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int g = static_cast<int>(cluster.block_rank()) * W + own;  // the warp's segment
   const int A = sweep_array(K);
-  // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments].
+  // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments] (InBlock: the
+  // reduced rows [2][slots][64·segments]; sweep_cluster_elements).
   auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16 * slots);
-  T* tables = reinterpret_cast<T*>(coarse + 2 * slots * segments);
+  T* reduced = reinterpret_cast<T*>(coarse);
+  constexpr int kReducedScalars = 4 * kSweepClusterBlockReducedRows;  // per buffer
+  T* tables = InBlock ? reduced + 2 * slots * kReducedScalars
+                      : reinterpret_cast<T*>(coarse + 2 * slots * segments);
   T* ad = tables + own * A;
   T* md = ad + W * A;
   T* ao = md + W * A;
@@ -219,21 +342,6 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   const index_t first = static_cast<index_t>(g) * kRows;  // the segment's first row
   const int count = static_cast<int>(
       m.n > first ? (m.n - first < kRows ? m.n - first : index_t{kRows}) : index_t{0});
-  // The segment's tables, loaded by its warp of slot 0 (the cluster barrier below orders them
-  // before any use). Unrolled, so that the loads of several rows are in flight at once: the
-  // tables' load at the launch's start had 5% of the stall samples (Nsight Compute, 8192 × 2^11,
-  // H100).
-  if (slot == 0) {
-#pragma unroll 4
-    for (int r = lane; r <= kRows; r += kWarpLanes) {
-      const int t = r + r / K;  // sweep_slot (K a power of two)
-      const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
-      ad[t] = e.ad;
-      md[t] = e.md;
-      ao[t] = e.ao;
-      mo[t] = e.mo;
-    }
-  }
   // Rows past n: d = 0 in both buffers (identity rows), and x = 0 there after every solve.
   for (int r = count + lane; r < kRows; r += kWarpLanes) {
     const int t = r + r / K;
@@ -252,7 +360,21 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
       copy_async(buffer + r + r / K, src);
     copy_async_commit();
   };
+  // The first system's d in flight before the tables' loads, which the segment's S warps share
+  // (warp q: rows q·32 + lane, + 32·S, ...); the cluster barrier below orders them before any
+  // use. The launch's start waited on them: with the warp of slot 0 loading its segment's 513
+  // rows alone, the barrier after them held 4.8% of the stall samples (Nsight Compute, real
+  // 1024 × 2^14, K = 16, three slots, H200). Unrolled, so that several rows' loads are in flight.
   if (k0 < batch) fetch(k0, buffers);
+#pragma unroll 4
+  for (int r = slot * kWarpLanes + lane; r <= kRows; r += slots * kWarpLanes) {
+    const int t = r + r / K;  // sweep_slot (K a power of two)
+    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, first + r);
+    ad[t] = e.ad;
+    md[t] = e.md;
+    ao[t] = e.ao;
+    mo[t] = e.mo;
+  }
   if (threadIdx.x < 2 * slots) {
     mbarrier_init(shared_address(bars + threadIdx.x), 1);
     mbarrier_init_fence();
@@ -270,7 +392,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     T* dx = buffers + parity * A;
     const int b = parity * slots + slot;  // the slot's buffer of coarse rows, and its mbarrier
     const unsigned bar = shared_address(bars + b);
-    if (own == 0 && lane == 0) mbarrier_expect(bar, coarse_bytes);
+    if (!InBlock && own == 0 && lane == 0) mbarrier_expect(bar, coarse_bytes);
     const T next_shift = k + step < batch ? shifts[k + step] : T(0);
     if (k + step < batch) {
       fetch(k + step, buffers + (parity ^ 1) * A);
@@ -280,11 +402,21 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     }
     __syncwarp();
     SweepLaneKept<T, K> kept;
-    T xf[3], xl[3];  // spikes of the lane's first and last unknowns
-    Condensed<T>* buffer = coarse + b * segments;
-    {
-      Row4<T> P, Q;
-      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
+    Row4<T> P, Q;
+    sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
+    T x_first, x_last;  // the lane's interface unknowns
+    if constexpr (InBlock) {
+      const BlockReducedRows<T> rows{reduced + b * kReducedScalars};
+      rows.put(2 * (own * kWarpLanes + lane), P);
+      rows.put(2 * (own * kWarpLanes + lane) + 1, Q);
+      // Every segment warp of the slot has written its rows; a warp writes this buffer again two
+      // systems later, after the barrier of the system between, which each warp passes only once
+      // it has read this one.
+      barrier_sync(1 + slot, W * kWarpLanes);
+      block_reduced_solve(rows, own, x_first, x_last);
+    } else {
+      T xf[3], xl[3];  // spikes of the lane's first and last unknowns
+      Condensed<T>* buffer = coarse + b * segments;
       T f[3], l[3];
       segment_spikes<Guarded>(P, Q, xf, xl, f, l);
       const Condensed<T> rows = spike_coarse_rows(f, l);
@@ -298,16 +430,17 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
         const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
         store_async(cluster_address(local, rank), lo, hi, cluster_address(bar, rank));
       }
+      mbarrier_wait(bar, uses & 1u);
+      T x_minus, x_plus;
+      {
+        T cf, cl;
+        solve_coarse_rows<Guarded>(buffer, segments, width, cf, cl);
+        segment_outside_unknowns(cf, cl, g, segments, x_minus, x_plus);
+      }
+      x_first = xf[0] + xf[1] * x_minus + xf[2] * x_plus;
+      x_last = xl[0] + xl[1] * x_minus + xl[2] * x_plus;
     }
-    mbarrier_wait(bar, uses & 1u);
-    T x_minus, x_plus;
-    {
-      T cf, cl;
-      solve_coarse_rows<Guarded>(buffer, segments, width, cf, cl);
-      segment_outside_unknowns(cf, cl, g, segments, x_minus, x_plus);
-    }
-    sweep_substitute(dx, kept, base, K, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
-                     xl[0] + xl[1] * x_minus + xl[2] * x_plus);
+    sweep_substitute(dx, kept, base, K, x_first, x_last);
     __syncwarp();
     T* dst = x + xs.at(k, first + lane);
     for (int r = lane; r < count; r += kWarpLanes, dst += kWarpLanes * xs.row) *dst = dx[r + r / K];
