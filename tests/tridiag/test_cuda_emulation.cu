@@ -970,7 +970,7 @@ std::vector<T> emulate_block_reduced(SweepClusterLanes<K, T> lanes) {
   namespace dt = cuda::detail;
   constexpr int L = dt::kWarpLanes, Kr = dt::kSweepClusterBlockLaneRows;
   constexpr int segments = dt::kSweepClusterBlockSegments;
-  std::vector<T> stored(4 * dt::kSweepClusterBlockReducedRows,
+  std::vector<T> stored(dt::kSweepClusterBlockReducedScalars,
                         T(std::numeric_limits<double>::quiet_NaN()));
   const dt::BlockReducedRows<T> rows{stored.data()};
   for (int j = 0; j < L * segments; ++j) {
@@ -1383,8 +1383,9 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
                     dt::sweep_cluster_elements(K, shape, bytes));
         }
   // The InBlock instance's layout (real K = 16, one block of kSweepClusterBlockSegments segment
-  // warps; the only launches that take it): the reduced rows in place of the coarse rows, 64 Row4
-  // per segment in each of two buffers per slot, the tables after them 16-byte aligned.
+  // warps; the only launches that take it): the reduced rows in place of the coarse rows, their
+  // a, b, c, d (64 rows per segment) in each of two buffers per slot, the tables after them
+  // 16-byte aligned.
   const int W = dt::kSweepClusterBlockSegments;
   EXPECT_TRUE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1024, 16, 8), 8));
   EXPECT_TRUE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(769, 16, 8), 8));
@@ -1394,7 +1395,7 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   for (int S = 1; W * S <= dt::kSweepClusterMaxWarps; ++S) {
     const dt::SweepClusterShape shape{1, W, S};
     const int reduced = 16 * S / 8;
-    const int tables = reduced + 2 * S * 4 * dt::kSweepClusterBlockReducedRows;
+    const int tables = reduced + 2 * S * 4 * 2 * dt::kWarpLanes * W;
     EXPECT_EQ(tables * 8 % 16, 0);
     EXPECT_EQ(tables + (dt::kSweepTables * W + 2 * W * S) * dt::sweep_array(16),
               dt::sweep_cluster_elements(16, shape, 8));

@@ -134,6 +134,8 @@ constexpr int kSweepClusterBlockSegments = 2;
 constexpr int kSweepClusterBlockLaneRows = 2 * kSweepClusterBlockSegments;
 /// Reduced rows of a slot's system (InBlock): 64 per segment.
 constexpr int kSweepClusterBlockReducedRows = kWarpLanes * kSweepClusterBlockLaneRows;
+/// Scalars of one buffer of a slot's reduced rows (BlockReducedRows: their a, b, c, d).
+constexpr int kSweepClusterBlockReducedScalars = 4 * kSweepClusterBlockReducedRows;
 
 /// Whether launches of `shape` with K rows per lane and scalars of `scalar_bytes` take the InBlock
 /// instance: real K = 16 in clusters of one block of kSweepClusterBlockSegments segment warps.
@@ -150,9 +152,11 @@ PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& sh
 /// segment) in two buffers per slot, then per segment warp its four tables, then per warp its two
 /// buffers of d (sweep_array(K) scalars each).
 PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int scalar_bytes) {
-  // Scalars per segment in each buffer: its coarse rows, or its 64 reduced rows' a, b, c, d.
-  const int exchanged = sweep_cluster_in_block(K, shape, scalar_bytes) ? 2 * kWarpLanes * 4 : 8;
-  return 16 * shape.slots / scalar_bytes + 2 * exchanged * shape.slots * shape.segments() +
+  // Scalars of each buffer: the segments' coarse rows, or the system's reduced rows.
+  const int exchanged = sweep_cluster_in_block(K, shape, scalar_bytes)
+                            ? kSweepClusterBlockReducedScalars
+                            : 8 * shape.segments();
+  return 16 * shape.slots / scalar_bytes + 2 * exchanged * shape.slots +
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
@@ -186,7 +190,6 @@ struct BlockReducedRows {
 /// (lane_substitute's vector; its indices are compile-time steps from p).
 template <class T>
 struct BlockLaneUnknowns {
-  static constexpr bool padded = true;
   T* x;
   index_t p;
   PSCR_HD void set(index_t r, T v) const { x[r - p] = v; }
@@ -328,8 +331,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
   auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16 * slots);
   T* reduced = reinterpret_cast<T*>(coarse);
-  constexpr int kReducedScalars = 4 * kSweepClusterBlockReducedRows;  // per buffer
-  T* tables = InBlock ? reduced + 2 * slots * kReducedScalars
+  T* tables = InBlock ? reduced + 2 * slots * kSweepClusterBlockReducedScalars
                       : reinterpret_cast<T*>(coarse + 2 * slots * segments);
   T* ad = tables + own * A;
   T* md = ad + W * A;
@@ -406,7 +408,7 @@ __global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
     sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
     T x_first, x_last;  // the lane's interface unknowns
     if constexpr (InBlock) {
-      const BlockReducedRows<T> rows{reduced + b * kReducedScalars};
+      const BlockReducedRows<T> rows{reduced + b * kSweepClusterBlockReducedScalars};
       rows.put(2 * (own * kWarpLanes + lane), P);
       rows.put(2 * (own * kWarpLanes + lane) + 1, Q);
       // Every segment warp of the slot has written its rows; a warp writes this buffer again two
