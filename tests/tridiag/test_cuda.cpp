@@ -423,11 +423,15 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 // blocks of 2) and 8 (one block of 8), 4097 with K = 16 (clusters of 3 blocks of 3 segment warps,
 // the last warp's segment one row) and 8192 (8 blocks of 2, each block running its segments for
 // several systems at once: slots, one kernel instance) and with K = 8 of 3 blocks of 6 warps (the
-// last segment identity rows) and 4 blocks of 8 (one slot, the other instance), each cluster
-// solving several systems with the next one's d copied in under the current one. Complex ones take
-// K = 8 whatever is asked (the shapes of real K = 8: 1023 odd stride in place), guarded, and
-// unguarded where declared dominant (these systems are), exchanging coarse rows of 8 pieces of 16
-// bytes per segment.
+// last segment identity rows) and 4 blocks of 8 (one slot, the other instance), 10000 with K = 16
+// (5 blocks of 4 segment warps, 3 slots: blocks of 12 warps; the cluster kernel's K = 8 takes at
+// most 8192 rows, so both real configurations run K = 16 there, and complex ones, whose cluster
+// kernel is K = 8's, fall back to the segment method), each cluster solving several systems with
+// the next one's d copied in under the current one; a GPU run of the 10000-row case is still to
+// come (the A/B of the 12-warp blocks checked residuals of 1.5e-16 at 10000 to 16384 rows). Complex
+// ones take K = 8 whatever is asked (the shapes of real K = 8: 1023 odd stride in place), guarded,
+// and unguarded where declared dominant (these systems are), exchanging coarse rows of 8 pieces
+// of 16 bytes per segment.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
                                  {"sweep K=16", false, {cuda::Method::sweep, 16}}};
@@ -435,9 +439,10 @@ TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
     configs[1] = {
         "sweep K=8 dominant", false, {cuda::Method::sweep, 8, cuda::Staging::automatic, true}};
   std::uint64_t seed = 700;
-  for (index_t n : {index_t{33}, index_t{255}, index_t{300}, index_t{361}, index_t{417},
-                    index_t{511}, index_t{600}, index_t{700}, index_t{1000}, index_t{1023},
-                    index_t{1025}, index_t{1281}, index_t{2048}, index_t{4097}, index_t{8192}})
+  for (index_t n :
+       {index_t{33}, index_t{255}, index_t{300}, index_t{361}, index_t{417}, index_t{511},
+        index_t{600}, index_t{700}, index_t{1000}, index_t{1023}, index_t{1025}, index_t{1281},
+        index_t{2048}, index_t{4097}, index_t{8192}, index_t{10000}})
     check_configs(
         testing::make_shifted<TypeParam>(n, n > 2048 ? 700 : 3000, Kind::dominant, seed++),
         Form::shifted, configs);

@@ -1335,9 +1335,10 @@ TEST(ColumnsTiles, OneSlotPerRowRunsInOneRunAndNoBankConflicts) {
 // complex K = 8): its segments cover n with fewer identity segments than blocks, clusters stay
 // within the portable 8 blocks and blocks within kSweepClusterMaxWarps warps at one slot (complex
 // within 4 up to kSweepClusterComplexPairedBlocks blocks, so that two blocks fit an SM), K = 16
-// takes 2 to 4 segment warps per block (so slots fit: at most 4 of 2), K = 8 one slot (its kernel's
-// only instance), and the shared-memory layout of every slot count keeps the coarse rows, tables
-// and buffers 16-byte aligned inside sweep_cluster_elements, real and complex.
+// takes 2 to 4 segment warps per block (so slots fit: at most 6 of 2 within
+// kSweepClusterMaxSlotWarps, 4 in the InBlock instance's blocks), K = 8 one slot (its kernel's only
+// instance), and the shared-memory layout of every slot count keeps the coarse rows, tables and
+// buffers 16-byte aligned inside sweep_cluster_elements, real and complex.
 TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   namespace dt = cuda::detail;
   for (const auto& [K, bytes] : {std::pair{8, 8}, {16, 8}, {dt::kSweepClusterComplexRows, 16}}) {
@@ -1360,9 +1361,9 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
       }
       // The slots a launch may take: within the block's warps, and one for K = 8, whose kernel
       // instance is compiled for one slot only.
-      const int slots = dt::sweep_cluster_max_slots(K, shape);
+      const int slots = dt::sweep_cluster_max_slots(K, shape, bytes);
       ASSERT_GE(slots, 1);
-      ASSERT_LE(shape.warps * slots, dt::kSweepClusterMaxWarps);
+      ASSERT_LE(shape.warps * slots, dt::kSweepClusterMaxSlotWarps);
       if (K == 8) ASSERT_EQ(slots, 1);
     }
   }
@@ -1371,7 +1372,7 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   for (int bytes : {8, 16})
     for (int K : {8, 16})
       for (int W = 1; W <= dt::kSweepClusterMaxWarps; ++W)
-        for (int S = 1; W * S <= dt::kSweepClusterMaxWarps; ++S) {
+        for (int S = 1; W * S <= dt::kSweepClusterMaxSlotWarps; ++S) {
           const dt::SweepClusterShape shape{3, W, S};
           const int coarse = 16 * S / bytes, tables = coarse + 2 * S * shape.segments() * 8;
           const int buffers = tables + dt::kSweepTables * W * dt::sweep_array(K);
@@ -1392,7 +1393,7 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   EXPECT_FALSE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1025, 16, 8), 8));
   EXPECT_FALSE(dt::sweep_cluster_in_block(8, dt::sweep_cluster_shape(1024, 8, 8), 8));
   EXPECT_FALSE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1024, 16, 16), 16));
-  for (int S = 1; W * S <= dt::kSweepClusterMaxWarps; ++S) {
+  for (int S = 1; S <= dt::sweep_cluster_max_slots(16, dt::SweepClusterShape{1, W}, 8); ++S) {
     const dt::SweepClusterShape shape{1, W, S};
     const int reduced = 16 * S / 8;
     const int tables = reduced + 2 * S * 4 * 2 * dt::kWarpLanes * W;

@@ -360,7 +360,9 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, bool guarded, std:
   SweepClusterPlan best;
   int best_warps = 0;
   detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K, static_cast<int>(sizeof(T)));
-  for (shape.slots = 1; shape.slots <= detail::sweep_cluster_max_slots(K, shape); ++shape.slots) {
+  for (shape.slots = 1;
+       shape.slots <= detail::sweep_cluster_max_slots(K, shape, static_cast<int>(sizeof(T)));
+       ++shape.slots) {
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::sweep_cluster_elements(
                                              K, shape, static_cast<int>(sizeof(T))));
     if (smem > budget) break;

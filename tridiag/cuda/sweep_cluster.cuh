@@ -56,6 +56,16 @@ constexpr index_t kSweepClusterMinRows = 769;
 /// buffers of d, 35 and 17 KB, would leave an SM 4 warps). Most warps per block.
 constexpr int kSweepClusterComplexRows = 8;
 constexpr int kSweepClusterMaxWarps = 8;
+/// Most warps per block of the slotted instance (real K = 16, but InBlock;
+/// sweep_cluster_max_slots): 12, the most its registers (158 per thread) allow an SM. Blocks of W =
+/// 4 segment warps (most systems of more than 8192 rows) then take 3 slots, 176 KB, 12 warps per
+/// SM, where at 8 warps per block they took 2 slots (or one in two blocks), 8 warps per SM. H200
+/// A/B (tridiag_bench, real, shifted, contiguous, sweep K = 16, 2 rounds, ms): 16384 × 1024 0.1651
+/// → 0.1444, 10000 × 1677 0.1644 → 0.1536, 13000 × 1290 0.1836 → 0.1765; 8192 × 2048, 12000 × 1398
+/// (W = 3) and 2047² to 6000 × 2796 (W = 2) within the copy's spread: their blocks keep their
+/// slots, since blocks of 12 warps would leave them 12 warps per SM, as two blocks of 6 do, and the
+/// launch prefers two blocks per SM (sweep_cluster_plan, solve.cu; docs/tridiag-performance.md).
+constexpr int kSweepClusterMaxSlotWarps = 12;
 /// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
 /// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
 /// contiguous, about 2^24 rows, ms, at most 4 warps per block against 8, diagonally dominant /
@@ -81,7 +91,8 @@ constexpr int kSweepClusterMaxBlocks = 8;
 ///  - K = 16: W = 2, 3 or 4 with at most 8 blocks, the fewest identity segments, then the smallest
 ///    W. A segment's tables take 17 KB and a warp's two buffers of d 9 KB, so blocks of one system
 ///    (S = 1) hold at most 8 warps per SM; with W = 2 and S = 3 (8192 rows: 8 blocks of 6 warps,
-///    93 KB) the registers (163 per thread) allow 12.
+///    93 KB) or W = 4 and S = 3 (16384 rows: 8 blocks of 12 warps, 176 KB) the registers (158 per
+///    thread) allow 12 (kSweepClusterMaxSlotWarps).
 struct SweepClusterShape {
   int blocks = 0;  ///< C
   int warps = 0;   ///< W
@@ -111,14 +122,6 @@ PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K, int scalar_bytes
 static_assert(kSweepClusterMaxSegments / 4 <= kSweepClusterMaxBlocks,
               "clusters of more than 8 blocks");
 
-/// Most slots a launch of `shape` with K rows per lane may take: K = 16 as many as keep a block
-/// within kSweepClusterMaxWarps warps; K = 8 one, its only instance being compiled for one slot
-/// (it would take 2W warps of two slots for 2W segments of one: n ≤ 1024 rows, W ≤ 4, ran out of
-/// bounds, H100).
-PSCR_HD int sweep_cluster_max_slots(int K, const SweepClusterShape& shape) {
-  return K <= 8 ? 1 : kSweepClusterMaxWarps / shape.warps;
-}
-
 /// Largest n of the cluster kernel with K rows per lane.
 PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
   return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
@@ -143,6 +146,21 @@ PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& sh
                                               int scalar_bytes) {
   return scalar_bytes == 8 && K == 16 && shape.blocks == 1 &&
          shape.warps == kSweepClusterBlockSegments;
+}
+
+/// Most slots a launch of `shape` with K rows per lane and scalars of `scalar_bytes` may take:
+/// K = 16 as many as keep a block within kSweepClusterMaxSlotWarps warps, or kSweepClusterMaxWarps
+/// for the InBlock instance (sweep_cluster_in_block: its blocks of two segment warps take 3 slots
+/// in two blocks per SM either way, and compiled for blocks of 12 warps it ran 0–4.5% slower at
+/// 1024 × 2^14 in two H200 A/Bs); K = 8 one, its only instance being compiled for one slot (it
+/// would take 2W warps of two slots for 2W segments of one: n ≤ 1024 rows, W ≤ 4, ran out of
+/// bounds, H100).
+PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape,
+                                              int scalar_bytes) {
+  if (K <= 8) return 1;
+  return (sweep_cluster_in_block(K, shape, scalar_bytes) ? kSweepClusterMaxWarps
+                                                         : kSweepClusterMaxSlotWarps) /
+         shape.warps;
 }
 
 /// Scalars (of `scalar_bytes`, 8 or 16) of shared memory of one block of `shape`: 16 bytes per
@@ -307,7 +325,9 @@ __device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, do
 /// barrier per slot) and each solving the system's whole reduced system (block_reduced_solve)
 /// instead of its spikes and the coarse system.
 template <class T, int K, bool Slotted, bool Guarded, bool InBlock = false>
-__global__ void __launch_bounds__(kSweepClusterMaxWarps* kWarpLanes)
+__global__ void __launch_bounds__((Slotted && !InBlock ? kSweepClusterMaxSlotWarps
+                                                       : kSweepClusterMaxWarps) *
+                                  kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
                          const T* d, Strides ds, T* x, Strides xs) {
   static_assert(!InBlock || (!Guarded && std::is_same_v<T, double> && K == 16),
