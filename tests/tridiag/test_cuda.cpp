@@ -427,11 +427,9 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 // (5 blocks of 4 segment warps, 3 slots: blocks of 12 warps; the cluster kernel's K = 8 takes at
 // most 8192 rows, so both real configurations run K = 16 there, and complex ones, whose cluster
 // kernel is K = 8's, fall back to the segment method), each cluster solving several systems with
-// the next one's d copied in under the current one; a GPU run of the 10000-row case is still to
-// come (the A/B of the 12-warp blocks checked residuals of 1.5e-16 at 10000 to 16384 rows). Complex
-// ones take K = 8 whatever is asked (the shapes of real K = 8: 1023 odd stride in place), guarded,
-// and unguarded where declared dominant (these systems are), exchanging coarse rows of 8 pieces
-// of 16 bytes per segment.
+// the next one's d copied in under the current one. Complex ones take K = 8 whatever is asked (the
+// shapes of real K = 8: 1023 odd stride in place), guarded, and unguarded where declared dominant
+// (these systems are), exchanging coarse rows of 8 pieces of 16 bytes per segment.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
                                  {"sweep K=16", false, {cuda::Method::sweep, 16}}};

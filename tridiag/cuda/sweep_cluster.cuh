@@ -57,14 +57,15 @@ constexpr index_t kSweepClusterMinRows = 769;
 constexpr int kSweepClusterComplexRows = 8;
 constexpr int kSweepClusterMaxWarps = 8;
 /// Most warps per block of the slotted instance (real K = 16, but InBlock;
-/// sweep_cluster_max_slots): 12, the most its registers (158 per thread) allow an SM. Blocks of W =
-/// 4 segment warps (most systems of more than 8192 rows) then take 3 slots, 176 KB, 12 warps per
-/// SM, where at 8 warps per block they took 2 slots (or one in two blocks), 8 warps per SM. H200
-/// A/B (tridiag_bench, real, shifted, contiguous, sweep K = 16, 2 rounds, ms): 16384 × 1024 0.1651
-/// → 0.1444, 10000 × 1677 0.1644 → 0.1536, 13000 × 1290 0.1836 → 0.1765; 8192 × 2048, 12000 × 1398
-/// (W = 3) and 2047² to 6000 × 2796 (W = 2) within the copy's spread: their blocks keep their
-/// slots, since blocks of 12 warps would leave them 12 warps per SM, as two blocks of 6 do, and the
-/// launch prefers two blocks per SM (sweep_cluster_plan, solve.cu; docs/tridiag-performance.md).
+/// sweep_cluster_max_block_warps, sweep_cluster_max_slots): 12, the most its registers (158 per
+/// thread) allow an SM. Blocks of W = 4 segment warps (most systems of more than 8192 rows) then
+/// take 3 slots, 176 KB, 12 warps per SM, where at 8 warps per block they took 2 slots (or one in
+/// two blocks), 8 warps per SM. H200 A/B (tridiag_bench, real, shifted, contiguous, sweep K = 16, 2
+/// rounds, ms): 16384 × 1024 0.1651 → 0.1444, 10000 × 1677 0.1644 → 0.1536, 13000 × 1290 0.1836 →
+/// 0.1765; 8192 × 2048, 12000 × 1398 (W = 3) and 2047² to 6000 × 2796 (W = 2) within the copy's
+/// spread: their blocks keep their slots, since blocks of 12 warps would leave them 12 warps per
+/// SM, as two blocks of 6 do, and the launch prefers two blocks per SM (sweep_cluster_plan,
+/// solve.cu; docs/tridiag-performance.md).
 constexpr int kSweepClusterMaxSlotWarps = 12;
 /// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
 /// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
@@ -148,6 +149,13 @@ PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& sh
          shape.warps == kSweepClusterBlockSegments;
 }
 
+/// Most warps per block of the cluster kernel's instance, `slotted` or not, InBlock or not (its
+/// launch bounds): kSweepClusterMaxSlotWarps for the slotted one but InBlock, else
+/// kSweepClusterMaxWarps.
+PSCR_HD constexpr int sweep_cluster_max_block_warps(bool slotted, bool in_block) {
+  return slotted && !in_block ? kSweepClusterMaxSlotWarps : kSweepClusterMaxWarps;
+}
+
 /// Most slots a launch of `shape` with K rows per lane and scalars of `scalar_bytes` may take:
 /// K = 16 as many as keep a block within kSweepClusterMaxSlotWarps warps, or kSweepClusterMaxWarps
 /// for the InBlock instance (sweep_cluster_in_block: its blocks of two segment warps take 3 slots
@@ -158,8 +166,7 @@ PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& sh
 PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape,
                                               int scalar_bytes) {
   if (K <= 8) return 1;
-  return (sweep_cluster_in_block(K, shape, scalar_bytes) ? kSweepClusterMaxWarps
-                                                         : kSweepClusterMaxSlotWarps) /
+  return sweep_cluster_max_block_warps(true, sweep_cluster_in_block(K, shape, scalar_bytes)) /
          shape.warps;
 }
 
@@ -325,9 +332,7 @@ __device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, do
 /// barrier per slot) and each solving the system's whole reduced system (block_reduced_solve)
 /// instead of its spikes and the coarse system.
 template <class T, int K, bool Slotted, bool Guarded, bool InBlock = false>
-__global__ void __launch_bounds__((Slotted && !InBlock ? kSweepClusterMaxSlotWarps
-                                                       : kSweepClusterMaxWarps) *
-                                  kWarpLanes)
+__global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock) * kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
                          const T* d, Strides ds, T* x, Strides xs) {
   static_assert(!InBlock || (!Guarded && std::is_same_v<T, double> && K == 16),
