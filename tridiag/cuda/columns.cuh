@@ -394,6 +394,7 @@ struct ColumnTable {
 template <class T, int K, bool Chunked>
 struct ColumnTableRows {
   static constexpr bool padded = true;
+  static constexpr bool symmetric = true;
   ColumnTable<T, K, Chunked> table;
   T s;
   index_t p0;

@@ -263,6 +263,7 @@ PSCR_HD ShiftedMatrixRow<T> shifted_matrix_row(const ShiftedMatrix<T>& m, index_
 /// with sub(0) = sup(n−1) = 0. Global row indices.
 template <class T>
 struct ShiftedRows {
+  static constexpr bool symmetric = true;
   ShiftedMatrix<T> m;
   T s;
   PSCR_HD T sub(index_t r) const { return r > 0 ? m.a_off[r - 1] + s * m.m_off[r - 1] : T(0); }
@@ -356,6 +357,7 @@ struct GeneralForm {
 /// (off[r0 − 1 .. r0 + L − 1], zero where absent). Index: one padded system of the block's tile.
 template <class T, class Index>
 struct StagedShiftedRows {
+  static constexpr bool symmetric = true;
   const T* ad;
   const T* ao;
   const T* md;

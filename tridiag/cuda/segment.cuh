@@ -174,6 +174,7 @@ struct ShiftedLaneCoefs {
 template <int K, class T>
 struct ShiftedLaneRows {
   static constexpr bool padded = true;
+  static constexpr bool symmetric = true;
   ShiftedLaneCoefs<K, T> c;
   T s;
   index_t p;

@@ -47,6 +47,14 @@ struct is_padded<X, std::void_t<decltype(X::padded)>> : std::bool_constant<X::pa
 template <class Rows, class Vec>
 constexpr bool padded_lane = (is_padded<Rows>::value && is_padded<Vec>::value);
 
+/// Whether a row accessor's rows are symmetric: sub(r + 1) = sup(r) for every r (the shifted
+/// form's rows of A + s M, whose couplings both read the same table entry;
+/// `static constexpr bool symmetric = true`; default false).
+template <class X, class = void>
+struct is_symmetric : std::false_type {};
+template <class X>
+struct is_symmetric<X, std::void_t<decltype(X::symmetric)>> : std::bool_constant<X::symmetric> {};
+
 /// Row r of a system of n rows (identity past n): coefficients from `A` (sub/diag/sup by global
 /// row), right-hand side from `v` (get by global row).
 template <class T, class Rows, class Vec>
@@ -62,13 +70,23 @@ PSCR_HD Row4<T> lane_row(const Rows& A, const Vec& v, index_t r, index_t n) {
 /// downward, a upward) and right-hand side d, becomes x = e + g x_end − f x_next; the chain's first
 /// interior row is carried along as α + β x_end + γ x_next (α += γ e, β += γ g, γ ← −γ f at each
 /// row).
-template <class T>
+///
+/// Symmetric (complex symmetric rows, lane_reduce: each row's `toward` is the row before's `away`):
+/// then g_i = −t γ_{i−1}/p_i, with t the first row's `toward` and p_i the row's pivot (both
+/// products run over the same couplings), so β = −t Σ γ_{i−1}² / p_i. The chain keeps
+/// g = γ_{i−1}/p_i and β = Σ γ_{i−1} g instead, 8 FP64 operations a complex row against the
+/// 12 of g's and β's own recurrences, and symmetric_end turns them into g and β with t: the
+/// columns method's complex K = 16 whole pass 1.5–2.8% faster over the copy at 64 × 2^18 (H200;
+/// docs/tridiag-performance.md, "Lane chains of symmetric rows without the spike's own
+/// recurrence").
+template <class T, bool Symmetric = false>
 struct LaneChain {
   T e = T(0), g = T(0), f = T(0), alpha = T(0), beta = T(0), gamma = T(0);
 
   /// The state before a chain whose first row is taken as any other, take(false, …) (loops not
   /// unrolled, segment_lanes.cuh): the end row itself, x_end = 0 + 1·x_end − 0·x_next, and γ = 1.
   static PSCR_HD LaneChain before_first() {
+    static_assert(!Symmetric, "a symmetric chain starts at its first row");
     LaneChain c;
     c.g = T(1);
     c.gamma = T(1);
@@ -79,6 +97,20 @@ struct LaneChain {
   PSCR_HD void take(bool first, T toward, T b, T away, T d) {
     const T inv = recip(first ? b : b - toward * f);
     e = (first ? d : d - toward * e) * inv;
+    if constexpr (Symmetric) {
+      if (first) {
+        g = inv;
+        beta = inv;
+        alpha = e;
+      } else {
+        g = gamma * inv;
+        beta += gamma * g;
+        alpha += gamma * e;
+      }
+      f = away * inv;
+      gamma = first ? -f : -gamma * f;
+      return;
+    }
     g = -toward * (first ? T(1) : g) * inv;
     f = away * inv;
     if (first) {
@@ -89,6 +121,15 @@ struct LaneChain {
       alpha += gamma * e;
       beta += gamma * g;
       gamma = -gamma * f;
+    }
+  }
+
+  /// Symmetric: g and β of the rows taken, from the first row's coupling toward the end row
+  /// (`toward_first`). A no-op otherwise.
+  PSCR_HD void symmetric_end(const T& toward_first) {
+    if constexpr (Symmetric) {
+      g = -toward_first * g;
+      beta = -toward_first * beta;
     }
   }
 
@@ -165,7 +206,7 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Row4
   } else {
     static_assert(M >= 1 && M <= K - 2, "the lanes meet at an interior row");
     const Row4<T> first = lane_row<T>(A, v, p, n), last = lane_row<T>(A, v, p + K - 1, n);
-    LaneChain<T> down, up;
+    LaneChain<T, is_symmetric<Rows>::value && !std::is_floating_point_v<T>> down, up;
 #pragma unroll
     for (int j = 0; j < kLaneChainRows<K, M>; ++j) {
       if (const int i = 1 + j; i < M) {
@@ -177,6 +218,9 @@ PSCR_HD void lane_reduce(const Rows& A, const Vec& v, index_t p, index_t n, Row4
         up.take(i == K - 2, r.c, r.b, r.a, r.d[0]);
       }
     }
+    // The chains' first rows couple to the lane's end rows as those couple to them (symmetric).
+    down.symmetric_end(first.c);
+    up.symmetric_end(last.a);
     // Row p + M: a x_{M−1} + b x_M + c x_{M+1} = d with x_{M−1} = e + g x_p − f x_M from the
     // downward chain (x_p at M = 1) and x_{M+1} = e + g x_{p+K−1} − f x_M from the upward one
     // (x_{p+K−1} at M = K − 2).
