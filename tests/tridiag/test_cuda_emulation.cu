@@ -672,6 +672,45 @@ struct StagedChunks {
   }
 };
 
+// The row accessors marked `symmetric` (lane_reduce's complex chains then derive the spike column
+// g from γ: LaneChain) give sub(r + 1) = sup(r) exactly, on every row a lane reads: the shifted
+// form's global rows, its staged chunks, the segment kernel's lane tables and the columns kernel's
+// table; the accessors of general or reduced rows are not marked.
+TEST(RowAccessors, MarkedSymmetricAreSymmetric) {
+  namespace dt = cuda::detail;
+  using Scalar = std::complex<double>;
+  using T = dt::Complex;
+  constexpr int K = 8;
+  static_assert(dt::is_symmetric<dt::ShiftedRows<T>>::value);
+  static_assert(dt::is_symmetric<dt::StagedShiftedRows<T, PaddedIndex<K>>>::value);
+  static_assert(dt::is_symmetric<dt::ShiftedLaneRows<K, T>>::value);
+  static_assert(dt::is_symmetric<dt::ColumnTableRows<T, K, true>>::value);
+  static_assert(!dt::is_symmetric<dt::GeneralGlobalRows<T>>::value);
+  static_assert(!dt::is_symmetric<dt::TileRows<T, PaddedIndex<K>>>::value);
+  static_assert(!dt::is_symmetric<dt::BlockReducedRows<T>>::value);
+  const index_t n = 45;  // lanes past n read identity rows
+  const auto t = testing::make_shifted<Scalar>(n, 1, testing::Kind::dominant, 5);
+  const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
+                               dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+  const T s = reinterpret_cast<const T&>(t.shifts[0]);
+  auto expect_symmetric = [](const auto& rows, index_t first, index_t last, const char* what) {
+    for (index_t r = first; r < last; ++r)
+      EXPECT_TRUE(rows.sub(r + 1) == rows.sup(r)) << what << ", rows " << r << " and " << r + 1;
+  };
+  expect_symmetric(dt::ShiftedRows<T>{m, s}, 0, n - 1, "global rows");
+  for (index_t r0 = 0; r0 < n; r0 += 2 * K) {
+    const int lv = static_cast<int>(std::min<index_t>(2 * K, n - r0));
+    expect_symmetric(StagedChunks<K, T>{m, s}(r0, lv).view(r0, n), r0,
+                     std::min<index_t>(r0 + lv, n - 1), "staged chunk");
+  }
+  SegmentTables<K, T> lane_tables;
+  ColumnTables<K, T> column_tables{4};
+  for (index_t p = 0; p < n + K; p += K) {
+    expect_symmetric(lane_tables.rows(m, s, p), p, p + K - 1, "segment lane table");
+    expect_symmetric(column_tables.rows(m, s, p), p, p + K - 1, "columns table");
+  }
+}
+
 // The kernels' complex arithmetic (tridiag/cuda/complex.cuh) against std::complex, on values of
 // the magnitudes the solvers see and on divisors far from 1.
 TEST(KernelComplex, MatchesStdComplex) {
