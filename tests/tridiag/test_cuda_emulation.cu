@@ -485,10 +485,10 @@ cuda::detail::Condensed<T> eliminate_segment(ShiftedLanes<K, T, Tables>& lanes, 
 }
 
 /// Segment j's rows solved by one lane, its first and last unknowns given, as
-/// segment_lanes_substitute_kernel solves them: a LaneChain down the interior (the kernel
-/// restarts it per tile from the reduce pass's checkpoints, which repeats the same operations on
-/// the same values), x_i = e_i + g_i x_first − f_i x_{i+1} upward from x_last; rows past n are
-/// not written.
+/// segment_lanes_substitute_kernel solves them: a LaneChain down the interior whose e carries
+/// y_i = e_i + g_i x_first from the start (the kernel restarts it per tile from the reduce pass's
+/// checkpoints as e + g x_first, the same values up to rounding), x_i = y_i − f_i x_{i+1} upward
+/// from x_last; rows past n are not written.
 template <int K, class T, class Tables>
 void substitute_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L, T x_first, T x_last) {
   namespace dt = cuda::detail;
@@ -499,11 +499,12 @@ void substitute_segment(ShiftedLanes<K, T, Tables>& lanes, index_t j, int L, T x
   y[0] = x_first;
   y[rows - 1] = x_last;
   auto chain = dt::LaneChain<T>::before_first();
+  chain.e = chain.e + chain.g * x_first;
   for (index_t i = 1; i < rows - 1; ++i) {
     const dt::Row4<T> x = dt::lane_row<T>(A, v, p + i, n);
     chain.take(false, x.a, x.b, x.c, x.d[0]);
     cp[i] = chain.f;
-    y[i] = chain.e + chain.g * x_first;
+    y[i] = chain.e;
   }
   T next = x_last;
   for (index_t i = rows - 1; i >= 0; --i) {

@@ -510,7 +510,11 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 /// `chain` before the tile (LaneChain: interior row i is x_i = y_i − f_i x_{i+1} with y_i = e_i
 /// + g_i x_first), then solved upward from x_next (in: the unknown of the row after the tile; out:
 /// the tile's first row's), each x_i written over its right-hand side in the stage. The segment's
-/// first row (first_tile) is x_first, its last (last_tile) x_last.
+/// first row (first_tile) is x_first, its last (last_tile) x_last. With x_first known, y follows
+/// e's own recurrence, y_i = (d_i − a_i y_{i−1})/p_i (the spike column's g_i = −a_i g_{i−1}/p_i
+/// folded in), so y starts from the state's e + g x_first and no row forms g (as lane_resolve
+/// moves the known ends into the right-hand side): 12 FP64 operations fewer a complex row, 3 a real
+/// one.
 template <bool Guard, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool last_tile, T s,
                                                            index_t r0, index_t n, Pieces pieces,
@@ -520,6 +524,7 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
   constexpr int kTileRows = lanes_tile_rows<T>();
   T cp[kTileRows];
+  chain.e = chain.e + chain.g * x_first;  // y before the tile
 #pragma unroll
   for (int q = 0; q < kLanesTilePieces; ++q) {
     const double2 dd = pieces(q);
@@ -542,7 +547,7 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
       } else {
         chain.take(false, a, b, c, piece_row<T>(dd, h));
         cp[i] = chain.f;
-        y[h] = chain.e + chain.g * x_first;
+        y[h] = chain.e;
       }
     }
     pieces.set(q, make_piece(y));  // y over the piece's right-hand sides
