@@ -712,6 +712,43 @@ TEST(RowAccessors, MarkedSymmetricAreSymmetric) {
   }
 }
 
+// A symmetric LaneChain (g = γ/p and β = Σ γ g, turned into the spike's by symmetric_end)
+// against the general one (g's own recurrence) on the same complex symmetric rows (the shifted
+// form's, diagonally dominant, so that γ decays as in the solvers): e and f the same bit for bit
+// at every row, and g, α, β, γ after symmetric_end at every row (a copy of the chain ended there).
+TEST(LaneChain, SymmetricMatchesGeneralOnSymmetricRows) {
+  namespace dt = cuda::detail;
+  using Scalar = std::complex<double>;
+  using T = dt::Complex;
+  const index_t n = 40;
+  const auto t = testing::make_shifted<Scalar>(n, 1, testing::Kind::dominant, 9);
+  const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
+                               dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+  const dt::ShiftedRows<T> A{m, reinterpret_cast<const T&>(t.shifts[0])};
+  const std::vector<Scalar> d = pscr::testing::random_vector<Scalar>(n, 10);
+  auto as_std = [](const T& z) { return Scalar(z.re, z.im); };
+  const double tol = pscr::testing::tolerance<Scalar>(n, 1.0);
+  auto expect_near = [&](const T& got, const T& want, index_t r, const char* what) {
+    EXPECT_LE(std::abs(as_std(got) - as_std(want)), tol * std::abs(as_std(want)))
+        << what << " at row " << r;
+  };
+  dt::LaneChain<T> general;
+  dt::LaneChain<T, true> symmetric;
+  const T toward_first = A.sub(1);  // row 1's coupling to the end row, row 0
+  for (index_t r = 1; r < n; ++r) {
+    const T dr = reinterpret_cast<const T&>(d[r]);
+    general.take(r == 1, A.sub(r), A.diag(r), A.sup(r), dr);
+    symmetric.take(r == 1, A.sub(r), A.diag(r), A.sup(r), dr);
+    EXPECT_TRUE(symmetric.e == general.e && symmetric.f == general.f) << "row " << r;
+    dt::LaneChain<T, true> ended = symmetric;
+    ended.symmetric_end(toward_first);
+    expect_near(ended.g, general.g, r, "g");
+    expect_near(ended.alpha, general.alpha, r, "alpha");
+    expect_near(ended.beta, general.beta, r, "beta");
+    expect_near(ended.gamma, general.gamma, r, "gamma");
+  }
+}
+
 // The kernels' complex arithmetic (tridiag/cuda/complex.cuh) against std::complex, on values of
 // the magnitudes the solvers see and on divisors far from 1.
 TEST(KernelComplex, MatchesStdComplex) {
