@@ -42,6 +42,15 @@ using cuda::detail::CoarseRows;
 using cuda::detail::PaddedIndex;
 using cuda::detail::TileVector;
 
+/// The shifted form's A and M of a batch as the kernels take them (ShiftedMatrix over its arrays).
+template <class Scalar>
+cuda::detail::ShiftedMatrix<cuda::detail::kernel_scalar_t<Scalar>> kernel_matrix(
+    const testing::Batch<Scalar>& t) {
+  using cuda::detail::as_kernel;
+  return {as_kernel(t.A.diag.data()), as_kernel(t.A.off.data()), as_kernel(t.M.diag.data()),
+          as_kernel(t.M.off.data()), t.n};
+}
+
 /// PCR on one system of nc rows until decoupled, as pcr_shared does (double-buffered here).
 template <class T>
 void emulate_pcr(std::vector<T>& a, std::vector<T>& b, std::vector<T>& c, std::vector<T>& d) {
@@ -691,8 +700,7 @@ TEST(RowAccessors, MarkedSymmetricAreSymmetric) {
   static_assert(!dt::is_symmetric<dt::BlockReducedRows<T>>::value);
   const index_t n = 45;  // lanes past n read identity rows
   const auto t = testing::make_shifted<Scalar>(n, 1, testing::Kind::dominant, 5);
-  const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
-                               dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+  const dt::ShiftedMatrix<T> m = kernel_matrix(t);
   const T s = reinterpret_cast<const T&>(t.shifts[0]);
   auto expect_symmetric = [](const auto& rows, index_t first, index_t last, const char* what) {
     for (index_t r = first; r < last; ++r)
@@ -722,8 +730,7 @@ TEST(LaneChain, SymmetricMatchesGeneralOnSymmetricRows) {
   using T = dt::Complex;
   const index_t n = 40;
   const auto t = testing::make_shifted<Scalar>(n, 1, testing::Kind::dominant, 9);
-  const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
-                               dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+  const dt::ShiftedMatrix<T> m = kernel_matrix(t);
   const dt::ShiftedRows<T> A{m, reinterpret_cast<const T&>(t.shifts[0])};
   const std::vector<Scalar> d = pscr::testing::random_vector<Scalar>(n, 10);
   auto as_std = [](const T& z) { return Scalar(z.re, z.im); };
@@ -804,9 +811,7 @@ void check_method(const testing::Batch<Scalar>& t, bool shifted, const std::stri
           << variant << ", " << label << ", n " << n << ", system " << k;
     };
     if (shifted) {
-      const cuda::detail::ShiftedMatrix<T> m{
-          cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
-          cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
+      const cuda::detail::ShiftedMatrix<T> m = kernel_matrix(t);
       const T s = reinterpret_cast<const T&>(t.shifts[k]);
       if constexpr (!std::is_null_pointer_v<Emulate>) {
         const ShiftedHolder<T> holder{{m, s}};
@@ -1230,9 +1235,7 @@ void check_tiled_pcr(const testing::Batch<Scalar>& t, bool shifted, int steps) {
   const std::vector<T> dv(d, d + n * batch);
   std::vector<T> x;
   if (shifted) {
-    const cuda::detail::ShiftedMatrix<T> m{
-        cuda::detail::as_kernel(t.A.diag.data()), cuda::detail::as_kernel(t.A.off.data()),
-        cuda::detail::as_kernel(t.M.diag.data()), cuda::detail::as_kernel(t.M.off.data()), n};
+    const cuda::detail::ShiftedMatrix<T> m = kernel_matrix(t);
     x = emulate_tiled_pcr<Scalar>(
         cuda::detail::ShiftedForm<T>{m, cuda::detail::as_kernel(t.shifts.data())}, n, batch, dv,
         steps);
@@ -1691,8 +1694,7 @@ RegisterLanes<K, cuda::detail::kernel_scalar_t<Scalar>> register_lanes(
   namespace dt = cuda::detail;
   using T = dt::kernel_scalar_t<Scalar>;
   const index_t n = t.n;
-  const dt::ShiftedMatrix<T> m{dt::as_kernel(t.A.diag.data()), dt::as_kernel(t.A.off.data()),
-                               dt::as_kernel(t.M.diag.data()), dt::as_kernel(t.M.off.data()), n};
+  const dt::ShiftedMatrix<T> m = kernel_matrix(t);
   std::vector<T> d(n);
   for (index_t r = 0; r < n; ++r) d[r] = reinterpret_cast<const T&>(t.d[k * n + r]);
   return {m, reinterpret_cast<const T&>(t.shifts[k]), std::move(d), std::vector<T>(n)};
