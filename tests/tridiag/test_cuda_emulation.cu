@@ -4,10 +4,10 @@
 // solve_last, lane_substitute, lane_resolve; tridiag/cuda/warp.cuh; condense;
 // tridiag/cuda/segment.cuh; sweep_reduce, sweep_substitute, sweep_slot; tridiag/cuda/sweep.cuh;
 // shifted_matrix_row; tridiag/cuda/rows.cuh; TiledPcrBlock::phase, pcr_thomas;
-// tridiag/cuda/tiled_pcr.cuh) driven by plain loops in place of threads and
-// shuffles, on the same tile index maps, chunk offsets and coarse-row numbering as the kernels.
-// Needs nvcc to compile, no GPU to run: it checks the method's mathematics against the CPU
-// reference; the gpu tests check the kernels themselves.
+// tridiag/cuda/tiled_pcr.cuh; TwistedHalf, twisted_join; tridiag/cuda/thomas.cuh) driven by plain
+// loops in place of threads and shuffles, on the same tile index maps, chunk offsets and coarse-row
+// numbering as the kernels. Needs nvcc to compile, no GPU to run: it checks the method's
+// mathematics against the CPU reference; the gpu tests check the kernels themselves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,6 +31,7 @@
 #include "tridiag/cuda/segment_lanes.cuh"
 #include "tridiag/cuda/sweep.cuh"
 #include "tridiag/cuda/sweep_cluster.cuh"
+#include "tridiag/cuda/thomas.cuh"
 #include "tridiag/cuda/tiled_pcr.cuh"
 #include "tridiag/cuda/warp.cuh"
 #include "tridiag/reference/solve.hpp"
@@ -1223,6 +1224,93 @@ std::vector<T> emulate_tiled_pcr(const Form& form, index_t n, index_t batch,
 }
 
 /// Tiled PCR with k steps on the whole batch t against the CPU reference.
+/// The twisted elimination of thomas_twisted_kernel on one system of n ≤ 2R rows, as its pair of
+/// lanes runs it: TwistedTables built with twisted_table_row, the top and bottom TwistedHalf
+/// (couplings in registers, or Shared: in an array as the kernel's shared memory holds them, at a
+/// stride of 3), twisted_join, then both substitutes; x of the system.
+template <int R, bool Shared, class T>
+std::vector<T> emulate_twisted(const cuda::detail::ShiftedMatrix<T>& m, T s,
+                               const std::vector<T>& d) {
+  namespace dt = cuda::detail;
+  const index_t n = m.n;
+  std::vector<T> ad(2 * R), md(2 * R), ao(2 * R), mo(2 * R);
+  for (int p = 0; p < 2 * R; ++p) {
+    const dt::ShiftedMatrixRow<T> row = dt::twisted_table_row(m, R, p);
+    ad[p] = row.ad;
+    md[p] = row.md;
+    ao[p] = row.ao;
+    mo[p] = row.mo;
+  }
+  const dt::TwistedTables<T> tables{ad.data(), md.data(), ao.data(), mo.data()};
+  using Couplings = dt::TwistedCouplings<R, T, Shared>;
+  constexpr int kStride = 3;
+  std::vector<T> shared(2 * kStride * R);
+  dt::TwistedHalf<R, false, T, Couplings> top;
+  dt::TwistedHalf<R, true, T, Couplings> bottom;
+  if constexpr (Shared) {
+    top.c = Couplings{shared.data(), kStride};
+    bottom.c = Couplings{shared.data() + kStride * R, kStride};
+  }
+  auto load = [&](auto& half) {
+    for (int i = 0; i < R; ++i) {
+      const index_t r = dt::twisted_row(n, R, half.at(i));
+      half.d[i] = r >= 0 && r < n ? d[r] : T(0);
+    }
+  };
+  load(top);
+  load(bottom);
+  T c_top, d_top, c_bottom, d_bottom, x_top, x_bottom;
+  top.eliminate(tables, s, c_top, d_top);
+  bottom.eliminate(tables, s, c_bottom, d_bottom);
+  dt::twisted_join(c_top, d_top, c_bottom, d_bottom, x_top, x_bottom);
+  top.substitute(x_top);
+  bottom.substitute(x_bottom);
+  std::vector<T> x(n, T(std::numeric_limits<double>::quiet_NaN()));
+  auto store = [&](const auto& half) {
+    for (int i = 0; i < R; ++i) {
+      const index_t r = dt::twisted_row(n, R, half.at(i));
+      if (r >= 0 && r < n) x[r] = half.d[i];
+    }
+  };
+  store(top);
+  store(bottom);
+  return x;
+}
+
+/// The twisted elimination on systems of 1 to 64 rows (odd and even, both halves' padding, the
+/// instances' boundaries), each with the smallest R the host picks and with R = 32 (padding),
+/// couplings in registers and in shared memory.
+template <class Scalar, int R>
+void twisted_sizes(testing::Kind kind, std::uint64_t seed) {
+  for (index_t n : {1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 62, 63, 64}) {
+    if (n > 2 * R) continue;
+    const index_t half = n - n / 2;
+    const int picked = half <= 8 ? 8 : half <= 16 ? 16 : cuda::detail::kTwistedMaxRows;
+    if (R != cuda::detail::kTwistedMaxRows && R != picked) continue;
+    const std::string label = "twisted R " + std::to_string(R);
+    check_method<1>(testing::make_shifted<Scalar>(n, 3, kind, seed++), true, label, nullptr,
+                    [](const auto& m, const auto& s, const auto& d) {
+                      return emulate_twisted<R, false>(m, s, d);
+                    });
+    check_method<1>(testing::make_shifted<Scalar>(n, 3, kind, seed++), true,
+                    label + ", couplings in shared memory", nullptr,
+                    [](const auto& m, const auto& s, const auto& d) {
+                      return emulate_twisted<R, true>(m, s, d);
+                    });
+  }
+}
+
+TYPED_TEST(EmulationTest, TwistedDominant) {
+  twisted_sizes<TypeParam, 8>(testing::Kind::dominant, 18000);
+  twisted_sizes<TypeParam, 16>(testing::Kind::dominant, 18100);
+  twisted_sizes<TypeParam, 32>(testing::Kind::dominant, 18200);
+}
+
+TYPED_TEST(EmulationTest, TwistedComplexDamped) {
+  if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
+  twisted_sizes<TypeParam, 32>(testing::Kind::indefinite, 18300);
+}
+
 template <class Scalar>
 void check_tiled_pcr(const testing::Batch<Scalar>& t, bool shifted, int steps) {
   using T = cuda::detail::kernel_scalar_t<Scalar>;

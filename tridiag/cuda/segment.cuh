@@ -616,17 +616,6 @@ constexpr int segment_block_warp_elements(int K, bool general, std::size_t scala
 constexpr int kCoarseRowsBarrier = 1;
 constexpr int kCoarseUnknownsBarrier = 2;
 
-/// Waits at named barrier `id` until `threads` threads (a multiple of the warp size, the calling
-/// warp included) have arrived or waited there; orders shared-memory accesses as __syncthreads.
-__device__ __forceinline__ void barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-/// Signals the calling warp's arrival at named barrier `id` without waiting: its earlier
-/// shared-memory writes are visible to the warps that wait there (barrier_sync).
-__device__ __forceinline__ void barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 /// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
 /// outside couplings, P.a of its first lane (to X−, the previous segment's last unknown) and Q.c
 /// of its last lane (to X+, the next segment's first unknown), moved to right-hand sides 1 and 2.

@@ -710,15 +710,41 @@ ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
   return pl;
 }
 
-/// p-Thomas: the general form straight from global memory where the systems of a, b, c, d and x
-/// are adjacent (thomas_direct_kernel), else through shared-memory tiles in the coalesced order
-/// (thomas_kernel). The shifted form keeps the tiles: reading only d per row, the direct kernel's
-/// few warps per SM kept too few bytes in flight (H100, interleaved, tridiag_bench: real 361 ×
-/// 2^16 0.49 ms tiled, 0.79 ms direct; the general form 1.24 → 0.59 ms,
-/// docs/tridiag-performance.md).
+/// Rows per thread of thomas_twisted_kernel's instances (R): a top half of ⌈n/2⌉ rows takes the
+/// smallest R ≥ ⌈n/2⌉.
+using TwistedRows = RowsList<8, 16, detail::kTwistedMaxRows>;
+
+/// p-Thomas: the shifted form's systems of up to 2·kTwistedMaxRows rows side by side from both
+/// ends in registers (thomas_twisted_kernel; H200, interleaved, 2^24 rows, against thomas_kernel:
+/// real 32 and 64 rows 0.087 and 0.104 ms against 0.185 and 0.220, complex 0.169 and 0.211 against
+/// 0.367 and 0.399; on contiguous rows, read by each lane 8 or 16 bytes at a time, real 64 rows
+/// took 0.305 ms against the tiles' 0.230: docs/tridiag-performance.md); the general form straight
+/// from global memory where the systems of a, b, c, d and x are adjacent (thomas_direct_kernel);
+/// else through shared-memory tiles in the coalesced order (thomas_kernel). The shifted form's
+/// other systems keep the tiles: reading only d per row, the direct kernel's few warps per SM kept
+/// too few bytes in flight (H100, interleaved, tridiag_bench: real 361 × 2^16 0.49 ms tiled, 0.79
+/// ms direct; the general form 1.24 → 0.59 ms, docs/tridiag-performance.md).
 template <class T, class Form>
 void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                    const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
+  if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    if (n <= 2 * detail::kTwistedMaxRows && !row_fastest(dl) && !row_fastest(xl)) {
+      const int rows = static_cast<int>(n - n / 2);  // the top half's
+      const int R = rows <= 8 ? 8 : rows <= 16 ? 16 : detail::kTwistedMaxRows;
+      with_constant(TwistedRows{}, R, "twisted rows", [&](auto r) {
+        constexpr int kRows = decltype(r)::value;
+        auto* kernel = detail::thomas_twisted_kernel<kRows, T>;
+        constexpr std::size_t kSmem = detail::twisted_couplings_smem<kRows, T>();
+        allow_shared(kernel, kSmem);
+        constexpr index_t kBlockSystems = detail::kTwistedThreads / 2;
+        const index_t blocks = (batch + kBlockSystems - 1) / kBlockSystems;
+        kernel<<<static_cast<unsigned>(blocks), detail::kTwistedThreads, kSmem, stream>>>(
+            form.m, form.shifts, batch, d, strides(dl), x, strides(xl));
+        PSCR_CUDA_CHECK_LAUNCH();
+      });
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Form, detail::GeneralForm<T>>) {
     if (dl.system_stride == 1 && xl.system_stride == 1) {
       const ThomasDirectPlan pl = thomas_direct_plan(n, sizeof(T));

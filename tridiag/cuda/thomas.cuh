@@ -1,9 +1,10 @@
 #pragma once
 /// @file One thread per system, rows through shared-memory chunks read and written in the
 /// layout's coalesced order: p-Thomas (sakharnykh2010) and the scaled-partial-pivoting LU of the
-/// reference. Include only from .cu files.
+/// reference; and for the shifted form's short systems two threads per system, Thomas from both
+/// ends with every row in registers (thomas_twisted_kernel). Include only from .cu files.
 
-#include "tridiag/cuda/rows.cuh"
+#include "tridiag/cuda/warp.cuh"
 
 namespace pscr::tridiag::cuda::detail {
 
@@ -309,6 +310,200 @@ __global__ void __launch_bounds__(256)
     }
     b.store_up(x, xs, x_row_fastest, r0, lv);
   }
+}
+
+/// Most rows per thread of thomas_twisted_kernel: the shifted form's systems of n ≤ 2·32 rows.
+constexpr int kTwistedMaxRows = 32;
+/// Threads per block of thomas_twisted_kernel.
+constexpr int kTwistedThreads = 128;
+
+/// A's and M's rows as the twisted elimination walks them (TwistedHalf): 2R padded rows, the
+/// system's row r at p = r + R − ⌈n/2⌉, so that the top half (rows 0 .. ⌈n/2⌉ − 1) ends at p = R −
+/// 1 and the bottom half starts at p = R; an identity row (diagonal 1, no couplings) at every p
+/// outside the system. ad, md: the diagonals; ao, mo: the couplings of p to p + 1.
+template <class T>
+struct TwistedTables {
+  const T* ad;
+  const T* md;
+  const T* ao;
+  const T* mo;
+};
+
+/// Row r of a system of n rows at padded row p of TwistedTables for halves of R rows (outside
+/// [0, n): padding).
+PSCR_HD index_t twisted_row(index_t n, int R, int p) {
+  return p - (R - (n - n / 2));
+}
+
+/// Padded row p of TwistedTables: ad, md, ao, mo at p (ShiftedMatrixRow's fields, ao and mo
+/// coupling p to p + 1 here).
+template <class T>
+PSCR_HD ShiftedMatrixRow<T> twisted_table_row(const ShiftedMatrix<T>& m, int R, int p) {
+  const index_t r = twisted_row(m.n, R, p);
+  const bool in = r >= 0 && r < m.n, coupled = r >= 0 && r + 1 < m.n;
+  return {in ? m.a_diag[r] : T(1), in ? m.m_diag[r] : T(0), coupled ? m.a_off[r] : T(0),
+          coupled ? m.m_off[r] : T(0)};
+}
+
+/// Where a TwistedHalf keeps its eliminated couplings c: R registers, or (Shared) shared memory,
+/// c[i] at at[i·stride].
+template <int R, class T, bool Shared>
+struct TwistedCouplings {
+  T v[R];
+  PSCR_HD T& operator[](int i) { return v[i]; }
+};
+template <int R, class T>
+struct TwistedCouplings<R, T, true> {
+  T* at;
+  int stride;
+  PSCR_HD T& operator[](int i) { return at[i * stride]; }
+};
+
+/// One half of a system in the twisted elimination (Thomas from both ends, "burn at both ends"),
+/// padded to R rows (TwistedTables): the top half padded rows 0 .. R − 1 downward, the bottom half
+/// (Bottom) 2R − 1 .. R upward, row i of the half at at(i), its right-hand sides in registers with
+/// compile-time indices and no branch per row (the padding's identity rows solve x = 0), its
+/// eliminated couplings in C (TwistedCouplings). eliminate is Thomas's forward elimination in the
+/// half's order (kim2011 eqs. 2–3, the roles of the two couplings swapped in the bottom half):
+/// afterwards x_{at(i)} = d[i] − c[i] x_{at(i+1)}, c the eliminated coupling away from the half's
+/// start. substitute then solves the half back from the unknown of its last row (twisted_join).
+template <int R, bool Bottom, class T, class C>
+struct TwistedHalf {
+  T d[R];  ///< right-hand sides; d' after eliminate; x after substitute
+  C c;     ///< c' (top half) or the upward elimination's a'' (bottom half)
+
+  static constexpr int at(int i) { return Bottom ? 2 * R - 1 - i : i; }
+  /// Forward elimination of the half's rows of A + s M; returns (in c_last, d_last) its last
+  /// row's c and d'.
+  PSCR_HD void eliminate(const TwistedTables<T>& t, T s, T& c_last, T& d_last) {
+    T toward = T(0);  // coupling of row at(i) to the row before it in the half's order
+    c_last = T(0);
+    d_last = T(0);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      constexpr int kOffStep = Bottom ? -1 : 0;
+      const int p = at(i), off = p + kOffStep;  // ao[off] couples at(i) and at(i + 1)
+      const T away = t.ao[off] + s * t.mo[off];
+      const T inv = recip(t.ad[p] + s * t.md[p] - toward * c_last);
+      c_last = away * inv;
+      c[i] = c_last;
+      d[i] = (d[i] - toward * d_last) * inv;
+      d_last = d[i];
+      toward = away;
+    }
+  }
+  /// Back substitution from x_last, the unknown of the half's last row.
+  PSCR_HD void substitute(T x_last) {
+    d[R - 1] = x_last;
+#pragma unroll
+    for (int i = R - 2; i >= 0; --i) d[i] = d[i] - c[i] * d[i + 1];
+  }
+};
+
+/// The two unknowns where the halves meet: x_top = D − C x_bottom (the top half's last row, C, D
+/// from its eliminate) and x_bottom = E − A x_top (the bottom half's, A, E), solved for both.
+template <class T>
+PSCR_HD void twisted_join(T C, T D, T A, T E, T& x_top, T& x_bottom) {
+  x_top = (D - C * E) * recip(T(1) - C * A);
+  x_bottom = E - A * x_top;
+}
+
+/// Whether thomas_twisted_kernel keeps a half's eliminated couplings in shared memory
+/// (TwistedCouplings): where they would take 128 registers or more (real R = 32, complex R ≥ 16),
+/// which with the half's right-hand sides in registers too left nvcc short of registers (R = 32:
+/// 280 bytes of stack real at 128 registers, 744 complex at 168).
+template <int R, class T>
+constexpr bool twisted_couplings_shared() {
+  return sizeof(T) * R >= 256;
+}
+/// Shared-memory bytes of thomas_twisted_kernel's couplings per block (twisted_couplings_shared).
+template <int R, class T>
+constexpr std::size_t twisted_couplings_smem() {
+  return twisted_couplings_shared<R, T>() ? sizeof(T) * R * kTwistedThreads : 0;
+}
+/// Blocks of thomas_twisted_kernel per SM that its launch bounds ask for: four (at most 128
+/// registers a thread) where a half's right-hand sides take at most 64 registers, else two
+/// (complex R = 32: 255 registers, its 128 right-hand-side registers with the complex chain's;
+/// at three blocks, 168 registers and a 176-byte stack, it ran 41% slower: H200, complex
+/// interleaved 64 × 2^18, 0.297 against 0.211 ms).
+template <int R, class T>
+constexpr int twisted_min_blocks() {
+  return sizeof(T) * R <= 256 ? 4 : 2;
+}
+
+/// The block's 2·kTwistedThreads / 64 pairs of warps in thomas_twisted_kernel: warp 2q of pair q
+/// takes the top halves of its 32 systems, warp 2q + 1 the bottom halves, meeting through
+/// `meet` (each half's last c and d') in shared memory at named barrier `barrier` (q + 1);
+/// `couplings`: the block's shared memory for them where twisted_couplings_shared.
+template <int R, bool Bottom, class T>
+__device__ __forceinline__ void twisted_solve(const TwistedTables<T>& tables, T s, index_t n,
+                                              index_t k, bool active, const T* d, Strides ds, T* x,
+                                              Strides xs, T* couplings, T (*meet)[2][kWarpLanes],
+                                              int barrier, int lane) {
+  using Couplings = TwistedCouplings<R, T, twisted_couplings_shared<R, T>()>;
+  TwistedHalf<R, Bottom, T, Couplings> h;
+  if constexpr (twisted_couplings_shared<R, T>())
+    h.c = Couplings{couplings + threadIdx.x, kTwistedThreads};
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const index_t r = twisted_row(n, R, h.at(i));
+    h.d[i] = r >= 0 && r < n ? d[ds.at(k, r)] : T(0);
+  }
+  T c_last, d_last;
+  h.eliminate(tables, s, c_last, d_last);
+  meet[Bottom][0][lane] = c_last;
+  meet[Bottom][1][lane] = d_last;
+  barrier_sync(barrier, 2 * kWarpLanes);
+  T x_top, x_bottom;
+  twisted_join(meet[0][0][lane], meet[0][1][lane], meet[1][0][lane], meet[1][1][lane], x_top,
+               x_bottom);
+  h.substitute(Bottom ? x_bottom : x_top);
+  if (!active) return;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const index_t r = twisted_row(n, R, h.at(i));
+    if (r >= 0 && r < n) x[xs.at(k, r)] = h.d[i];
+  }
+}
+
+/// The shifted form's systems of n ≤ 2R rows, their right-hand sides in registers: in each pair
+/// of warps (twisted_solve), lane l of both takes system 32q + l of the block's, one its top half
+/// and one its bottom half (TwistedHalf), they eliminate toward each other, meet in shared memory,
+/// and substitute back, so d is read once and x written once with Thomas's arithmetic per row (no
+/// spikes, which the columns method's chunks carry for their reduced system) and no workspace. The
+/// block's TwistedTables in shared memory. Lanes past the batch repeat its last system and store
+/// nothing. x may alias d (each lane reads its rows before it writes them). Two chains of up to 32
+/// rows per system: at complex 64 × 2^18 (interleaved, H200) 0.211 ms against the columns method's
+/// 0.184 at K = 16, at 32 × 2^19 0.169 against 0.178 (docs/tridiag-performance.md).
+template <int R, class T>
+__global__ void __launch_bounds__(kTwistedThreads, twisted_min_blocks<R, T>())
+    thomas_twisted_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, const T* d,
+                          Strides ds, T* x, Strides xs) {
+  constexpr int kPairs = kTwistedThreads / (2 * kWarpLanes);
+  __shared__ T tables[4][2 * R];
+  __shared__ T meet[kPairs][2][2][kWarpLanes];
+  extern __shared__ __align__(16) unsigned char smem_raw[];  // twisted_couplings_smem
+  T* couplings = reinterpret_cast<T*>(smem_raw);
+  for (int p = static_cast<int>(threadIdx.x); p < 2 * R; p += kTwistedThreads) {
+    const ShiftedMatrixRow<T> row = twisted_table_row(m, R, p);
+    tables[0][p] = row.ad;
+    tables[1][p] = row.md;
+    tables[2][p] = row.ao;
+    tables[3][p] = row.mo;
+  }
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const int warp = static_cast<int>(threadIdx.x) / kWarpLanes, pair = warp / 2;
+  const index_t system = (static_cast<index_t>(blockIdx.x) * kPairs + pair) * kWarpLanes + lane;
+  const bool active = system < batch;
+  const index_t k = active ? system : batch - 1;
+  const TwistedTables<T> t{tables[0], tables[1], tables[2], tables[3]};
+  if (warp % 2 == 0)
+    twisted_solve<R, false>(t, shifts[k], m.n, k, active, d, ds, x, xs, couplings, meet[pair],
+                            pair + 1, lane);
+  else
+    twisted_solve<R, true>(t, shifts[k], m.n, k, active, d, ds, x, xs, couplings, meet[pair],
+                           pair + 1, lane);
 }
 
 }  // namespace pscr::tridiag::cuda::detail
