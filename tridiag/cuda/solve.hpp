@@ -12,9 +12,10 @@
 ///              in chunks, read and written in the order the layout makes coalesced (rows of a
 ///              system for contiguous layouts, systems of a row for interleaved ones); the Thomas
 ///              factors c' go to the workspace. Six passes over the rows. The shifted form's
-///              systems of n ≤ 64 rows on layouts whose rows are not contiguous take two threads
-///              per system instead, eliminating from both ends toward the middle with every row
-///              in registers: d read once, x written once, no workspace.
+///              systems of n ≤ 64 rows, d and x both interleaved (systems closer together than
+///              rows), take two threads per system instead, eliminating from both ends toward
+///              the middle with every right-hand side in registers: d read once, x written once,
+///              no workspace.
 ///   partition: Thomas–PCR hybrid (the partitioned, Schur-complement scheme of RPTS, klein2021):
 ///              each thread eliminates the interior of a partition of M rows (downward and upward
 ///              sweeps), the 2 interface rows per partition form a coarse tridiagonal system,
