@@ -1300,13 +1300,13 @@ void twisted_sizes(testing::Kind kind, std::uint64_t seed) {
   }
 }
 
-TYPED_TEST(EmulationTest, TwistedDominant) {
+TYPED_TEST(EmulationTest, ThomasTwistedDominant) {
   twisted_sizes<TypeParam, 8>(testing::Kind::dominant, 18000);
   twisted_sizes<TypeParam, 16>(testing::Kind::dominant, 18100);
   twisted_sizes<TypeParam, 32>(testing::Kind::dominant, 18200);
 }
 
-TYPED_TEST(EmulationTest, TwistedComplexDamped) {
+TYPED_TEST(EmulationTest, ThomasTwistedComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   twisted_sizes<TypeParam, 32>(testing::Kind::indefinite, 18300);
 }
