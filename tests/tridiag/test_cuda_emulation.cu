@@ -1284,9 +1284,7 @@ template <class Scalar, int R>
 void twisted_sizes(testing::Kind kind, std::uint64_t seed) {
   for (index_t n : {1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 62, 63, 64}) {
     if (n > 2 * R) continue;
-    const index_t half = n - n / 2;
-    const int picked = half <= 8 ? 8 : half <= 16 ? 16 : cuda::detail::kTwistedMaxRows;
-    if (R != cuda::detail::kTwistedMaxRows && R != picked) continue;
+    if (R != cuda::detail::kTwistedMaxRows && R != cuda::detail::twisted_rows(n)) continue;
     const std::string label = "twisted R " + std::to_string(R);
     check_method<1>(testing::make_shifted<Scalar>(n, 3, kind, seed++), true, label, nullptr,
                     [](const auto& m, const auto& s, const auto& d) {

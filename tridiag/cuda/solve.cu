@@ -710,8 +710,7 @@ ThomasDirectPlan thomas_direct_plan(index_t n, std::size_t scalar_bytes) {
   return pl;
 }
 
-/// Rows per thread of thomas_twisted_kernel's instances (R): a top half of ⌈n/2⌉ rows takes the
-/// smallest R ≥ ⌈n/2⌉.
+/// Rows per thread of thomas_twisted_kernel's instances (R, detail::twisted_rows).
 using TwistedRows = RowsList<8, 16, detail::kTwistedMaxRows>;
 
 /// p-Thomas: the shifted form's systems of up to 2·kTwistedMaxRows rows side by side from both
@@ -729,15 +728,13 @@ void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t bat
                    const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (n <= 2 * detail::kTwistedMaxRows && !row_fastest(dl) && !row_fastest(xl)) {
-      const int rows = static_cast<int>(n - n / 2);  // the top half's
-      const int R = rows <= 8 ? 8 : rows <= 16 ? 16 : detail::kTwistedMaxRows;
-      with_constant(TwistedRows{}, R, "twisted rows", [&](auto r) {
+      with_constant(TwistedRows{}, detail::twisted_rows(n), "twisted rows", [&](auto r) {
         constexpr int kRows = decltype(r)::value;
         auto* kernel = detail::thomas_twisted_kernel<kRows, T>;
         constexpr std::size_t kSmem = detail::twisted_couplings_smem<kRows, T>();
         allow_shared(kernel, kSmem);
-        constexpr index_t kBlockSystems = detail::kTwistedThreads / 2;
-        const index_t blocks = (batch + kBlockSystems - 1) / kBlockSystems;
+        const index_t blocks =
+            (batch + detail::kTwistedBlockSystems - 1) / detail::kTwistedBlockSystems;
         kernel<<<static_cast<unsigned>(blocks), detail::kTwistedThreads, kSmem, stream>>>(
             form.m, form.shifts, batch, d, strides(dl), x, strides(xl));
         PSCR_CUDA_CHECK_LAUNCH();

@@ -314,8 +314,16 @@ __global__ void __launch_bounds__(256)
 
 /// Most rows per thread of thomas_twisted_kernel: the shifted form's systems of n ≤ 2·32 rows.
 constexpr int kTwistedMaxRows = 32;
-/// Threads per block of thomas_twisted_kernel.
+/// Threads per block of thomas_twisted_kernel, and its systems per block (32 per pair of warps).
 constexpr int kTwistedThreads = 128;
+constexpr int kTwistedBlockSystems = kTwistedThreads / 2;
+
+/// R of the thomas_twisted_kernel instance for systems of n ≤ 2·kTwistedMaxRows rows: the
+/// smallest of 8, 16 and kTwistedMaxRows that holds the top half's ⌈n/2⌉ rows.
+PSCR_HD constexpr int twisted_rows(index_t n) {
+  const index_t half = n - n / 2;
+  return half <= 8 ? 8 : half <= 16 ? 16 : kTwistedMaxRows;
+}
 
 /// A's and M's rows as the twisted elimination walks them (TwistedHalf): 2R padded rows, the
 /// system's row r at p = r + R − ⌈n/2⌉, so that the top half (rows 0 .. ⌈n/2⌉ − 1) ends at p = R −
@@ -480,6 +488,7 @@ __global__ void __launch_bounds__(kTwistedThreads, twisted_min_blocks<R, T>())
     thomas_twisted_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, const T* d,
                           Strides ds, T* x, Strides xs) {
   constexpr int kPairs = kTwistedThreads / (2 * kWarpLanes);
+  static_assert(kPairs * kWarpLanes == kTwistedBlockSystems, "the launch's systems per block");
   __shared__ T tables[4][2 * R];
   __shared__ T meet[kPairs][2][2][kWarpLanes];
   extern __shared__ __align__(16) unsigned char smem_raw[];  // twisted_couplings_smem
