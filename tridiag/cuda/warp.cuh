@@ -97,21 +97,10 @@ struct LaneChain {
   PSCR_HD void take(bool first, T toward, T b, T away, T d) {
     const T inv = recip(first ? b : b - toward * f);
     e = (first ? d : d - toward * e) * inv;
-    if constexpr (Symmetric) {
-      if (first) {
-        g = inv;
-        beta = inv;
-        alpha = e;
-      } else {
-        g = gamma * inv;
-        beta += gamma * g;
-        alpha += gamma * e;
-      }
-      f = away * inv;
-      gamma = first ? -f : -gamma * f;
-      return;
-    }
-    g = -toward * (first ? T(1) : g) * inv;
+    if constexpr (Symmetric)
+      g = first ? inv : gamma * inv;
+    else
+      g = -toward * (first ? T(1) : g) * inv;
     f = away * inv;
     if (first) {
       alpha = e;
