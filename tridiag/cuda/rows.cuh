@@ -157,6 +157,13 @@ __device__ __forceinline__ void copy_async_wait_pending() {
 #else
 #define PSCR_ASM_SM90(...) asm volatile(__VA_ARGS__)
 #endif
+/// Waits until the grid launched before this one in its stream has finished and its writes are
+/// visible (griddepcontrol.wait), for a kernel launched while that grid may still run
+/// (launch_after_previous, solve.cu: programmatic stream serialization); returns at once in a
+/// kernel launched the usual way. Reads before it may only touch what earlier grids wrote.
+__device__ __forceinline__ void wait_previous_grid() {
+  PSCR_ASM_SM90("griddepcontrol.wait;" ::: "memory");
+}
 __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }

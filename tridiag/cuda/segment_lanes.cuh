@@ -590,7 +590,9 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// pass (lanes of K rows and the warp's solve of their reduced rows). x may alias d. Held to 128
 /// registers for real systems, four blocks per SM as the reduce pass (ptxas spills 20 bytes): at
 /// three blocks and 160 registers, no spill, the real pass ran 17–21% slower (H200, 512 × 2^15 to
-/// 2^20 × 16). Complex: 168 registers.
+/// 2^20 × 16). Complex: 168 registers. Launched while the coarse solve's last grid ends
+/// (launch_after_previous, solve.cu): it copies its first tile, then waits for that grid
+/// (wait_previous_grid) before it reads cd.
 template <class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -617,6 +619,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 
   const T s = shifts[k];
   const bool guard = !__all_sync(0xffffffffu, p + rows <= n);
+  wait_previous_grid();  // the coarse solve's last grid wrote cd
   const T x_first = cd[k * 2 * segments + 2 * seg], x_last = cd[k * 2 * segments + 2 * seg + 1];
   T x_next = x_last;
   for (int t = tiles - 1; t >= 0; --t) {
@@ -888,7 +891,8 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 /// (copy_substitute_state: the reduce pass's checkpoint, a segment's first tile the start; the
 /// coupling to the row before). Per tile a lane takes that state and its segment's coarse unknowns
 /// (rows 2·segment, + 1 of system k's coarse solution), segment_lanes_resolve_tile, and the warp
-/// stores the tile's x from the stage row by row as d was copied. x may alias d.
+/// stores the tile's x from the stage row by row as d was copied. x may alias d. Launched and
+/// waiting as segment_lanes_substitute_kernel.
 template <int W, class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
     columns_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
@@ -922,6 +926,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
   };
   stages.fetch(w, tiles - 1, state(tiles - 1, seg, ts));
   const T s = shifts[k];
+  wait_previous_grid();  // the coarse solve's last grid wrote cd
   T x_first, x_last, x_next;
   auto coarse = [&] {
     const T* at = cd + k * 2 * segments + 2 * std::min(seg, segments - 1);
