@@ -1149,6 +1149,8 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
   T* cd = cc + cn;
   launch(std::integral_constant<SegmentPass, SegmentPass::reduce>{}, ca, cb, cc, cd);
   const BatchLayout cl = BatchLayout::contiguous(nc);
+  // At least one grid between the passes: the lanes substitute passes start as the last of them
+  // ends and read the reduce pass's checkpoints before they wait for it (launch_after_previous).
   solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, nc}, nc, batch, cd, cl, cd, cl,
                ws + 4 * cn, wc - 4 * cn, segment_coarse_options(), budget);
   launch(std::integral_constant<SegmentPass, SegmentPass::substitute>{}, ca, cb, cc, cd);
