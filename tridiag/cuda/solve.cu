@@ -321,6 +321,20 @@ auto* sweep_cluster_kernel(int K, const detail::SweepClusterShape& shape, bool g
   }
 }
 
+/// A launch configuration for cudaLaunchKernelEx with one attribute (`attribute`, which the
+/// configuration points at).
+cudaLaunchConfig_t launch_config(index_t blocks, int threads, std::size_t smem, cudaStream_t stream,
+                                 cudaLaunchAttribute& attribute) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
 /// The cluster kernel's launch configuration for `shape`, `smem` bytes per block and `clusters`
 /// clusters (`attribute` holds the cluster's size; the configuration points at it).
 cudaLaunchConfig_t sweep_cluster_config(const detail::SweepClusterShape& shape, std::size_t smem,
@@ -331,14 +345,8 @@ cudaLaunchConfig_t sweep_cluster_config(const detail::SweepClusterShape& shape, 
   attribute.val.clusterDim.x = static_cast<unsigned>(shape.blocks);
   attribute.val.clusterDim.y = 1;
   attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(clusters * shape.blocks));
-  config.blockDim = dim3(static_cast<unsigned>(shape.block_warps() * detail::kWarpLanes));
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return config;
+  return launch_config(clusters * shape.blocks, shape.block_warps() * detail::kWarpLanes, smem,
+                       stream, attribute);
 }
 
 /// Launch plan of the sweep method's cluster kernel for systems of n rows: its shape
@@ -975,13 +983,7 @@ void launch_after_previous(void (*kernel)(Params...), index_t blocks, int thread
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(blocks, threads, smem, stream, attribute);
   PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
