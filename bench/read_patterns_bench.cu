@@ -1,6 +1,7 @@
 // How fast the GPU reads 2^24 doubles (134 MB) from DRAM in the pattern of the segment method's
-// reduce pass (tridiag/cuda/segment_lanes.cuh) against a plain stream and the device-to-device
-// copy (docs/tridiag-performance.md, "The reduce pass's read pattern").
+// reduce pass (tridiag/cuda/segment_lanes.cuh), and copies them in the substitute passes'
+// pattern, against a plain stream and the device-to-device copy (docs/tridiag-performance.md,
+// "The reduce pass's read pattern" and "Why the contiguous substitute passes are slower").
 //
 // Usage: read_patterns_bench OUTPUT.csv [--reps R]
 // Patterns (reads only; the values are multiplied and summed so that no load is dropped):
@@ -17,13 +18,23 @@
 //    adjacent in memory), at 8, 16 and 32 warps per SM; also interleaved (the columns method's
 //    lanes passes: the 256 systems side by side, row r of every system together; a warp takes 32
 //    adjacent systems of one segment, lane l system l, and a tile is TILE rows of 256 bytes);
+//  - units_copy: the units' orders, each tile's pieces also stored to a second array at the same
+//    offsets (the substitute passes' pattern: d read, x written in its place), instead of summed;
+//    units_copy_paired: segment-major 16-row tiles, each unit's lines stored two tiles at a time
+//    (the even tile's held in registers until the odd one's are stored after it);
+//    units_copy_solved: segment-major 16- and 32-row tiles and interleaved 16-row ones, each tile's
+//    values through a lane's Thomas sweep before they are stored (a substitute pass's arithmetic
+//    per row, without its shared-memory stage);
+//    units_copy_l2_256, units_l2_256: segment-major 16-row tiles, copied or read with each load
+//    asking the L2 for its 256-byte block (ld.global.L2::256B);
 //  - bulk: the units in segment-major order, each lane's line of a tile (TILE rows, 8·TILE
 //    bytes) copied to shared memory by one bulk copy (cp.async.bulk, counted on the stage's
 //    mbarrier), STAGES stages per warp (STAGES − 1 tiles in flight while one is read), one warp
 //    per block at the warps per SM given, as many as the shared memory holds.
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
-// registers and the next loading), warps_per_sm, median_ms, gbs (bytes read, or read + written
-// for the copy, per second). Median of R runs (default 21) after a warm-up.
+// registers and the next loading), warps_per_sm (resident: 8, 16 or 32 asked, fewer where the
+// kernel's registers allow fewer), median_ms, gbs (bytes read, or read + written for the copy and
+// the units_copy patterns, per second). Median of R runs (default 21) after a warm-up.
 // Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
 #include <cuda_runtime.h>
 
@@ -51,16 +62,37 @@ constexpr int kBlockThreads = 128;
 enum class Order { segment_major, segment_skewed, system_major, interleaved };
 
 /// The units pattern (file comment): per lane kLoads 16-byte loads per tile, one tile ahead.
-template <Order order, int TileRows>
+/// What becomes of each tile's pieces: none, summed (the loads kept); each_tile, stored to `out` at
+/// their offsets in d (the pattern in which the substitute passes write x); paired, each odd tile's
+/// stores issued right after the even tile's before it (a unit's two adjacent lines written
+/// together, the tiles still read one line at a time); solved, run through a lane's Thomas sweep
+/// first (down: one FP64 division per value, from a fixed state each tile, as the substitute passes
+/// start from their checkpoints; up: one FMA per value, carried across tiles), the results stored,
+/// so that a tile's stores wait on the arithmetic a substitute pass's lane does over its unit's
+/// rows.
+enum class Stores { none, each_tile, paired, solved };
+/// A 16-byte piece of d, with the L2 asked to fetch the 256-byte block around it (Prefetch256:
+/// ld.global.L2::256B) or not.
+template <bool Prefetch256>
+__device__ __forceinline__ double2 load_piece(const double2* p) {
+  if constexpr (Prefetch256) {
+    double2 v;
+    asm volatile("ld.global.L2::256B.v2.f64 {%0, %1}, [%2];\n" : "=d"(v.x), "=d"(v.y) : "l"(p));
+    return v;
+  } else {
+    return *p;
+  }
+}
+template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false>
 __global__ void __launch_bounds__(kBlockThreads)
-    read_units(const double* __restrict__ d, double* sink, int jobs) {
+    read_units(const double* __restrict__ d, double* __restrict__ out, double* sink, int jobs) {
   constexpr int kPieces = TileRows / 2;  // 16-byte pieces of a unit's tile
   constexpr int kLoads = kPieces;        // per lane: 32 units · kPieces pieces over 32 lanes
   constexpr int kTiles = kUnitRows / TileRows;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
   const int warps = static_cast<int>((gridDim.x * blockDim.x) >> 5);
-  double acc = 0;
+  double acc = 0, x_after = 0;
   for (int job = warp; job < jobs; job += warps) {
     const double2* src[kLoads];
 #pragma unroll
@@ -86,21 +118,61 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
     // 16-byte pieces from one tile of a unit to its next.
     constexpr long long kTileStep = order == Order::interleaved ? TileRows * kBatch / 2 : kPieces;
-    double2 current[kLoads], next[kLoads];
+    double2 current[kLoads], next[kLoads], held[kLoads];
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) current[i] = src[i][0];
+    for (int i = 0; i < kLoads; ++i) current[i] = load_piece<Prefetch256>(src[i]);
     for (int t = 0; t < kTiles; ++t) {
       if (t + 1 < kTiles) {
 #pragma unroll
-        for (int i = 0; i < kLoads; ++i) next[i] = src[i][(t + 1) * kTileStep];
+        for (int i = 0; i < kLoads; ++i)
+          next[i] = load_piece<Prefetch256>(src[i] + (t + 1) * kTileStep);
       }
+      const auto store = [&](int tile, const double2(&v)[kLoads]) {
 #pragma unroll
-      for (int i = 0; i < kLoads; ++i) acc += current[i].x * current[i].y;
+        for (int i = 0; i < kLoads; ++i)
+          reinterpret_cast<double2*>(
+              out)[src[i] - reinterpret_cast<const double2*>(d) + tile * kTileStep] = v[i];
+      };
+      if constexpr (stores == Stores::each_tile) {
+        store(t, current);
+      } else if constexpr (stores == Stores::solved) {
+        double f[2 * kLoads], e[2 * kLoads];
+        double fd = 0.25, ed = 0;
+#pragma unroll
+        for (int r = 0; r < 2 * kLoads; ++r) {
+          const double v = r % 2 == 0 ? current[r / 2].x : current[r / 2].y;
+          fd = 1.0 / (4.0 + v - fd);
+          ed = (v - ed) * fd;
+          f[r] = fd;
+          e[r] = ed;
+        }
+        double2 x[kLoads];
+#pragma unroll
+        for (int r = 2 * kLoads - 1; r >= 0; --r) {
+          x_after = e[r] - f[r] * x_after;
+          if (r % 2 == 0)
+            x[r / 2].x = x_after;
+          else
+            x[r / 2].y = x_after;
+        }
+        store(t, x);
+      } else if constexpr (stores == Stores::paired) {
+        if (t % 2 == 0) {
+#pragma unroll
+          for (int i = 0; i < kLoads; ++i) held[i] = current[i];
+        } else {
+          store(t - 1, held);
+          store(t, current);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kLoads; ++i) acc += current[i].x * current[i].y;
+      }
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) current[i] = next[i];
     }
   }
-  if (acc == 1.0) *sink = acc;  // never true for the zeros read; keeps the loads
+  if (acc + x_after == 1.0) *sink = acc;  // never true for the zeros read; keeps the loads
 }
 
 /// Bytes of a lane's line in a bulk stage: 8·TileRows and 16 of padding, so that the 8 lanes of a
@@ -194,8 +266,8 @@ double median_ms(int reps, Launch launch) {
 
 int usage(std::ostream& os, int code) {
   os << "Usage: read_patterns_bench OUTPUT.csv [--reps R]\n"
-        "DRAM read rate of the segment method's reduce-pass pattern against a plain stream and\n"
-        "the copy (see the comment at the top of bench/read_patterns_bench.cu).\n"
+        "DRAM read and copy rates of the lanes passes' patterns against a plain stream and the\n"
+        "copy (see the comment at the top of bench/read_patterns_bench.cu).\n"
         "Exit codes: 0 written, 1 failure, 2 bad arguments.\n";
   return code;
 }
@@ -239,7 +311,7 @@ int main(int argc, char** argv) {
                    double ms, double bytes_mb) {
       csv << '"' << prop.name << "\"," << pattern << ',' << order << ',' << tile << ',' << stages
           << ',' << warps << ',' << ms << ',' << bytes_mb / ms << '\n';
-      std::printf("%-6s %-14s tile %3d, %d stages, %2d warps/SM: %.4f ms, %.0f GB/s\n", pattern,
+      std::printf("%-17s %-14s tile %3d, %d stages, %2d warps/SM: %.4f ms, %.0f GB/s\n", pattern,
                   order, tile, stages, warps, ms, bytes_mb / ms);
     };
     row("copy", "-", 0, 0, 0,
@@ -261,15 +333,22 @@ int main(int argc, char** argv) {
           mb);
     const int jobs = static_cast<int>(kElements / kUnitRows / 32);
     for (int blocks : {2, 4, 8}) {
-      const int warps = blocks * kBlockThreads / 32;
-      auto units = [&](auto kernel, const char* order, int tile) {
-        row("units", order, tile, 2, warps,
+      auto units = [&](auto kernel, const char* order, int tile, const char* pattern = "units") {
+        const bool copies = std::string(pattern).find("copy") != std::string::npos;
+        // Warps resident per SM: the blocks launched per SM, or fewer where the kernel's
+        // registers hold fewer (the remaining blocks wait for an SM).
+        int resident = 0;
+        PSCR_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kBlockThreads, 0));
+        const int warps = std::min(blocks, resident) * kBlockThreads / 32;
+        row(pattern, order, tile, 2, warps,
             median_ms(reps,
                       [&] {
-                        kernel<<<sms * blocks, kBlockThreads>>>(d.data(), sink.data(), jobs);
+                        kernel<<<sms * blocks, kBlockThreads>>>(d.data(), copy.data(), sink.data(),
+                                                                jobs);
                         PSCR_CUDA_CHECK_LAUNCH();
                       }),
-            mb);
+            copies ? 2 * mb : mb);
       };
       units(read_units<Order::segment_major, 16>, "segment_major", 16);
       units(read_units<Order::segment_skewed, 16>, "segment_skewed", 16);
@@ -277,6 +356,24 @@ int main(int argc, char** argv) {
       units(read_units<Order::segment_major, 32>, "segment_major", 32);
       units(read_units<Order::system_major, 32>, "system_major", 32);
       units(read_units<Order::interleaved, 16>, "interleaved", 16);
+      constexpr Stores kEach = Stores::each_tile;
+      units(read_units<Order::segment_major, 16, kEach>, "segment_major", 16, "units_copy");
+      units(read_units<Order::segment_skewed, 16, kEach>, "segment_skewed", 16, "units_copy");
+      units(read_units<Order::system_major, 16, kEach>, "system_major", 16, "units_copy");
+      units(read_units<Order::segment_major, 32, kEach>, "segment_major", 32, "units_copy");
+      units(read_units<Order::interleaved, 16, kEach>, "interleaved", 16, "units_copy");
+      units(read_units<Order::segment_major, 16, Stores::paired>, "segment_major", 16,
+            "units_copy_paired");
+      units(read_units<Order::segment_major, 16, kEach, true>, "segment_major", 16,
+            "units_copy_l2_256");
+      units(read_units<Order::segment_major, 16, Stores::none, true>, "segment_major", 16,
+            "units_l2_256");
+      constexpr Stores kSolved = Stores::solved;
+      units(read_units<Order::segment_major, 16, kSolved>, "segment_major", 16,
+            "units_copy_solved");
+      units(read_units<Order::segment_major, 32, kSolved>, "segment_major", 32,
+            "units_copy_solved");
+      units(read_units<Order::interleaved, 16, kSolved>, "interleaved", 16, "units_copy_solved");
     }
     int smem_per_sm = 0;
     PSCR_CUDA_CHECK(
