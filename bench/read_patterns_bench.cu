@@ -25,6 +25,8 @@
 //    units_copy_solved: segment-major 16- and 32-row tiles and interleaved 16-row ones, each tile's
 //    values through a lane's Thomas sweep before they are stored (a substitute pass's arithmetic
 //    per row, without its shared-memory stage);
+//    units_copy_halves: segment-major 32-row tiles moved in 128-byte halves of the units' lines
+//    (each load or store instruction as at 16-row tiles, a unit's two halves back to back);
 //    units_copy_l2_256, units_l2_256: segment-major 16-row tiles, copied or read with each load
 //    asking the L2 for its 256-byte block (ld.global.L2::256B);
 //  - bulk: the units in segment-major order, each lane's line of a tile (TILE rows, 8·TILE
@@ -83,9 +85,13 @@ __device__ __forceinline__ double2 load_piece(const double2* p) {
     return *p;
   }
 }
-template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false>
+/// Halves (segment-major 32-row tiles): each load and store instruction moves 128-byte halves of
+/// four units' lines, as at 16-row tiles, where otherwise it moves two units' whole 256-byte lines.
+template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false,
+          bool Halves = false>
 __global__ void __launch_bounds__(kBlockThreads)
     read_units(const double* __restrict__ d, double* __restrict__ out, double* sink, int jobs) {
+  static_assert(!Halves || (TileRows == 32 && order == Order::segment_major));
   constexpr int kPieces = TileRows / 2;  // 16-byte pieces of a unit's tile
   constexpr int kLoads = kPieces;        // per lane: 32 units · kPieces pieces over 32 lanes
   constexpr int kTiles = kUnitRows / TileRows;
@@ -97,8 +103,10 @@ __global__ void __launch_bounds__(kBlockThreads)
     const double2* src[kLoads];
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
-      const int piece = i * 32 + lane;
-      const long long unit = 32LL * job + piece / kPieces;
+      // Halves: loads i and i + kLoads/2 take the two halves of the same four units' lines.
+      constexpr int kLinePieces = Halves ? kPieces / 2 : kPieces;
+      const int piece = (Halves ? i % (kLoads / 2) : i) * 32 + lane;
+      const long long unit = 32LL * job + piece / kLinePieces;
       const long long system = unit % kBatch, segment = unit / kBatch;
       constexpr long long kSegments = kSystemRows / kUnitRows;
       if constexpr (order == Order::interleaved) {
@@ -113,7 +121,8 @@ __global__ void __launch_bounds__(kBlockThreads)
             : order == Order::segment_skewed
                 ? system * kSystemRows + (segment + system) % kSegments * kUnitRows
                 : unit * kUnitRows;
-        src[i] = reinterpret_cast<const double2*>(d + first) + piece % kPieces;
+        src[i] = reinterpret_cast<const double2*>(d + first) + piece % kLinePieces +
+                 (Halves && i >= kLoads / 2 ? kLinePieces : 0);
       }
     }
     // 16-byte pieces from one tile of a unit to its next.
@@ -361,6 +370,8 @@ int main(int argc, char** argv) {
       units(read_units<Order::segment_skewed, 16, kEach>, "segment_skewed", 16, "units_copy");
       units(read_units<Order::system_major, 16, kEach>, "system_major", 16, "units_copy");
       units(read_units<Order::segment_major, 32, kEach>, "segment_major", 32, "units_copy");
+      units(read_units<Order::segment_major, 32, kEach, false, true>, "segment_major", 32,
+            "units_copy_halves");
       units(read_units<Order::interleaved, 16, kEach>, "interleaved", 16, "units_copy");
       units(read_units<Order::segment_major, 16, Stores::paired>, "segment_major", 16,
             "units_copy_paired");
