@@ -15,12 +15,14 @@
 ///
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
-/// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one
-/// 128-byte line per unit and array: 16 real or 8 complex rows) with coalesced 16-byte cp.async,
-/// the next tile under the current one, and each lane reads its rows back in 16-byte pieces (its
-/// tables as broadcasts). columns_lanes_reduce_kernel and columns_lanes_substitute_kernel do the
-/// same for the columns method's systems side by side, real and complex: a warp's lanes take
-/// adjacent systems, whose rows it copies line by line. Include only from .cu files.
+/// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one line per
+/// unit and array: 128 bytes, 16 real or 8 complex rows, in the reduce pass; 256 bytes in the
+/// substitute pass, 4–19% faster than in lines of 128 bytes) with
+/// coalesced 16-byte cp.async, the next tile under the current one, and each lane reads its rows
+/// back in 16-byte pieces (its tables as broadcasts). columns_lanes_reduce_kernel and
+/// columns_lanes_substitute_kernel do the same for the columns method's systems side by side, real
+/// and complex: a warp's lanes take adjacent systems, whose rows it copies line by line. Include
+/// only from .cu files.
 
 #include <type_traits>
 
@@ -28,13 +30,15 @@
 
 namespace pscr::tridiag::cuda::detail {
 
-/// 16-byte pieces of a unit's line per tile (128 bytes).
+/// 16-byte pieces of a unit's line per tile (128 bytes); P in the templates of the segment
+/// method's passes, whose substitute pass takes lines of 16 (256 bytes).
 constexpr int kLanesTilePieces = 8;
-/// Rows of a unit per tile, one 128-byte line: 16 real rows (two per piece) or 8 complex ones.
-template <class T>
+/// Rows of a unit per tile, one line of P pieces: at 128 bytes 16 real rows (two per piece) or 8
+/// complex ones.
+template <class T, int P = kLanesTilePieces>
 constexpr int lanes_tile_rows() {
   static_assert(sizeof(T) == 8 || sizeof(T) == 16, "real or complex double");
-  return kLanesTilePieces * 16 / static_cast<int>(sizeof(T));
+  return P * 16 / static_cast<int>(sizeof(T));
 }
 /// Warps per block.
 constexpr int kLanesWarps = 4;
@@ -49,9 +53,13 @@ template <class T>
 constexpr int scalars_per_piece() {
   return 16 / static_cast<int>(sizeof(T));
 }
-/// 16-byte pieces of a stage; a warp has two stages (the next tile copied in while the current
-/// one is solved).
-constexpr int kLanesStagePieces = kLanesDPieces + kLanesTablePieces;
+/// 16-byte pieces of a stage of lines of P pieces (32 units' lines of d, two segments' four
+/// tables); a warp has two stages (the next tile copied in while the current one is solved).
+PSCR_HD constexpr int lanes_stage_pieces(int P) {
+  return (kWarpLanes + 2 * 4) * P;
+}
+constexpr int kLanesStagePieces = lanes_stage_pieces(kLanesTilePieces);
+static_assert(kLanesStagePieces == kLanesDPieces + kLanesTablePieces);
 
 /// Scalars per lane that a substitute pass copies into the stage with each tile
 /// (copy_substitute_state): the reduce pass's checkpoint before the tile (LaneChain f, e, g) and
@@ -63,18 +71,20 @@ constexpr int lanes_state_pieces() {
   return kLanesStateScalars * kWarpLanes * static_cast<int>(sizeof(T)) / 16;
 }
 
-/// Shared-memory bytes of a block of the lanes kernels: two stages per warp of kLanesStagePieces
-/// 16-byte pieces and `extra` more (the substitute passes: lanes_state_pieces).
-constexpr std::size_t segment_lanes_smem(int extra = 0) {
-  return 16 * static_cast<std::size_t>(kLanesStagePieces + extra) * 2 * kLanesWarps;
+/// Shared-memory bytes of a block of the lanes kernels: two stages per warp of
+/// lanes_stage_pieces(P) 16-byte pieces and `extra` more (the substitute passes:
+/// lanes_state_pieces).
+constexpr std::size_t segment_lanes_smem(int extra = 0, int P = kLanesTilePieces) {
+  return 16 * static_cast<std::size_t>(lanes_stage_pieces(P) + extra) * 2 * kLanesWarps;
 }
 
 /// Slot of piece q (rows 2q, 2q + 1 of a real tile, row q of a complex one) of the warp's unit w
 /// in a stage: unit-major, the
 /// piece index XORed with w mod 8, so that the 8 lanes of a phase of 16-byte reads (piece q of
 /// units w..w+7) meet 8 distinct 16-byte bank groups, as do the 8 lanes copying one unit's line.
+template <int P = kLanesTilePieces>
 PSCR_HD constexpr int lanes_slot(int w, int q) {
-  return w * kLanesTilePieces + (q ^ (w & 7));
+  return w * P + (q ^ (w & 7));
 }
 
 /// Whether the pass applies: the shifted form's tables and the rows of d (strides `s`)
@@ -217,21 +227,25 @@ __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last
 
 /// A lane's rows in the segment lanes passes' stage: piece q of its unit (lanes_slot), read
 /// (operator()) or overwritten (set).
+template <int P = kLanesTilePieces>
 struct UnitPieces {
   double2* stage;
   int lane;
-  __device__ double2 operator()(int q) const { return stage[lanes_slot(lane, q)]; }
-  __device__ void set(int q, const double2& v) const { stage[lanes_slot(lane, q)] = v; }
+  __device__ double2 operator()(int q) const { return stage[lanes_slot<P>(lane, q)]; }
+  __device__ void set(int q, const double2& v) const { stage[lanes_slot<P>(lane, q)] = v; }
 };
 
 /// A warp's units (segment_lanes_reduce_kernel, segment_lanes_substitute_kernel): warp w takes
 /// units [32w, 32w + 32) of batch·segments in segment-major order (unit = segment·batch + system),
 /// lane l unit 32w + l. They lie within two segments a and b, those at or past `split` (relative
-/// to `base`) in b. The warp moves its units' lines tile by tile: lane l moves piece q = l mod 8
-/// of units 4j + l/8 (j = 0..7), one 128-byte line of each of four units per instruction.
-template <class T>
+/// to `base`) in b. The warp moves its units' lines of P pieces tile by tile: lane l moves piece
+/// q = l mod P of units (32/P)·j + l/P (j = 0..P − 1), the lines of 32/P units per instruction
+/// (four of 128 bytes at P = 8).
+template <class T, int P = kLanesTilePieces>
 struct LanesWarp {
-  static constexpr int kTileRows = lanes_tile_rows<T>();
+  static constexpr int kPieces = P;
+  static constexpr int kUnitsPerMove = kWarpLanes / P;
+  static constexpr int kTileRows = lanes_tile_rows<T, P>();
   static constexpr int kRowsPerPiece = scalars_per_piece<T>();
   index_t batch, units, base, seg_a = 0, seg_b = 0;
   int rows, lane, q, split = 0, present = 0;
@@ -245,7 +259,7 @@ struct LanesWarp {
              kWarpLanes),
         rows(rows_),
         lane(static_cast<int>(threadIdx.x) & (kWarpLanes - 1)),
-        q(lane & 7) {
+        q(lane & (P - 1)) {
     if (idle()) return;
     const index_t last_unit = std::min(base + kWarpLanes - 1, units - 1);
     seg_a = base / batch;
@@ -268,7 +282,7 @@ struct LanesWarp {
     a.seg = a.u / batch;
     a.k = a.u - a.seg * batch;
     a.p = a.seg * rows;
-    a.slot = a.seg == seg_a ? 0 : 32;
+    a.slot = a.seg == seg_a ? 0 : 4 * P;
     return a;
   }
   /// Rows left in a system of `total` rows from `first_row` on, at most a segment's.
@@ -282,73 +296,80 @@ struct LanesWarp {
   }
 };
 
-/// The lines of a warp's units in d or x (system k at k·system_stride, rows contiguous): unit
-/// 4j + lane/8 of segment h (0: a, 1: b) has its piece q of tile t at at[h] + j·unit_step + 8t, and
-/// left[h] rows from its piece of tile 0 on.
-template <class T, class Piece>
+/// The lines of a warp's units in d or x (system k at k·system_stride, rows contiguous), lines of
+/// P pieces: unit U·j + lane/P (U = 32/P) of segment h (0: a, 1: b) has its piece q of tile t at
+/// at[h] + j·unit_step + P·t, and left[h] rows from its piece of tile 0 on.
+template <class T, class Piece, int P = kLanesTilePieces>
 struct LanesLines {
+  using Warp = LanesWarp<T, P>;
   Piece* at[2];
   int left[2];
-  index_t unit_step;  // pieces from unit w to unit w + 4
+  index_t unit_step;  // pieces from unit w to unit w + U
 
   template <class Scalar>
-  __device__ LanesLines(const LanesWarp<T>& w, Scalar* v, index_t system_stride, index_t n) {
+  __device__ LanesLines(const Warp& w, Scalar* v, index_t system_stride, index_t n) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const index_t seg = h == 0 ? w.seg_a : w.seg_b;
-      const index_t first_row = seg * w.rows + LanesWarp<T>::kRowsPerPiece * w.q;
-      at[h] = reinterpret_cast<Piece*>(v + (w.base + w.lane / 8 - seg * w.batch) * system_stride +
+      const index_t first_row = seg * w.rows + Warp::kRowsPerPiece * w.q;
+      at[h] = reinterpret_cast<Piece*>(v + (w.base + w.lane / P - seg * w.batch) * system_stride +
                                        first_row);
       left[h] = w.rows_left(n, first_row);
     }
-    unit_step = 4 * system_stride / LanesWarp<T>::kRowsPerPiece;
+    unit_step = Warp::kUnitsPerMove * system_stride / Warp::kRowsPerPiece;
   }
-  /// f(slot in the stage, piece, bytes) for the lane's eight pieces of tile t.
+  /// f(slot in the stage, piece, bytes) for the lane's P pieces of tile t.
   template <class F>
-  __device__ void each(const LanesWarp<T>& w, int t, F&& f) const {
+  __device__ void each(const Warp& w, int t, F&& f) const {
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int u = 4 * j + w.lane / 8;
+    for (int j = 0; j < P; ++j) {
+      const int u = Warp::kUnitsPerMove * j + w.lane / P;
       const bool b = u >= w.split;
-      const unsigned bytes =
-          u < w.present ? LanesWarp<T>::piece_bytes(b ? left[1] : left[0], t) : 0u;
-      f(lanes_slot(u, w.q), (b ? at[1] : at[0]) + j * unit_step + t * kLanesTilePieces, bytes);
+      const unsigned bytes = u < w.present ? Warp::piece_bytes(b ? left[1] : left[0], t) : 0u;
+      f(lanes_slot<P>(u, w.q), (b ? at[1] : at[0]) + j * unit_step + t * P, bytes);
     }
   }
 };
 
 /// The warp's copies of tile t into a stage (no commit): its units' lines of d, and its segments'
-/// rows of A and M, pieces l and 32 + l, array l/8 of segment a, then b. `zero` is any readable
+/// rows of A and M, 4P pieces per segment (array a at a·P, segment b after a), lane l copying
+/// pieces 32k + l of each (k < 4P/32: array (32k + l)/P, piece l mod P). `zero` is any readable
 /// address, the source of copies of no bytes (which fill zeros).
-template <class T>
+template <class T, int P = kLanesTilePieces>
 struct LanesFetch {
-  LanesLines<T, const double2> d;
-  const double2* table[2];
-  int table_left[2];
+  using Warp = LanesWarp<T, P>;
+  static constexpr int kStagePieces = lanes_stage_pieces(P);
+  static constexpr int kTableCopies = 4 * P / kWarpLanes;  // per lane and segment
+  LanesLines<T, const double2, P> d;
+  const double2* table[2][kTableCopies];
+  int table_left[2][kTableCopies];
 
-  __device__ LanesFetch(const LanesWarp<T>& w, const ShiftedMatrix<T>& m, const T* dv,
+  __device__ LanesFetch(const Warp& w, const ShiftedMatrix<T>& m, const T* dv,
                         index_t system_stride)
       : d(w, dv, system_stride, m.n) {
-    const LanesTable<T> tab(m, w.lane / 8);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const index_t first_row =
-          (h == 0 ? w.seg_a : w.seg_b) * w.rows + LanesWarp<T>::kRowsPerPiece * w.q;
-      table[h] = reinterpret_cast<const double2*>(tab.at + first_row);
-      table_left[h] = w.rows_left(tab.rows, first_row);
+    for (int k = 0; k < kTableCopies; ++k) {
+      const LanesTable<T> tab(m, (kWarpLanes * k + w.lane) / P);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const index_t first_row = (h == 0 ? w.seg_a : w.seg_b) * w.rows + Warp::kRowsPerPiece * w.q;
+        table[h][k] = reinterpret_cast<const double2*>(tab.at + first_row);
+        table_left[h][k] = w.rows_left(tab.rows, first_row);
+      }
     }
   }
-  __device__ void operator()(const LanesWarp<T>& w, double2* stage, int t,
-                             const double2* zero) const {
+  __device__ void operator()(const Warp& w, double2* stage, int t, const double2* zero) const {
     d.each(w, t, [&](int slot, const double2* from, unsigned bytes) {
       copy_async(stage + slot, bytes ? from : zero, bytes);
     });
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const unsigned bytes = LanesWarp<T>::piece_bytes(table_left[h], t);
-      copy_async(stage + kLanesDPieces + 32 * h + w.lane,
-                 bytes ? table[h] + t * kLanesTilePieces : zero, bytes);
-    }
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int k = 0; k < kTableCopies; ++k) {
+        const unsigned bytes = Warp::piece_bytes(table_left[h][k], t);
+        copy_async(stage + kWarpLanes * P + 4 * P * h + kWarpLanes * k + w.lane,
+                   bytes ? table[h][k] + t * P : zero, bytes);
+      }
   }
 };
 
@@ -360,7 +381,7 @@ struct LanesFetch {
 /// `zero` is any readable address, the source of copies of no bytes.
 template <class Fetch, int Extra = 0>
 struct LanesStages {
-  static constexpr int kPieces = kLanesStagePieces + Extra;
+  static constexpr int kPieces = Fetch::kStagePieces + Extra;
   Fetch copy;
   double2* stages;
   const double2* zero;
@@ -396,12 +417,12 @@ struct LanesStages {
 /// memory (take_substitute_state reads them back): H200 A/B, shifted, 8192 × 2^11 to 2^20 × 16,
 /// the segment method 1.6–3.1% (real) and 3–9% (complex) faster, the columns method's K = 16
 /// 2.7–3.5% (real; 2^20 × 16 unchanged) and 16–20% (complex; docs/tridiag-performance.md).
-/// `zero`: any readable address.
-template <class T>
+/// `zero`: any readable address. StagePieces: the stage's pieces before the state.
+template <int StagePieces = kLanesStagePieces, class T>
 __device__ __forceinline__ void copy_substitute_state(double2* stage, int lane, const T* checkpoint,
                                                       index_t units, const ShiftedMatrix<T>& m,
                                                       index_t r0, const void* zero) {
-  T* state = reinterpret_cast<T*>(stage + kLanesStagePieces);
+  T* state = reinterpret_cast<T*>(stage + StagePieces);
   const T* none = static_cast<const T*>(zero);
   constexpr unsigned kBytes = sizeof(T);
 #pragma unroll
@@ -417,11 +438,11 @@ __device__ __forceinline__ void copy_substitute_state(double2* stage, int lane, 
 
 /// The state copy_substitute_state copied into the stage: the elimination's state before the tile
 /// (`first_tile`: the start) and the coupling of its first row to the row before (lanes_coupling).
-template <class T>
+template <int StagePieces = kLanesStagePieces, class T>
 __device__ __forceinline__ void take_substitute_state(const double2* stage, int lane,
                                                       bool first_tile, T s, LaneChain<T>& chain,
                                                       T& sub) {
-  const T* state = reinterpret_cast<const T*>(stage + kLanesStagePieces);
+  const T* state = reinterpret_cast<const T*>(stage + StagePieces);
   chain = LaneChain<T>::before_first();
   if (!first_tile) {
     chain.f = state[lane];
@@ -494,7 +515,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     double2* stage = stages[t];
     const double2* tab = stage + kLanesDPieces + slot;
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
-    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane}, tab,
+    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces<>{stage, lane}, tab,
                           sub, chain, first, last);
     __syncwarp();  // the stage is fetched into again at the next tile
   }
@@ -514,22 +535,22 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 /// e's own recurrence, y_i = (d_i − a_i y_{i−1})/p_i (the spike column's g_i = −a_i g_{i−1}/p_i
 /// folded in), so y starts from the state's e + g x_first and no row forms g (as lane_resolve
 /// moves the known ends into the right-hand side): 12 FP64 operations fewer a complex row, 3 a real
-/// one.
-template <bool Guard, class T, class Pieces>
+/// one. P: pieces per line (the tile's rows and the tables' layout, LanesFetch).
+template <bool Guard, int P, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool last_tile, T s,
                                                            index_t r0, index_t n, Pieces pieces,
                                                            const double2* tab, T sub,
                                                            LaneChain<T> chain, T x_first, T x_last,
                                                            T& x_next) {
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
-  constexpr int kTileRows = lanes_tile_rows<T>();
+  constexpr int kTileRows = lanes_tile_rows<T, P>();
   T cp[kTileRows];
   chain.e = chain.e + chain.g * x_first;  // y before the tile
 #pragma unroll
-  for (int q = 0; q < kLanesTilePieces; ++q) {
+  for (int q = 0; q < P; ++q) {
     const double2 dd = pieces(q);
     T y[kRowsPerPiece];
-    const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
+    const double2 ad = tab[q], md = tab[P + q], ao = tab[2 * P + q], mo = tab[3 * P + q];
 #pragma unroll
     for (int h = 0; h < kRowsPerPiece; ++h) {
       const int i = kRowsPerPiece * q + h;
@@ -553,7 +574,7 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
     pieces.set(q, make_piece(y));  // y over the piece's right-hand sides
   }
 #pragma unroll
-  for (int q = kLanesTilePieces - 1; q >= 0; --q) {
+  for (int q = P - 1; q >= 0; --q) {
     const double2 yy = pieces(q);
     T xs[kRowsPerPiece];
 #pragma unroll
@@ -567,16 +588,16 @@ __device__ __forceinline__ void segment_lanes_resolve_tile(bool first_tile, bool
 }
 
 /// segment_lanes_resolve_tile with or without the guard (uniform over the warp).
-template <class T, class Pieces>
+template <int P = kLanesTilePieces, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_resolve_tile_at(
     bool first_tile, bool last_tile, bool guard, T s, index_t r0, index_t n, Pieces pieces,
     const double2* tab, T sub, LaneChain<T> chain, T x_first, T x_last, T& x_next) {
   if (guard)
-    segment_lanes_resolve_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
-                                     x_first, x_last, x_next);
+    segment_lanes_resolve_tile<true, P>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
+                                        x_first, x_last, x_next);
   else
-    segment_lanes_resolve_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
-                                      x_first, x_last, x_next);
+    segment_lanes_resolve_tile<false, P>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain,
+                                         x_first, x_last, x_next);
 }
 
 /// The substitute pass after segment_lanes_reduce_kernel (with checkpoints) and the coarse solve
@@ -587,32 +608,41 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// start; the coupling to the row before): per tile segment_lanes_resolve_tile, and the tile's x
 /// stored line by line from the stage as d was copied. So each row's d is read once more and its x
 /// written once, with about a quarter of the instructions per row of segment_kernel's substitute
-/// pass (lanes of K rows and the warp's solve of their reduced rows). x may alias d. Held to 128
-/// registers for real systems, four blocks per SM as the reduce pass (ptxas spills 20 bytes): at
-/// three blocks and 160 registers, no spill, the real pass ran 17–21% slower (H200, 512 × 2^15 to
-/// 2^20 × 16). Complex: 168 registers. Launched while the coarse solve's last grid ends
-/// (launch_after_previous, solve.cu): it copies its first tile, then waits for that grid
-/// (wait_previous_grid) before it reads cd.
-template <class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
+/// pass (lanes of K rows and the warp's solve of their reduced rows). x may alias d. Launched while
+/// the coarse solve's last grid ends (launch_after_previous, solve.cu): it copies its first tile,
+/// then waits for that grid (wait_previous_grid) before it reads cd. P: pieces per line, the
+/// reduce pass's checkpoints taken at every (P/8)-th of its tiles. solve.cu launches P = 16: a
+/// unit's lines of 256 bytes (32 real rows, 16 complex), two blocks of 90 or 100 KB per SM (8
+/// warps, 238 or 244 registers, no spill), where at P = 8 (the reduce pass's 128-byte lines, four
+/// or three blocks per SM) a copy in that pattern ran 10–11% below one in 256-byte lines
+/// (read_patterns_bench): H200 A/B, contiguous, shifted, 512 × 2^15 to 2^20 × 16, real segment
+/// K = 8 4–6% and K = 16 14–19% less time (65536 × 256 0.1724 → 0.1405 ms, K = 16 now the faster),
+/// complex 8–15% (docs/tridiag-performance.md).
+template <class T, int P = kLanesTilePieces>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces ? 2
+                                                           : sizeof(T) == 8      ? 4
+                                                                                 : 3)
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, const T* d, index_t d_stride, T* x,
                                     index_t x_stride, const T* cd, const T* checkpoints) {
-  constexpr int kTileRows = lanes_tile_rows<T>();
+  constexpr int kTileRows = lanes_tile_rows<T, P>();
+  constexpr int kReduceTiles = P / kLanesTilePieces;  // the reduce pass's tiles per tile
+  constexpr int kStagePieces = lanes_stage_pieces(P);
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const LanesWarp<T> w(batch, segments, rows);
+  const LanesWarp<T, P> w(batch, segments, rows);
   if (w.idle()) return;  // uniform over the warp
   const int tiles = rows / kTileRows, lane = w.lane;
-  const LanesStages<LanesFetch<T>, lanes_state_pieces<T>()> stages(LanesFetch<T>(w, m, d, d_stride),
-                                                                   smem_raw, d, tiles);
+  const LanesStages<LanesFetch<T, P>, lanes_state_pieces<T>()> stages(
+      LanesFetch<T, P>(w, m, d, d_stride), smem_raw, d, tiles);
   const index_t n = m.n, units = w.units;
-  const LanesLines<T, double2> out(w, x, x_stride, n);
+  const LanesLines<T, double2, P> out(w, x, x_stride, n);
   const auto [u, seg, k, p, active, slot] = w.unit();
   // The lane's state before tile t, copied with the tile.
   const auto state = [&, u = u, p = p](int t) {
     return [&, t, u, p](double2* stage) {
-      copy_substitute_state(stage, lane, t > 0 ? checkpoints + 3 * (t - 1) * units + u : nullptr,
-                            units, m, p + static_cast<index_t>(t) * kTileRows, d);
+      copy_substitute_state<kStagePieces>(
+          stage, lane, t > 0 ? checkpoints + 3 * (kReduceTiles * t - 1) * units + u : nullptr,
+          units, m, p + static_cast<index_t>(t) * kTileRows, d);
     };
   };
   stages.fetch(w, tiles - 1, state(tiles - 1));
@@ -628,12 +658,13 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
-    const double2* tab = stage + kLanesDPieces + slot;
+    const double2* tab = stage + kWarpLanes * P + slot;
     LaneChain<T> chain;
     T sub;
-    take_substitute_state(stage, lane, t == 0, s, chain, sub);
-    segment_lanes_resolve_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces{stage, lane},
-                                  tab, sub, chain, x_first, x_last, x_next);
+    take_substitute_state<kStagePieces>(stage, lane, t == 0, s, chain, sub);
+    segment_lanes_resolve_tile_at<P>(t == 0, t == tiles - 1, guard, s, r0, n,
+                                     UnitPieces<P>{stage, lane}, tab, sub, chain, x_first, x_last,
+                                     x_next);
     __syncwarp();  // the tile's x in the stage
     out.each(w, t, [&](int piece, double2* to, unsigned bytes) {
       store_piece(to, stage + piece, bytes);
@@ -796,6 +827,7 @@ struct ColumnsLanesLines {
 template <int W, class T>
 struct ColumnsLanesFetch {
   using Warp = ColumnsLanesWarp<W, T>;
+  static constexpr int kStagePieces = kLanesStagePieces;
   ColumnsLanesLines<W, T, const T> d;
   const T* table[Warp::kStreams];
   index_t table_row[Warp::kStreams], table_n;

@@ -910,12 +910,12 @@ bool lanes_pass_pays(index_t warps, index_t resident) {
 /// Threads of a block of the lanes kernels.
 constexpr int kLanesThreads = detail::kLanesWarps * detail::kWarpLanes;
 
-/// Shared-memory bytes of a block of a lanes kernel: the reduce passes' stages, or the substitute
-/// passes' with each lane's state (detail::lanes_state_pieces).
+/// Shared-memory bytes of a block of a lanes kernel of lines of P pieces: the reduce passes'
+/// stages, or the substitute passes' with each lane's state (detail::lanes_state_pieces).
 template <class T>
-std::size_t lanes_smem(detail::SegmentPass pass) {
+std::size_t lanes_smem(detail::SegmentPass pass, int P = detail::kLanesTilePieces) {
   return detail::segment_lanes_smem(
-      pass == detail::SegmentPass::substitute ? detail::lanes_state_pieces<T>() : 0);
+      pass == detail::SegmentPass::substitute ? detail::lanes_state_pieces<T>() : 0, P);
 }
 
 /// Warps of a lanes kernel of `smem` bytes per block (lanes_smem) resident on the device at once;
@@ -987,6 +987,11 @@ void launch_after_previous(void (*kernel)(Params...), index_t blocks, int thread
   PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
+/// Pieces per line of the segment method's lanes substitute pass: 16, a unit's lines of 256 bytes
+/// per tile, twice the reduce pass's (detail::segment_lanes_substitute_kernel, where the
+/// measurements are).
+constexpr int kSegmentSubstitutePieces = 16;
+
 /// The segment method's substitute pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce.
 template <class T, class Form>
@@ -997,8 +1002,9 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    auto* kernel = detail::segment_lanes_substitute_kernel<T>;
-    const std::size_t smem = lanes_smem<T>(detail::SegmentPass::substitute);
+    auto* kernel = detail::segment_lanes_substitute_kernel<T, kSegmentSubstitutePieces>;
+    const std::size_t smem =
+        lanes_smem<T>(detail::SegmentPass::substitute, kSegmentSubstitutePieces);
     allow_shared(kernel, smem);
     launch_after_previous(kernel, blocks, kLanesThreads, smem, stream, form.m, form.shifts, batch,
                           segments, detail::kWarpLanes * K, d, dl.system_stride, x,
