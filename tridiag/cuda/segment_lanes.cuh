@@ -42,24 +42,22 @@ constexpr int lanes_tile_rows() {
 }
 /// Warps per block.
 constexpr int kLanesWarps = 4;
-/// 16-byte pieces of a stage's right-hand sides: 32 units × 8.
+/// 16-byte pieces of a stage's right-hand sides at 128-byte lines: 32 units × 8; its tables
+/// follow them.
 constexpr int kLanesDPieces = kWarpLanes * kLanesTilePieces;
-/// 16-byte pieces of a stage's tables: two segments × four arrays (A's and M's diagonals and
-/// couplings) × 8.
-constexpr int kLanesTablePieces = 2 * 4 * kLanesTilePieces;
 /// Systems (of a row of the columns method) or rows (of a unit of the segment method) per 16-byte
 /// piece: two real, one complex.
 template <class T>
 constexpr int scalars_per_piece() {
   return 16 / static_cast<int>(sizeof(T));
 }
-/// 16-byte pieces of a stage of lines of P pieces (32 units' lines of d, two segments' four
-/// tables); a warp has two stages (the next tile copied in while the current one is solved).
+/// 16-byte pieces of a stage of lines of P pieces: 32 units' lines of d, then two segments' four
+/// tables (A's and M's diagonals and couplings) of P pieces each; a warp has two stages (the next
+/// tile copied in while the current one is solved).
 PSCR_HD constexpr int lanes_stage_pieces(int P) {
   return (kWarpLanes + 2 * 4) * P;
 }
 constexpr int kLanesStagePieces = lanes_stage_pieces(kLanesTilePieces);
-static_assert(kLanesStagePieces == kLanesDPieces + kLanesTablePieces);
 
 /// Scalars per lane that a substitute pass copies into the stage with each tile
 /// (copy_substitute_state): the reduce pass's checkpoint before the tile (LaneChain f, e, g) and
@@ -243,7 +241,6 @@ struct UnitPieces {
 /// (four of 128 bytes at P = 8).
 template <class T, int P = kLanesTilePieces>
 struct LanesWarp {
-  static constexpr int kPieces = P;
   static constexpr int kUnitsPerMove = kWarpLanes / P;
   static constexpr int kTileRows = lanes_tile_rows<T, P>();
   static constexpr int kRowsPerPiece = scalars_per_piece<T>();
