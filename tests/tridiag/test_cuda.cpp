@@ -614,24 +614,22 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     return cuda::resolved_options<Scalar>(n, batch, l, general, o);
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
-  // Measured shapes: shifted 1024 × 2^14, the sweep method (its cluster kernel, real with K = 16,
-  // complex with its K = 8, guarded, and unguarded where declared dominant) where the device's
-  // table says so (the H200's gives complex systems not declared dominant the segment method with
-  // K = 4); general 361 × 2^16 the block method (K = 4), which a request for the segment method
-  // keeps.
-  const cuda::Options entry =
-      cuda::select_method(device_table(), 1024, 16384, false, complex, false, false);
-  const cuda::Options table = resolved(1024, 16384, c1024, false, {});
-  EXPECT_EQ(table.method, entry.method);
-  if (!complex) EXPECT_EQ(table.method, cuda::Method::sweep);
-  EXPECT_EQ(table.rows_per_thread,
-            entry.method == cuda::Method::sweep ? (complex ? 8 : 16) : entry.rows_per_thread);
-  if (complex) {
+  // Measured shapes: shifted 1024 × 2^14 takes the device table's entry, guarded or, declared
+  // dominant, the dominant entry: real systems the sweep method (its cluster kernel, K = 16),
+  // complex ones the sweep method with its K = 8 where the entry is the sweep method, else the
+  // entry's K (the H200's: the segment method, K = 4 guarded, 16 dominant); general 361 × 2^16
+  // the block method (K = 4), which a request for the segment method keeps.
+  for (bool dominant : {false, true}) {
+    SCOPED_TRACE(dominant ? "declared dominant" : "guarded");
+    const cuda::Options entry =
+        cuda::select_method(device_table(), 1024, 16384, false, complex, false, dominant);
     cuda::Options declared;
-    declared.dominant = true;
-    const cuda::Options dominant_table = resolved(1024, 16384, c1024, false, declared);
-    EXPECT_EQ(dominant_table.method, cuda::Method::sweep);
-    EXPECT_EQ(dominant_table.rows_per_thread, 8);
+    declared.dominant = dominant;
+    const cuda::Options table = resolved(1024, 16384, c1024, false, declared);
+    EXPECT_EQ(table.method, entry.method);
+    if (!complex) EXPECT_EQ(table.method, cuda::Method::sweep);
+    EXPECT_EQ(table.rows_per_thread,
+              entry.method == cuda::Method::sweep ? (complex ? 8 : 16) : entry.rows_per_thread);
   }
   const cuda::Options coarse =
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
