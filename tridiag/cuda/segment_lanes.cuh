@@ -16,8 +16,8 @@
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one line per
-/// unit and array: 128 bytes, 16 real or 8 complex rows, in the reduce pass; 256 bytes in the
-/// substitute pass, 4–19% faster than in lines of 128 bytes) with
+/// unit and array: 256 bytes, 32 real or 16 complex rows, in both passes; the substitute pass ran
+/// 4–19% and then the reduce pass 2–13% faster than in lines of 128 bytes) with
 /// coalesced 16-byte cp.async, the next tile under the current one, and each lane reads its rows
 /// back in 16-byte pieces (its tables as broadcasts). columns_lanes_reduce_kernel and
 /// columns_lanes_substitute_kernel do the same for the columns method's systems side by side, real
@@ -30,8 +30,8 @@
 
 namespace pscr::tridiag::cuda::detail {
 
-/// 16-byte pieces of a unit's line per tile (128 bytes); P in the templates of the segment
-/// method's passes, whose substitute pass takes lines of 16 (256 bytes).
+/// 16-byte pieces of a unit's line per tile (128 bytes): the columns method's passes; P in the
+/// templates of the segment method's, which solve.cu launches with lines of 16 (256 bytes).
 constexpr int kLanesTilePieces = 8;
 /// Rows of a unit per tile, one line of P pieces: at 128 bytes 16 real rows (two per piece) or 8
 /// complex ones.
@@ -173,23 +173,23 @@ __device__ __forceinline__ double2 make_piece(const T (&v)[scalars_per_piece<T>(
     return make_double2(v[0].re, v[0].im);
 }
 
-/// One tile of a lane's segment: rows r0 .. r0 + lanes_tile_rows<T>() − 1, their right-hand sides
-/// from `pieces` (pieces(q): the tile's 16-byte piece q, from the stage: piece_row), A's and M's
-/// rows at `tab` (its segment's table slots: ad, md, ao, mo, 8 pieces each; ao, mo zero past
-/// n − 2). `sub` carries the coupling to the row before (in: row r0's, out: the next tile's first
-/// row's). first_tile: row r0 is the segment's first row; last_tile: the tile's last row is the
-/// segment's last (flags uniform over the warp, branches at those two rows only, so one copy of
+/// One tile of a lane's segment: rows r0 .. r0 + lanes_tile_rows<T, P>() − 1, their right-hand
+/// sides from `pieces` (pieces(q): the tile's 16-byte piece q, from the stage: piece_row), A's and
+/// M's rows at `tab` (its segment's table slots: ad, md, ao, mo, P pieces each; ao, mo zero from
+/// row n − 1 on). `sub` carries the coupling to the row before (in: row r0's, out: the next tile's
+/// first row's). first_tile: row r0 is the segment's first row; last_tile: the tile's last row is
+/// the segment's last (flags uniform over the warp, branches at those two rows only, so one copy of
 /// the tile's code serves every tile). Guard: rows may reach n (identity rows there: diagonal 1).
-template <bool Guard, class T, class Pieces>
+template <bool Guard, int P, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_tile, T s, index_t r0,
                                                    index_t n, Pieces pieces, const double2* tab,
                                                    T& sub, LaneChain<T>& chain, Row4<T>& first,
                                                    Row4<T>& last) {
   constexpr int kRowsPerPiece = scalars_per_piece<T>();
 #pragma unroll
-  for (int q = 0; q < kLanesTilePieces; ++q) {
+  for (int q = 0; q < P; ++q) {
     const double2 dd = pieces(q);
-    const double2 ad = tab[q], md = tab[8 + q], ao = tab[16 + q], mo = tab[24 + q];
+    const double2 ad = tab[q], md = tab[P + q], ao = tab[2 * P + q], mo = tab[3 * P + q];
 #pragma unroll
     for (int h = 0; h < kRowsPerPiece; ++h) {
       const int i = kRowsPerPiece * q + h;
@@ -201,7 +201,7 @@ __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_ti
       sub = c;
       if (i == 0 && first_tile)
         first = {a, b, c, {d}};
-      else if (i == lanes_tile_rows<T>() - 1 && last_tile)
+      else if (i == lanes_tile_rows<T, P>() - 1 && last_tile)
         last = {a, b, c, {d}};
       else
         chain.take(false, a, b, c, d);
@@ -210,17 +210,18 @@ __device__ __forceinline__ void segment_lanes_tile(bool first_tile, bool last_ti
 }
 
 /// segment_lanes_tile with or without the guard (uniform over the warp).
-template <class T, class Pieces>
+template <int P = kLanesTilePieces, class T, class Pieces>
 __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last_tile, bool guard,
                                                       T s, index_t r0, index_t n, Pieces pieces,
                                                       const double2* tab, T& sub,
                                                       LaneChain<T>& chain, Row4<T>& first,
                                                       Row4<T>& last) {
   if (guard)
-    segment_lanes_tile<true>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first, last);
+    segment_lanes_tile<true, P>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first,
+                                last);
   else
-    segment_lanes_tile<false>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first,
-                              last);
+    segment_lanes_tile<false, P>(first_tile, last_tile, s, r0, n, pieces, tab, sub, chain, first,
+                                 last);
 }
 
 /// A lane's rows in the segment lanes passes' stage: piece q of its unit (lanes_slot), read
@@ -470,31 +471,34 @@ __device__ __forceinline__ void store_piece(double2* to, const double2* from, un
     *reinterpret_cast<double*>(to) = v.x;
 }
 
-/// Scalars of the elimination states that segment_lanes_reduce_kernel keeps for
-/// segment_lanes_substitute_kernel: (LaneChain f, e, g) before the first row of every tile but the
-/// first of each unit.
-template <class T>
+/// Scalars of the elimination states that segment_lanes_reduce_kernel<T, P> keeps for
+/// segment_lanes_substitute_kernel<T, P>: (LaneChain f, e, g) before the first row of every tile
+/// (lines of P pieces) but the first of each unit.
+template <class T, int P = kLanesTilePieces>
 index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
-  return 3 * batch * segments * (rows / lanes_tile_rows<T>() - 1);
+  return 3 * batch * segments * (rows / lanes_tile_rows<T, P>() - 1);
 }
 
 /// The reduce pass: lane l of warp w takes unit 32w + l (LanesWarp) and writes its segment's
 /// coarse rows F, L as rows 2·segment, + 1 of system k's coarse system (at k·2·segments, as
 /// segment_kernel's reduce pass), and the elimination's state (LaneChain f, e, g) before each tile
-/// t ≥ 1 (store_checkpoint), for segment_lanes_substitute_kernel. Lanes past the last unit repeat
-/// it without storing. `rows` = 32·K, a multiple of lanes_tile_rows<T>(); segment_lanes_apply.
-template <class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
+/// t ≥ 1 of its lines of P pieces (store_checkpoint), for segment_lanes_substitute_kernel<T, P>.
+/// Lanes past the last unit repeat it without storing. `rows` = 32·K, a multiple of
+/// lanes_tile_rows<T, P>(); segment_lanes_apply.
+template <class T, int P = kLanesTilePieces>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces ? 2
+                                                           : sizeof(T) == 8      ? 4
+                                                                                 : 3)
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
                                 T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
-  constexpr int kTileRows = lanes_tile_rows<T>();
+  constexpr int kTileRows = lanes_tile_rows<T, P>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const LanesWarp<T> w(batch, segments, rows);
+  const LanesWarp<T, P> w(batch, segments, rows);
   if (w.idle()) return;  // uniform over the warp
   const int tiles = rows / kTileRows, lane = w.lane;
-  const LanesStages<LanesFetch<T>> stages(LanesFetch<T>(w, m, d, system_stride), smem_raw, d,
-                                          tiles);
+  const LanesStages<LanesFetch<T, P>> stages(LanesFetch<T, P>(w, m, d, system_stride), smem_raw, d,
+                                             tiles);
   const index_t n = m.n, units = w.units;
   stages.fetch(w, 0);
 
@@ -510,16 +514,16 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
     copy_async_wait_pending<1>();
     __syncwarp();
     double2* stage = stages[t];
-    const double2* tab = stage + kLanesDPieces + slot;
+    const double2* tab = stage + kWarpLanes * P + slot;
     const index_t r0 = p + static_cast<index_t>(t) * kTileRows;
-    segment_lanes_tile_at(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces<>{stage, lane}, tab,
-                          sub, chain, first, last);
+    segment_lanes_tile_at<P>(t == 0, t == tiles - 1, guard, s, r0, n, UnitPieces<P>{stage, lane},
+                             tab, sub, chain, first, last);
     __syncwarp();  // the stage is fetched into again at the next tile
   }
-  Row4<T> P, Q;
+  Condensed<T> coarse;
   lane_reduced_rows(first, last, chain.alpha, chain.beta, chain.gamma, chain.e, chain.g, -chain.f,
-                    P, Q);
-  if (active) store_coarse_rows(Condensed<T>{P, Q}, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
+                    coarse.F, coarse.L);
+  if (active) store_coarse_rows(coarse, ca, cb, cc, cd, k * 2 * segments + 2 * seg);
 }
 
 /// One tile of a lane's segment in the substitute pass: rows r0 .. r0 + lanes_tile_rows<T>() − 1
@@ -607,14 +611,17 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// written once, with about a quarter of the instructions per row of segment_kernel's substitute
 /// pass (lanes of K rows and the warp's solve of their reduced rows). x may alias d. Launched while
 /// the coarse solve's last grid ends (launch_after_previous, solve.cu): it copies its first tile,
-/// then waits for that grid (wait_previous_grid) before it reads cd. P: pieces per line, the
-/// reduce pass's checkpoints taken at every (P/8)-th of its tiles. solve.cu launches P = 16: a
-/// unit's lines of 256 bytes (32 real rows, 16 complex), two blocks of 90 or 100 KB per SM (8
-/// warps, 238 or 244 registers, no spill), where at P = 8 (the reduce pass's 128-byte lines, four
-/// or three blocks per SM) a copy in that pattern ran 10–11% below one in 256-byte lines
-/// (read_patterns_bench): H200 A/B, contiguous, shifted, 512 × 2^15 to 2^20 × 16, real segment
-/// K = 8 4–6% and K = 16 14–19% less time (65536 × 256 0.1724 → 0.1405 ms, K = 16 now the faster),
-/// complex 8–15% (docs/tridiag-performance.md).
+/// then waits for that grid (wait_previous_grid) before it reads cd. P: pieces per line, as the
+/// reduce pass's (segment_lanes_reduce_kernel<T, P>, whose checkpoints it reads). solve.cu
+/// launches both passes with P = 16: a unit's lines of 256 bytes (32 real rows, 16 complex), two
+/// blocks per SM (8 warps; this pass 90 or 100 KB a block and 238 or 244 registers, the reduce
+/// pass 80 KB and 255 or 254, no spill), where at P = 8 (128-byte lines, four or three blocks per
+/// SM) a copy in this pass's pattern ran 10–11% below one in 256-byte lines (read_patterns_bench).
+/// H200 A/B, contiguous, shifted, 512 × 2^15 to 2^20 × 16: this pass at P = 16, real segment K = 8
+/// 4–6% and K = 16 14–19% less time (65536 × 256 0.1724 → 0.1405 ms, K = 16 now the faster),
+/// complex 8–15%; then the reduce pass too (its checkpoints halved), real K = 8 about 2% and
+/// K = 16 5–6% less time (65536 × 256 0.1414 → 0.1343 ms), complex K = 8 7–13% and K = 16 2–4%
+/// (docs/tridiag-performance.md).
 template <class T, int P = kLanesTilePieces>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces ? 2
                                                            : sizeof(T) == 8      ? 4
@@ -623,7 +630,6 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces
                                     index_t segments, int rows, const T* d, index_t d_stride, T* x,
                                     index_t x_stride, const T* cd, const T* checkpoints) {
   constexpr int kTileRows = lanes_tile_rows<T, P>();
-  constexpr int kReduceTiles = P / kLanesTilePieces;  // the reduce pass's tiles per tile
   constexpr int kStagePieces = lanes_stage_pieces(P);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const LanesWarp<T, P> w(batch, segments, rows);
@@ -637,9 +643,9 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces
   // The lane's state before tile t, copied with the tile.
   const auto state = [&, u = u, p = p](int t) {
     return [&, t, u, p](double2* stage) {
-      copy_substitute_state<kStagePieces>(
-          stage, lane, t > 0 ? checkpoints + 3 * (kReduceTiles * t - 1) * units + u : nullptr,
-          units, m, p + static_cast<index_t>(t) * kTileRows, d);
+      copy_substitute_state<kStagePieces>(stage, lane,
+                                          t > 0 ? checkpoints + 3 * (t - 1) * units + u : nullptr,
+                                          units, m, p + static_cast<index_t>(t) * kTileRows, d);
     };
   };
   stages.fetch(w, tiles - 1, state(tiles - 1));

@@ -570,10 +570,15 @@ Options segment_coarse_options() {
 /// until 2026-12-02: its checkpoints had cost the reduce pass 3–5% at K = 8 on the H100, and the
 /// lanes substitute pass did not pay it back there, but on the H200 the pair runs 3–5% faster over
 /// the copy at K = 8 (512 × 2^15 to 2^20 × 16) and 11–15% at K = 16 (docs/tridiag-performance.md).
+/// Pieces per line of the segment method's lanes passes: 16, a unit's lines of 256 bytes per tile
+/// in both (detail::segment_lanes_reduce_kernel, detail::segment_lanes_substitute_kernel, where
+/// the measurements are), the checkpoints one per tile but the first.
+constexpr int kSegmentLanesPieces = 16;
+
 template <class T>
 index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
-  return detail::segment_lanes_checkpoints<T>(batch, detail::segment_count(n, K),
-                                              detail::kWarpLanes * K);
+  return detail::segment_lanes_checkpoints<T, kSegmentLanesPieces>(
+      batch, detail::segment_count(n, K), detail::kWarpLanes * K);
 }
 
 /// Chunks of K rows in a complex segment of the columns method's lanes passes: four times
@@ -902,7 +907,9 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
 /// keep (2 per SM on an H100). Each of its warps walks its segments' rows alone, so with few warps
 /// the pass waits on their latency. H100 A/B (K = 8) against segment_kernel's reduce pass: 17
 /// warps (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal,
-/// 512 and more 6–8% faster.
+/// 512 and more 6–8% faster. The segment method's reduce pass in 256-byte lines keeps half as many
+/// warps resident (1 per SM at this rule, each with twice the bytes in flight): the rule's
+/// boundary there is not measured.
 bool lanes_pass_pays(index_t warps, index_t resident) {
   return 8 * warps >= resident;
 }
@@ -941,9 +948,10 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
     const index_t segments = detail::segment_count(n, K);
     return segments > 1 && detail::segment_lanes_apply(form.m, d, strides(dl), batch, K) &&
            detail::segment_lanes_apply(form.m, x, strides(xl), batch, K) &&
-           lanes_pass_pays(segment_lanes_warps(batch, segments),
-                           lanes_resident(detail::segment_lanes_reduce_kernel<T>,
-                                          lanes_smem<T>(detail::SegmentPass::reduce)));
+           lanes_pass_pays(
+               segment_lanes_warps(batch, segments),
+               lanes_resident(detail::segment_lanes_reduce_kernel<T, kSegmentLanesPieces>,
+                              lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces)));
   } else {
     return false;
   }
@@ -960,10 +968,11 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    detail::segment_lanes_reduce_kernel<T>
-        <<<static_cast<unsigned>(blocks), kLanesThreads, lanes_smem<T>(detail::SegmentPass::reduce),
-           stream>>>(form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d,
-                     dl.system_stride, ca, cb, cc, cd, checkpoints);
+    detail::segment_lanes_reduce_kernel<T, kSegmentLanesPieces>
+        <<<static_cast<unsigned>(blocks), kLanesThreads,
+           lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces), stream>>>(
+            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
+            cb, cc, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
   }
 }
@@ -987,11 +996,6 @@ void launch_after_previous(void (*kernel)(Params...), index_t blocks, int thread
   PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
-/// Pieces per line of the segment method's lanes substitute pass: 16, a unit's lines of 256 bytes
-/// per tile, twice the reduce pass's (detail::segment_lanes_substitute_kernel, where the
-/// measurements are).
-constexpr int kSegmentSubstitutePieces = 16;
-
 /// The segment method's substitute pass with one lane per (system, segment) unit
 /// (detail::segment_lanes_substitute_kernel), after launch_segment_lanes_reduce.
 template <class T, class Form>
@@ -1002,9 +1006,8 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    auto* kernel = detail::segment_lanes_substitute_kernel<T, kSegmentSubstitutePieces>;
-    const std::size_t smem =
-        lanes_smem<T>(detail::SegmentPass::substitute, kSegmentSubstitutePieces);
+    auto* kernel = detail::segment_lanes_substitute_kernel<T, kSegmentLanesPieces>;
+    const std::size_t smem = lanes_smem<T>(detail::SegmentPass::substitute, kSegmentLanesPieces);
     allow_shared(kernel, smem);
     launch_after_previous(kernel, blocks, kLanesThreads, smem, stream, form.m, form.shifts, batch,
                           segments, detail::kWarpLanes * K, d, dl.system_stride, x,
