@@ -902,16 +902,21 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   with_constant(LaneRows{}, K, "segment rows per lane", go);
 }
 
-/// Whether a reduce pass with one lane per (system, segment) unit has enough warps to run instead
-/// of the kernel whose lanes share a segment: at least an eighth of the `resident` warps it could
-/// keep (2 per SM on an H100). Each of its warps walks its segments' rows alone, so with few warps
-/// the pass waits on their latency. H100 A/B (K = 8) against segment_kernel's reduce pass: 17
-/// warps (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal,
-/// 512 and more 6–8% faster. The segment method's reduce pass in 256-byte lines keeps half as many
-/// warps resident (1 per SM at this rule, each with twice the bytes in flight): the rule's
-/// boundary there is not measured.
-bool lanes_pass_pays(index_t warps, index_t resident) {
-  return 8 * warps >= resident;
+/// Whether a reduce pass with one lane per (system, segment) unit, in lines of P pieces, has enough
+/// warps to run instead of the kernel whose lanes share a segment: at least P/64 of the `resident`
+/// warps it could keep. A pass in 128-byte lines (P = 8) keeps 4 blocks of 4 warps per SM (real; 3
+/// complex), one in 256-byte lines 2 (blocks of twice the shared memory), so the boundary is 2
+/// warps per SM either way (1.5 for complex passes in 128-byte lines): each warp walks its
+/// segments' rows alone, so with few warps the pass waits on the latency of their recurrences,
+/// whatever its line width. H100 A/B (K = 8) against segment_kernel's reduce pass: 17 warps (1000 ×
+/// 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and more
+/// 6–8% faster. H200 A/B of the segment method's passes in 256-byte lines with this rule at one
+/// warp per SM instead (n = 4096, K = 8 and 16): at 150 to 250 warps (1.1 to 1.9 per SM) the lanes
+/// passes took 0.061 ms (K = 8) and 0.106 ms (K = 16) whatever the batch, segment_kernel's
+/// 0.038–0.046 and 0.067–0.089 ms: 1.2 to 1.6 times faster (complex 1.2–1.25 times at 150 warps;
+/// docs/tridiag-performance.md).
+bool lanes_pass_pays(index_t warps, index_t resident, int P = detail::kLanesTilePieces) {
+  return 64 * warps >= resident * P;
 }
 
 /// Threads of a block of the lanes kernels.
@@ -951,7 +956,8 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
            lanes_pass_pays(
                segment_lanes_warps(batch, segments),
                lanes_resident(detail::segment_lanes_reduce_kernel<T, kSegmentLanesPieces>,
-                              lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces)));
+                              lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces)),
+               kSegmentLanesPieces);
   } else {
     return false;
   }
