@@ -16,8 +16,9 @@
 /// The 32 lanes of a warp take 32 consecutive units in segment-major order (unit = segment·batch +
 /// system), so that they share their rows of A and M (two segments at most). The warp copies its
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one line per
-/// unit and array: 256 bytes, 32 real or 16 complex rows, in both passes; the substitute pass ran
-/// 4–19% and then the reduce pass 2–13% faster than in lines of 128 bytes) with
+/// unit and array: 256 bytes, 32 real or 16 complex rows, in both passes: the solve took 4–19%
+/// less time with the substitute pass's, then 2–13% less with the reduce pass's, than in lines of
+/// 128 bytes) with
 /// coalesced 16-byte cp.async, the next tile under the current one, and each lane reads its rows
 /// back in 16-byte pieces (its tables as broadcasts). columns_lanes_reduce_kernel and
 /// columns_lanes_substitute_kernel do the same for the columns method's systems side by side, real
