@@ -18,12 +18,11 @@
 /// units' rows of d and its segments' rows of A and M into shared memory tile by tile (one line per
 /// unit and array: 256 bytes, 32 real or 16 complex rows, in both passes: the solve took 4–19%
 /// less time with the substitute pass's, then 2–13% less with the reduce pass's, than in lines of
-/// 128 bytes) with
-/// coalesced 16-byte cp.async, the next tile under the current one, and each lane reads its rows
-/// back in 16-byte pieces (its tables as broadcasts). columns_lanes_reduce_kernel and
-/// columns_lanes_substitute_kernel do the same for the columns method's systems side by side, real
-/// and complex: a warp's lanes take adjacent systems, whose rows it copies line by line. Include
-/// only from .cu files.
+/// 128 bytes) with coalesced 16-byte cp.async, the next tile under the current one, and each lane
+/// reads its rows back in 16-byte pieces (its tables as broadcasts). columns_lanes_reduce_kernel
+/// and columns_lanes_substitute_kernel do the same for the columns method's systems side by side,
+/// real and complex, in 128-byte lines: a warp's lanes take adjacent systems, whose rows it copies
+/// line by line. Include only from .cu files.
 
 #include <type_traits>
 
@@ -31,9 +30,13 @@
 
 namespace pscr::tridiag::cuda::detail {
 
-/// 16-byte pieces of a unit's line per tile (128 bytes): the columns method's passes; P in the
-/// templates of the segment method's, which solve.cu launches with lines of 16 (256 bytes).
+/// 16-byte pieces of a unit's line per tile (128 bytes): the columns method's passes.
 constexpr int kLanesTilePieces = 8;
+/// 16-byte pieces of a unit's line per tile in the segment method's passes (P of their templates):
+/// 256 bytes, 32 real or 16 complex rows, with the reduce pass's checkpoints one per tile but the
+/// first (segment_lanes_reduce_kernel, segment_lanes_substitute_kernel, where the measurements
+/// are).
+constexpr int kSegmentLanesPieces = 16;
 /// Rows of a unit per tile, one line of P pieces: at 128 bytes 16 real rows (two per piece) or 8
 /// complex ones.
 template <class T, int P = kLanesTilePieces>
@@ -70,6 +73,14 @@ constexpr int lanes_state_pieces() {
   return kLanesStateScalars * kWarpLanes * static_cast<int>(sizeof(T)) / 16;
 }
 
+/// Blocks per SM the lanes kernels of lines of P pieces are built for (__launch_bounds__): in
+/// 128-byte lines four (real) or three (complex), as their shared memory allows; in 256-byte lines
+/// two (blocks of about twice the shared memory).
+template <class T>
+constexpr int lanes_min_blocks(int P = kLanesTilePieces) {
+  return P != kLanesTilePieces ? 2 : sizeof(T) == 8 ? 4 : 3;
+}
+
 /// Shared-memory bytes of a block of the lanes kernels: two stages per warp of
 /// lanes_stage_pieces(P) 16-byte pieces and `extra` more (the substitute passes:
 /// lanes_state_pieces).
@@ -93,7 +104,7 @@ PSCR_HD constexpr int lanes_slot(int w, int q) {
 template <class T>
 bool segment_lanes_apply(const ShiftedMatrix<T>& m, const T* d, Strides s, index_t batch, int K) {
   return s.row == 1 && aligned16(d) && (sizeof(T) == 16 || s.system % 2 == 0) &&
-         (kWarpLanes * K) % lanes_tile_rows<T>() == 0 && m.aligned() &&
+         (kWarpLanes * K) % lanes_tile_rows<T, kSegmentLanesPieces>() == 0 && m.aligned() &&
          (batch >= kWarpLanes - 1 || batch == 16);
 }
 
@@ -227,7 +238,7 @@ __device__ __forceinline__ void segment_lanes_tile_at(bool first_tile, bool last
 
 /// A lane's rows in the segment lanes passes' stage: piece q of its unit (lanes_slot), read
 /// (operator()) or overwritten (set).
-template <int P = kLanesTilePieces>
+template <int P>
 struct UnitPieces {
   double2* stage;
   int lane;
@@ -241,7 +252,7 @@ struct UnitPieces {
 /// to `base`) in b. The warp moves its units' lines of P pieces tile by tile: lane l moves piece
 /// q = l mod P of units (32/P)·j + l/P (j = 0..P − 1), the lines of 32/P units per instruction
 /// (four of 128 bytes at P = 8).
-template <class T, int P = kLanesTilePieces>
+template <class T, int P>
 struct LanesWarp {
   static constexpr int kUnitsPerMove = kWarpLanes / P;
   static constexpr int kTileRows = lanes_tile_rows<T, P>();
@@ -298,7 +309,7 @@ struct LanesWarp {
 /// The lines of a warp's units in d or x (system k at k·system_stride, rows contiguous), lines of
 /// P pieces: unit U·j + lane/P (U = 32/P) of segment h (0: a, 1: b) has its piece q of tile t at
 /// at[h] + j·unit_step + P·t, and left[h] rows from its piece of tile 0 on.
-template <class T, class Piece, int P = kLanesTilePieces>
+template <class T, class Piece, int P>
 struct LanesLines {
   using Warp = LanesWarp<T, P>;
   Piece* at[2];
@@ -334,7 +345,7 @@ struct LanesLines {
 /// rows of A and M, 4P pieces per segment (array a at a·P, segment b after a), lane l copying
 /// pieces 32k + l of each (k < 4P/32: array (32k + l)/P, piece l mod P). `zero` is any readable
 /// address, the source of copies of no bytes (which fill zeros).
-template <class T, int P = kLanesTilePieces>
+template <class T, int P>
 struct LanesFetch {
   using Warp = LanesWarp<T, P>;
   static constexpr int kStagePieces = lanes_stage_pieces(P);
@@ -486,10 +497,8 @@ index_t segment_lanes_checkpoints(index_t batch, index_t segments, int rows) {
 /// t ≥ 1 of its lines of P pieces (store_checkpoint), for segment_lanes_substitute_kernel<T, P>.
 /// Lanes past the last unit repeat it without storing. `rows` = 32·K, a multiple of
 /// lanes_tile_rows<T, P>(); segment_lanes_apply.
-template <class T, int P = kLanesTilePieces>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces ? 2
-                                                           : sizeof(T) == 8      ? 4
-                                                                                 : 3)
+template <class T, int P>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>(P))
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
                                 T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
@@ -623,10 +632,8 @@ __device__ __forceinline__ void segment_lanes_resolve_tile_at(
 /// complex 8–15%; then the reduce pass too (its checkpoints halved), real K = 8 about 2% and
 /// K = 16 5–6% less time (65536 × 256 0.1414 → 0.1343 ms), complex K = 8 7–13% and K = 16 2–4%
 /// (docs/tridiag-performance.md).
-template <class T, int P = kLanesTilePieces>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, P != kLanesTilePieces ? 2
-                                                           : sizeof(T) == 8      ? 4
-                                                                                 : 3)
+template <class T, int P>
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>(P))
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, const T* d, index_t d_stride, T* x,
                                     index_t x_stride, const T* cd, const T* checkpoints) {
@@ -872,7 +879,7 @@ struct ColumnsLanesFetch {
 /// segment_lanes_reduce_kernel. `rows` ≥ 2 TR, a multiple of TR; columns_lanes_apply. Complex: at
 /// most 168 registers (three blocks per SM), as the segment pass's complex instance takes.
 template <int W, class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>())
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, int per, const T* d, index_t row_stride,
                                 T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
@@ -930,7 +937,7 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 
 /// stores the tile's x from the stage row by row as d was copied. x may alias d. Launched and
 /// waiting as segment_lanes_substitute_kernel.
 template <int W, class T>
-__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, sizeof(T) == 8 ? 4 : 3)
+__global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>())
     columns_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, int per, const T* d,
                                     index_t d_row_stride, T* x, index_t x_row_stride, const T* cd,

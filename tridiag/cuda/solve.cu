@@ -570,14 +570,9 @@ Options segment_coarse_options() {
 /// until 2026-12-02: its checkpoints had cost the reduce pass 3–5% at K = 8 on the H100, and the
 /// lanes substitute pass did not pay it back there, but on the H200 the pair runs 3–5% faster over
 /// the copy at K = 8 (512 × 2^15 to 2^20 × 16) and 11–15% at K = 16 (docs/tridiag-performance.md).
-/// Pieces per line of the segment method's lanes passes: 16, a unit's lines of 256 bytes per tile
-/// in both (detail::segment_lanes_reduce_kernel, detail::segment_lanes_substitute_kernel, where
-/// the measurements are), the checkpoints one per tile but the first.
-constexpr int kSegmentLanesPieces = 16;
-
 template <class T>
 index_t segment_lanes_workspace(index_t n, index_t batch, int K) {
-  return detail::segment_lanes_checkpoints<T, kSegmentLanesPieces>(
+  return detail::segment_lanes_checkpoints<T, detail::kSegmentLanesPieces>(
       batch, detail::segment_count(n, K), detail::kWarpLanes * K);
 }
 
@@ -908,11 +903,11 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
 /// complex), one in 256-byte lines 2 (blocks of twice the shared memory), so the boundary is 2
 /// warps per SM either way (1.5 for complex passes in 128-byte lines): each warp walks its
 /// segments' rows alone, so with few warps the pass waits on the latency of their recurrences,
-/// whatever its line width. H100 A/B (K = 8) against segment_kernel's reduce pass: 17 warps (1000 ×
-/// 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and more
-/// 6–8% faster. H200 A/B of the segment method's passes in 256-byte lines with this rule at one
-/// warp per SM instead (n = 4096, K = 8 and 16): at 150 to 250 warps (1.1 to 1.9 per SM) the lanes
-/// passes took 0.061 ms (K = 8) and 0.106 ms (K = 16) whatever the batch, segment_kernel's
+/// whatever its line width. H100 A/B (K = 8) against segment_kernel's reduce pass: 17 warps
+/// (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and
+/// more 6–8% faster. H200 A/B of the segment method's passes in 256-byte lines with this rule at
+/// one warp per SM instead (n = 4096, K = 8 and 16): at 150 to 250 warps (1.1 to 1.9 per SM) the
+/// lanes passes took 0.061 ms (K = 8) and 0.106 ms (K = 16) whatever the batch, segment_kernel's
 /// 0.038–0.046 and 0.067–0.089 ms: 1.2 to 1.6 times faster (complex 1.2–1.25 times at 150 warps;
 /// docs/tridiag-performance.md).
 bool lanes_pass_pays(index_t warps, index_t resident, int P = detail::kLanesTilePieces) {
@@ -955,9 +950,10 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
            detail::segment_lanes_apply(form.m, x, strides(xl), batch, K) &&
            lanes_pass_pays(
                segment_lanes_warps(batch, segments),
-               lanes_resident(detail::segment_lanes_reduce_kernel<T, kSegmentLanesPieces>,
-                              lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces)),
-               kSegmentLanesPieces);
+               lanes_resident(
+                   detail::segment_lanes_reduce_kernel<T, detail::kSegmentLanesPieces>,
+                   lanes_smem<T>(detail::SegmentPass::reduce, detail::kSegmentLanesPieces)),
+               detail::kSegmentLanesPieces);
   } else {
     return false;
   }
@@ -974,9 +970,9 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    detail::segment_lanes_reduce_kernel<T, kSegmentLanesPieces>
+    detail::segment_lanes_reduce_kernel<T, detail::kSegmentLanesPieces>
         <<<static_cast<unsigned>(blocks), kLanesThreads,
-           lanes_smem<T>(detail::SegmentPass::reduce, kSegmentLanesPieces), stream>>>(
+           lanes_smem<T>(detail::SegmentPass::reduce, detail::kSegmentLanesPieces), stream>>>(
             form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
             cb, cc, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
@@ -1012,8 +1008,9 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    auto* kernel = detail::segment_lanes_substitute_kernel<T, kSegmentLanesPieces>;
-    const std::size_t smem = lanes_smem<T>(detail::SegmentPass::substitute, kSegmentLanesPieces);
+    auto* kernel = detail::segment_lanes_substitute_kernel<T, detail::kSegmentLanesPieces>;
+    const std::size_t smem =
+        lanes_smem<T>(detail::SegmentPass::substitute, detail::kSegmentLanesPieces);
     allow_shared(kernel, smem);
     launch_after_previous(kernel, blocks, kLanesThreads, smem, stream, form.m, form.shifts, batch,
                           segments, detail::kWarpLanes * K, d, dl.system_stride, x,
