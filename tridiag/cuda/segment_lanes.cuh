@@ -342,9 +342,10 @@ struct LanesLines {
 };
 
 /// The warp's copies of tile t into a stage (no commit): its units' lines of d, and its segments'
-/// rows of A and M, 4P pieces per segment (array a at a·P, segment b after a), lane l copying
-/// pieces 32k + l of each (k < 4P/32: array (32k + l)/P, piece l mod P). `zero` is any readable
-/// address, the source of copies of no bytes (which fill zeros).
+/// rows of A and M, 4P pieces per segment (array a at a·P, segment b after a; b's only where the
+/// warp's units reach it), lane l copying pieces 32k + l of each (k < 4P/32: array (32k + l)/P,
+/// piece l mod P). `zero` is any readable address, the source of copies of no bytes (which fill
+/// zeros).
 template <class T, int P>
 struct LanesFetch {
   using Warp = LanesWarp<T, P>;
@@ -373,13 +374,16 @@ struct LanesFetch {
       copy_async(stage + slot, bytes ? from : zero, bytes);
     });
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int h = 0; h < 2; ++h) {
+      // Units all in segment a (seg_b == seg_a: Unit::slot 0 for each) leave b's slots unread.
+      if (h == 1 && w.seg_b == w.seg_a) break;
 #pragma unroll
       for (int k = 0; k < kTableCopies; ++k) {
         const unsigned bytes = Warp::piece_bytes(table_left[h][k], t);
         copy_async(stage + kWarpLanes * P + 4 * P * h + kWarpLanes * k + w.lane,
                    bytes ? table[h][k] + t * P : zero, bytes);
       }
+    }
   }
 };
 
