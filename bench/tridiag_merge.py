@@ -24,8 +24,10 @@ unchanged, launches of small batches, or a method new on some shapes), the runs 
 OUTPUT holds PART's rows for the shapes (scalar, n, batch) PART holds and BASE's rows for the
 others, in BASE's order, with PART's configurations that BASE lacks after the last row of their
 shape, and PART's shapes that BASE lacks (shapes new to the benchmark) after all of BASE's rows
-(both in PART's order). PART must hold, for its shapes, every configuration of BASE, on the
-same device.
+(both in PART's order). PART must hold, for its shapes, every configuration of BASE of the
+forms it holds there, on the same device: a run of some forms only (tridiag_bench --forms F)
+replaces those forms' rows and the copy, and the other forms keep BASE's rows, with the shape's
+copy bandwidth the faster of both runs' and their fraction_of_copy following it.
 
 An existing OUTPUT is refused unless --force; it may never be one of the inputs.
 Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
@@ -75,6 +77,28 @@ def one_device(rows):
                          f"runs of one device")
 
 
+def fastest_copies(runs):
+    """{shape: its fastest copy GB/s} over runs given as (path, rows)."""
+    copy = {}
+    for path, rows in runs:
+        for row in rows:
+            if row["method"] == "copy":
+                shape = tuple(row[c] for c in SHAPE)
+                copy[shape] = max(copy.get(shape, 0.0),
+                                  number(row, "copy_gbs", path, required=True))
+    return copy
+
+
+def with_copy(row, copy_gbs):
+    """The row with copy_gbs set to copy_gbs and fraction_of_copy following it (as it is where
+    copy_gbs is None: no copy measured for its shape)."""
+    out = dict(row)
+    if copy_gbs:
+        out["copy_gbs"] = f"{copy_gbs:.6g}"
+        out["fraction_of_copy"] = f"{float(row['gbs_floor']) / copy_gbs:.6g}"
+    return out
+
+
 def merge(paths):
     """The merged rows (the first run's order and header) and that header."""
     runs = [load(p) for p in paths]
@@ -87,13 +111,7 @@ def merge(paths):
             only = sorted(set(by_key) ^ set(first))[0]
             raise InputError(f"{path}: configurations differ from {paths[0]}'s (e.g. "
                              f"{', '.join(only[:-1])}); expected runs of one command line")
-    copy = {}  # shape -> fastest copy GB/s over the runs
-    for path, (_, rows, _, _) in zip(paths, runs):
-        for row in rows:
-            if row["method"] == "copy":
-                shape = tuple(row[c] for c in SHAPE)
-                copy[shape] = max(copy.get(shape, 0.0),
-                                  number(row, "copy_gbs", path, required=True))
+    copy = fastest_copies((path, rows) for path, (_, rows, _, _) in zip(paths, runs))
 
     def positive(ms):  # a median of 0 (nothing timed) never wins over a timed one
         return ms if ms > 0 else float("inf")
@@ -102,39 +120,49 @@ def merge(paths):
     for row, key in zip(first_rows, first_keys):
         best = min((by_key[key] for _, _, _, by_key in runs),
                    key=lambda r: positive(float(r["median_ms"])))
-        out = dict(best)
-        shape_copy = copy.get(tuple(row[c] for c in SHAPE))
-        if shape_copy:
-            out["copy_gbs"] = f"{shape_copy:.6g}"
-            out["fraction_of_copy"] = f"{float(best['gbs_floor']) / shape_copy:.6g}"
-        merged.append(out)
+        merged.append(with_copy(best, copy.get(tuple(row[c] for c in SHAPE))))
     return header, merged
 
 
 def splice(base_path, part_path):
-    """BASE's rows with those of PART's shapes replaced by PART's, PART's new shapes after them,
-    and BASE's header."""
+    """BASE's rows with those of PART's shapes and forms replaced by PART's, PART's new shapes
+    after them, and BASE's header."""
     header, base_rows, base_keys, _ = load(base_path)
-    part_header, _, _, part = load(part_path)
+    part_header, part_rows, _, part = load(part_path)
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
-    one_device(base_rows + list(part.values()))
+    one_device(base_rows + part_rows)
+    form = KEY.index("form")
 
     def shape(key):  # KEY starts with SHAPE
         return key[:len(SHAPE)]
 
     shapes = {shape(key) for key in part}
-    replaced = {key for key in base_keys if shape(key) in shapes}
+    forms = {shape(key) + (key[form],) for key in part}
+
+    def from_part(key):  # the copy ("-") goes with any form of its shape
+        return shape(key) in shapes and (key[form] == "-" or shape(key) + (key[form],) in forms)
+
+    replaced = {key for key in base_keys if from_part(key)}
     if not replaced <= part.keys():
         only = sorted(replaced - part.keys())[0]
         raise InputError(f"{part_path}: configurations of shape {' x '.join(only[:3])} differ "
                          f"from {base_path}'s (e.g. {', '.join(only[:-1])} is missing)")
+    # Shapes that keep some of BASE's rows (forms PART lacks) mix two runs: their copy is the
+    # faster of both, as merge takes it.
+    mixed = {shape(key) for key in base_keys if shape(key) in shapes and not from_part(key)}
+    copy = fastest_copies([(base_path, base_rows), (part_path, part_rows)])
+
+    def out(row, key):
+        return with_copy(row, copy.get(shape(key))) if shape(key) in mixed else row
+
     last = {shape(key): i for i, key in enumerate(base_keys)}  # each shape's last BASE row
     rows = []
     for i, (row, key) in enumerate(zip(base_rows, base_keys)):
-        rows.append(part.get(key, row))
+        rows.append(out(part.get(key, row), key))
         if shape(key) in shapes and last[shape(key)] == i:
-            rows += [r for k, r in part.items() if shape(k) == shape(key) and k not in replaced]
+            rows += [out(r, k) for k, r in part.items()
+                     if shape(k) == shape(key) and k not in replaced]
     rows += [r for k, r in part.items() if shape(k) not in last]
     return header, rows
 

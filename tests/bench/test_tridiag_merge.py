@@ -4,7 +4,8 @@ every configuration takes the row of its fastest median (a median of 0 never win
 bandwidth is the fastest per shape and every fraction_of_copy follows it, repeated rows of one
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
-message and nothing written; --splice takes one scalar's rows, or one shape's, from a later run,
+message and nothing written; --splice takes one scalar's rows, one shape's, or one form's (the copy
+with it, the other forms' fractions over the faster copy of both runs) from a later run,
 in the earlier merge's order (configurations new in the part after their shape's rows, shapes new
 in the part after the base's rows), and refuses a part that lacks a configuration of the base.
 
@@ -139,6 +140,39 @@ class TridiagMergeTest(ScriptTest):
         got = [(x["n"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
         self.assertEqual(got, [("64", "copy", "0.1", "2000"), ("64", "segment", "0.3", "2000"),
                                ("128", "copy", "0.38", "2100"), ("128", "segment", "0.5", "2100")])
+
+    def test_splice_replaces_one_form(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                row("thomas", 0, 0.5, 600, 2000, form="general"),
+                copy(0.4, 2000, n=128), row("segment", 4, 0.6, 1000, 2000, n=128),
+                row("thomas", 0, 0.9, 666, 2000, form="general", n=128)]
+        part = [copy(0.09, 2500), row("segment", 4, 0.28, 1100, 2500),
+                row("columns", 8, 0.25, 1200, 2500)]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["n"], x["form"], x["method"], x["median_ms"], x["copy_gbs"],
+                x["fraction_of_copy"]) for x in self.rows()]
+        self.assertEqual(got, [
+            ("64", "-", "copy", "0.09", "2500", "1"),
+            ("64", "shifted", "segment", "0.28", "2500", "0.44"),
+            # the base's general form, its fraction over the faster copy of both runs
+            ("64", "general", "thomas", "0.5", "2500", "0.24"),
+            ("64", "shifted", "columns", "0.25", "2500", "0.48"),  # new: after its shape
+            ("128", "-", "copy", "0.4", "2000", "1"),  # a shape the part lacks: as it was
+            ("128", "shifted", "segment", "0.6", "2000", "0.5"),
+            ("128", "general", "thomas", "0.9", "2000", "0.333"),
+        ])
+        os.remove(self.out)
+        # A faster copy in the base stays the shape's copy for every row.
+        slower = self.write("slower.csv", [HEADER, copy(0.12, 1600),
+                                           row("segment", 4, 0.28, 1100, 1600)])
+        r = self.run_script("--splice", self.out, paths[0], slower)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["form"], x["median_ms"], x["copy_gbs"], x["fraction_of_copy"])
+               for x in self.rows()[:3]]
+        self.assertEqual(got, [("-", "0.12", "2000", "0.8"), ("shifted", "0.28", "2000", "0.55"),
+                               ("general", "0.5", "2000", "0.3")])
 
     def test_splice_adds_new_configurations_after_their_shape(self):
         base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
