@@ -355,8 +355,8 @@ TYPED_TEST(CudaTridiagTest, ColumnsMethodManyUnitsPerBlock) {
 // The segment method's reduce pass with one lane per (system, segment) unit (segment_lanes.cuh;
 // complex systems substitute by lanes too, from the reduce pass's checkpoints), which shifted
 // systems take where their rows are contiguous and 16-byte aligned, a warp's 32 units
-// lie within two segments (batch ≥ 31, or 16) and the warps number at least an eighth of those
-// resident (about 264 real, 200 complex on an H100 or H200): n = 6000 with a batch of 801 (warps
+// lie within two segments (batch ≥ 31, or 16) and the warps number at least 2 per SM (real; 1.5
+// complex: 264 and 198 on the 132 SMs of an H100 or H200): n = 6000 with a batch of 801 (warps
 // straddling two segments, the last warp partly past the units; at K = 16, 300 warps) and n =
 // 140001 with a batch of 16 (the last segment partly past n). Real systems take it where the
 // system stride is even (of the contiguous cases 6000 in place and 140004 padded; 6003 and
@@ -371,14 +371,14 @@ TYPED_TEST(CudaTridiagTest, SegmentLanesPasses) {
 // reduce pass keeping the elimination's checkpoints, then the substitute pass walking each band's
 // tiles backward from them), which shifted systems side by side take where the rows of d and x are
 // 16-byte aligned (real: an even row stride, the interleaved cases here: 806 and 24; complex: any),
-// the batch is at least 16 and the reduce pass's warps number at least an eighth of those
-// resident. Real segments of 16 chunks: 64, 128 and 256 rows at K = 4, 8 and 16 (tiles of 16
-// rows); complex segments of 64 chunks, 256, 512 and 1024 rows (tiles of 8 rows). n =
-// 5950 with a batch of 801: streams of 32 systems, the last group of one system; real at K = 4
-// bands of two segments on an H100 or H200, the last band half past the 93 segments; the last
-// segment partly past n. n = 140001 with a batch of 19: streams of 16 systems, two per warp, the
-// second group of 3 systems; real at K = 4 bands of two segments. The layouts whose rows are
-// contiguous or strided take the segment method instead.
+// the batch is at least 16 and the reduce pass's warps number at least 2 per SM (complex 1.5). Real
+// segments of 16 chunks: 64, 128 and 256 rows at K = 4, 8 and 16 (tiles of 16 rows); complex
+// segments of 64 chunks, 256, 512 and 1024 rows (tiles of 8 rows). n = 5950 with a batch of 801:
+// streams of 32 systems, the last group of one system; real at K = 4 bands of two segments on an
+// H100 or H200, the last band half past the 93 segments; the last segment partly past n. n = 140001
+// with a batch of 19: streams of 16 systems, two per warp, the second group of 3 systems; real at K
+// = 4 bands of two segments. The layouts whose rows are contiguous or strided take the segment
+// method instead.
 TYPED_TEST(CudaTridiagTest, ColumnsLanesPasses) {
   check_shifted_shapes<TypeParam>({{5950, 801}, {140001, 19}},
                                   method_configs("columns", cuda::Method::columns, {4, 8, 16}),

@@ -897,21 +897,22 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
   with_constant(LaneRows{}, K, "segment rows per lane", go);
 }
 
-/// Whether a reduce pass with one lane per (system, segment) unit, in lines of P pieces, has enough
-/// warps to run instead of the kernel whose lanes share a segment: at least P/64 of the `resident`
-/// warps it could keep. A pass in 128-byte lines (P = 8) keeps 4 blocks of 4 warps per SM (real; 3
-/// complex), one in 256-byte lines 2 (blocks of twice the shared memory), so the boundary is 2
-/// warps per SM either way (1.5 for complex passes in 128-byte lines): each warp walks its
-/// segments' rows alone, so with few warps the pass waits on the latency of their recurrences,
-/// whatever its line width. H100 A/B (K = 8) against segment_kernel's reduce pass: 17 warps
-/// (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256, 4096 × 512) equal, 512 and
-/// more 6–8% faster. H200 A/B of the segment method's passes in 256-byte lines with this rule at
-/// one warp per SM instead (n = 4096, K = 8 and 16): at 150 to 250 warps (1.1 to 1.9 per SM) the
-/// lanes passes took 0.061 ms (K = 8) and 0.106 ms (K = 16) whatever the batch, segment_kernel's
-/// 0.038–0.046 and 0.067–0.089 ms: 1.2 to 1.6 times faster (complex 1.2–1.25 times at 150 warps;
-/// docs/tridiag-performance.md).
-bool lanes_pass_pays(index_t warps, index_t resident, int P = detail::kLanesTilePieces) {
-  return 64 * warps >= resident * P;
+/// Whether a reduce pass with one lane per (system, segment) unit has enough warps to run instead
+/// of the kernel whose lanes share a segment: 2 per SM for real systems, 1.5 for complex ones,
+/// whatever the pass's line width. Each warp walks its segments' rows alone, so with few warps the
+/// pass waits on the latency of their recurrences. H100 A/B (real, K = 8) against segment_kernel's
+/// reduce pass: 17 warps (1000 × 130) 50% slower, 64 (4096 × 128) 19% slower, 256 (8192 × 256,
+/// 4096 × 512) equal, 512 and more 6–8% faster. H200 A/B of the segment method's passes in
+/// 256-byte lines (n = 4096, K = 8 and 16, docs/tridiag-performance.md): real, with the lanes
+/// passes from 1 warp per SM, 1.2–1.6 times slower than segment_kernel's at 150 to 250 warps (0.061
+/// ms at K = 8 and 0.106 at K = 16 whatever the batch; segment_kernel's 0.038–0.046 and
+/// 0.067–0.089); complex, segment_kernel's passes equal to the lanes passes at 200 warps (K = 8
+/// 0.1012 ms against 0.1004, K = 16 0.1799 against 0.1837) and 14–16% slower at 250 (0.1142
+/// against 0.1003, 0.2134 against 0.1832). The columns method's passes (128-byte lines: 4 blocks of
+/// 4 warps resident per SM real, 3 complex) started at an eighth of their resident warps, the same
+/// boundaries.
+bool lanes_pass_pays(index_t warps, bool complex) {
+  return 2 * warps >= (complex ? 3 : 4) * multiprocessors();
 }
 
 /// Threads of a block of the lanes kernels.
@@ -948,12 +949,7 @@ bool segment_lanes_run(const Form& form, int K, index_t n, index_t batch, const 
     const index_t segments = detail::segment_count(n, K);
     return segments > 1 && detail::segment_lanes_apply(form.m, d, strides(dl), batch, K) &&
            detail::segment_lanes_apply(form.m, x, strides(xl), batch, K) &&
-           lanes_pass_pays(
-               segment_lanes_warps(batch, segments),
-               lanes_resident(
-                   detail::segment_lanes_reduce_kernel<T, detail::kSegmentLanesPieces>,
-                   lanes_smem<T>(detail::SegmentPass::reduce, detail::kSegmentLanesPieces)),
-               detail::kSegmentLanesPieces);
+           lanes_pass_pays(segment_lanes_warps(batch, segments), !std::is_floating_point_v<T>);
   } else {
     return false;
   }
@@ -1068,7 +1064,7 @@ std::optional<ColumnsLanesGrid> columns_lanes_run(const Form& form, int K, index
       const index_t resident = lanes_resident(detail::columns_lanes_reduce_kernel<W, T>,
                                               lanes_smem<T>(detail::SegmentPass::reduce));
       const ColumnsLanesGrid g = columns_lanes_grid<W>(batch, segments, resident);
-      if (!lanes_pass_pays(g.warps, resident)) return std::nullopt;
+      if (!lanes_pass_pays(g.warps, !std::is_floating_point_v<T>)) return std::nullopt;
       return g;
     });
   } else {

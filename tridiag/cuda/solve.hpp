@@ -42,14 +42,14 @@
 ///              solved recursively, and a second pass reads d again and writes x. Where the rows
 ///              are contiguous and 16-byte aligned (real: an even system stride) and the batch
 ///              is large, the reduce pass takes one lane per (system, segment), eliminating the
-///              segment's interior alone (tridiag/cuda/segment_lanes.cuh); complex systems then
-///              substitute one lane per segment too, from the reduce pass's elimination states
-///              kept in the workspace (3 scalars per 8 rows). Layouts whose rows are not
-///              contiguous (interleaved) run the columns method (same K). Complex systems with
-///              K = 8 or 16 (this method and columns) guard the warp's solve of a segment's
-///              reduced rows against growth and solve them again in order where it finds some
-///              (warp.cuh, guarded_reduced_solve); the selection table still gives complex
-///              systems K ≤ 4 here.
+///              segment's interior alone (tridiag/cuda/segment_lanes.cuh), and the substitute
+///              pass one lane per segment too, from the reduce pass's elimination states kept in
+///              the workspace (3 scalars per 256-byte tile: 32 real rows, 16 complex). Layouts
+///              whose rows are not contiguous (interleaved) run the columns method (same K).
+///              Complex systems with K = 8 or 16 (this method and columns) guard the warp's solve
+///              of a segment's reduced rows against growth and solve them again in order where it
+///              finds some (warp.cuh, guarded_reduced_solve); the selection table still gives
+///              complex systems not declared dominant K ≤ 4 here.
 ///   block:     the segment method in one pass for systems of 2 to 16 segments
 ///              (tridiag/cuda/segment.cuh, segment_block_kernel): one block per system, a warp
 ///              per segment; the segments' coarse rows go through shared memory and every warp
@@ -90,8 +90,8 @@
 ///              them with shuffles. One segment: d read once, x written once, no workspace;
 ///              several: reduce, recursive coarse solve and substitute, as the segment method.
 ///              Shifted systems of several segments whose rows of d and x are 16-byte aligned
-///              (real: an even row stride), in large batches (at least 16 systems, and warps
-///              for an eighth of the GPU), reduce and substitute one lane per (system, segment)
+///              (real: an even row stride), in large batches (at least 16 systems, and at least 2
+///              warps per SM, complex 1.5), reduce and substitute one lane per (system, segment)
 ///              instead (tridiag/cuda/segment_lanes.cuh), the reduce pass keeping its
 ///              elimination states in the workspace (3 scalars per tile: 16 real rows, 8
 ///              complex); their complex segments are 64·K rows (16·K in systems of at most 64·K
