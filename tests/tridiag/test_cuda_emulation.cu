@@ -2113,5 +2113,27 @@ TYPED_TEST(EmulationTest, LaneStepsMeetAtAnyInteriorRow) {
   check_lane_meetings<16, TypeParam>(std::make_integer_sequence<int, 14>{});
 }
 
+// Why complex systems not declared dominant keep K ≤ 4 (kMaxComplexLaneRows) on the segment
+// method's lanes passes too: a lane eliminates its whole segment (32·K rows) without pivoting, and
+// at K = 16 (segments of 512 rows) a shift of HelmholtzShifts meets a near-singular leading block
+// that segments of 128 rows (K = 4) do not. Measured (both passes one lane per segment, 4000 shifts
+// each): n = 4095, seed 3: K = 16 1 shift above 1e-10 (shift 40, 1.4e-8; the GPU's solve with
+// K = 16 there 7.7e-9, docs/tridiag-performance.md, 2026-12-04), K = 4 none (worst 1.9e-11);
+// n = 8191, seed 5: K = 16 1 (shift 32, 2.7e-10), K = 4 none; n = 1023, seed 3: none either way.
+// Here shift 40 of the first.
+TEST(EmulationHelmholtz, LanesBeyondFourRowsPerLaneLoseAccuracy) {
+  using T = HelmholtzShifts::T;
+  const index_t n = 4095;
+  HelmholtzShifts h(n, 3, 4000);
+  const T s = h.shift(40);
+  const double k4 = h.residual(emulate_segment<4, T>(
+      RegisterLanes<4, T>{h.m, s, h.d, std::vector<T>(n)}, n, SegmentPasses::lanes));
+  const double k16 = h.residual(emulate_segment<16, T>(
+      RegisterLanes<16, T>{h.m, s, h.d, std::vector<T>(n)}, n, SegmentPasses::lanes));
+  EXPECT_LE(k4, 1e-10) << "K = 4";
+  EXPECT_GT(k16, 1e-9) << "K = 16 accurate here: the bound kMaxComplexLaneRows may not be needed "
+                          "on the lanes passes (probe every shift before lifting it)";
+}
+
 }  // namespace
 }  // namespace pscr::tridiag

@@ -50,8 +50,10 @@ SelectionGpu selection_gpu(std::string_view gpu_name);
 SelectionGpu device_selection_gpu(int device);
 
 /// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
-/// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS).
-/// Diagonally dominant systems (Options::dominant) are not bound by it.
+/// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS),
+/// also where the segment method's lanes passes eliminate whole segments of 32·K rows
+/// (test_cuda_emulation.cu, LanesBeyondFourRowsPerLaneLoseAccuracy). Diagonally dominant systems
+/// (Options::dominant) are not bound by it.
 inline constexpr int kMaxComplexLaneRows = 4;
 
 /// @brief Most rows of complex systems not declared dominant that the selection table sends to the
