@@ -966,11 +966,13 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     const index_t segments = detail::segment_count(n, K);
     const index_t blocks =
         (segment_lanes_warps(batch, segments) + detail::kLanesWarps - 1) / detail::kLanesWarps;
-    detail::segment_lanes_reduce_kernel<T, detail::kSegmentLanesPieces>
-        <<<static_cast<unsigned>(blocks), kLanesThreads,
-           lanes_smem<T>(detail::SegmentPass::reduce, detail::kSegmentLanesPieces), stream>>>(
-            form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca,
-            cb, cc, cd, checkpoints);
+    auto* kernel = detail::segment_lanes_reduce_kernel<T, detail::kSegmentLanesPieces>;
+    const std::size_t smem =
+        lanes_smem<T>(detail::SegmentPass::reduce, detail::kSegmentLanesPieces);
+    allow_shared(kernel, smem);  // 80 KB a block: beyond the default 48
+    kernel<<<static_cast<unsigned>(blocks), kLanesThreads, smem, stream>>>(
+        form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
+        cc, cd, checkpoints);
     PSCR_CUDA_CHECK_LAUNCH();
   }
 }
