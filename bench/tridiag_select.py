@@ -23,12 +23,11 @@ Helmholtz 511^3 initial relative residual 1.8e-7 -> 1.9e-6, after one refinement
 1.1e-11. The partition method's local eliminations are the same Schur complements
 (partition.cuh), so the same bound. (Those residuals were measured with the segment method's passes
 of lanes of K rows and the warp's solve. Complex shifted systems of several segments with large
-batches now run both passes one lane per segment, which a CPU probe found accurate at K = 4, 8
-and 16 alike (docs/tridiag-performance.md); the bound still applies to their K here. K = 4 was
-the fastest of them until both lanes passes moved 256-byte lines (2026-12-03); now K = 8 or 16 is,
-by 1.4-3.8% on the benchmark's systems (H200, 1024 x 2^14 to 2^20 x 16). Lifting the bound there
-needs resolve to know whether the lanes passes run, which depends on both layouts and the batch,
-or the segments would be condensed unguarded at K = 16.) The sweep method on complex systems of one warp, up to
+batches now run both passes one lane per segment, where the bound holds too: the CPU emulation
+loses accuracy at K = 16 on a shift K = 4 solves (n = 4095, seed 3: 1.4e-8 against 1.2e-12;
+test_cuda_emulation.cu, LanesBeyondFourRowsPerLaneLoseAccuracy), as the GPU's Helmholtz test did
+at 7.7e-9 with K = 16 there (docs/tridiag-performance.md, 2026-12-04), though K = 8 or 16 ran
+1.4-3.8% faster on the benchmark's systems.) The sweep method on complex systems of one warp, up to
 SWEEP_GUARDED_MAX_ROWS rows, is not bounded: not declared dominant, it guards its reduced solve
 (tridiag/cuda/warp.cuh, ReducedGrowth) and solves the reduced rows again in order where the guard
 flags them, which met 1e-10 on the GPU's Helmholtz test up to K = 32 (n = 1023; the bound of 4

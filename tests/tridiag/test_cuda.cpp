@@ -375,10 +375,10 @@ TYPED_TEST(CudaTridiagTest, SegmentLanesPasses) {
 // segments of 16 chunks: 64, 128 and 256 rows at K = 4, 8 and 16 (tiles of 16 rows); complex
 // segments of 64 chunks, 256, 512 and 1024 rows (tiles of 8 rows). n = 5950 with a batch of 801:
 // streams of 32 systems, the last group of one system; real at K = 4 bands of two segments on an
-// H100 or H200, the last band half past the 93 segments; the last segment partly past n. n = 140001
-// with a batch of 19: streams of 16 systems, two per warp, the second group of 3 systems; real at K
-// = 4 bands of two segments. The layouts whose rows are contiguous or strided take the segment
-// method instead.
+// H100 or H200, the last band half past the 93 segments; the last segment partly past n.
+// n = 140001 with a batch of 19: streams of 16 systems, two per warp, the second group of 3
+// systems; real at K = 4 bands of two segments. The layouts whose rows are contiguous or strided
+// take the segment method instead.
 TYPED_TEST(CudaTridiagTest, ColumnsLanesPasses) {
   check_shifted_shapes<TypeParam>({{5950, 801}, {140001, 19}},
                                   method_configs("columns", cuda::Method::columns, {4, 8, 16}),
