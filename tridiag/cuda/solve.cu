@@ -908,9 +908,11 @@ void launch_segment(cudaStream_t stream, const SegForm& form, int K, index_t n, 
 /// ms at K = 8 and 0.106 at K = 16 whatever the batch; segment_kernel's 0.038–0.046 and
 /// 0.067–0.089); complex, segment_kernel's passes equal to the lanes passes at 200 warps (K = 8
 /// 0.1012 ms against 0.1004, K = 16 0.1799 against 0.1837) and 14–16% slower at 250 (0.1142
-/// against 0.1003, 0.2134 against 0.1832). The columns method's passes (128-byte lines: 4 blocks of
-/// 4 warps resident per SM real, 3 complex) started at an eighth of their resident warps, the same
-/// boundaries.
+/// against 0.1003, 0.2134 against 0.1832); with the boundary by scalar, complex at 250 warps took
+/// the lanes passes again (H200 A/B against 2 warps per SM for both: K = 8 batch 500 0.1105 →
+/// 0.0961 ms, K = 16 batch 1000 0.2103 → 0.1780). The columns method's passes (128-byte lines: 4
+/// blocks of 4 warps resident per SM real, 3 complex) started at an eighth of their resident
+/// warps, the same boundaries.
 bool lanes_pass_pays(index_t warps, bool complex) {
   return 2 * warps >= (complex ? 3 : 4) * multiprocessors();
 }
