@@ -453,6 +453,48 @@ struct ColumnTables {
   }
 };
 
+/// The columns kernel's threads through tiles (ColumnsStage::tiles: one segment, the shifted form)
+/// where columns_tile_sweeps: every chunk solved in place in the unit's tile as the sweep method's
+/// lanes solve their rows (sweep_reduce over the chunked ColumnTable, whose slot after a chunk
+/// holds the next chunk's first row; c′ and v kept per chunk, NaN until written; sweep_substitute),
+/// the tile holding every chunk's K rows, zero past n.
+template <int K, class T>
+struct ColumnSweepLanes {
+  using Table = cuda::detail::ColumnTable<T, K>;
+  index_t n;
+  T s;
+  std::vector<T> storage, tile;
+  Table table;
+  std::vector<cuda::detail::SweepLaneKept<T, K>> kept;
+
+  ColumnSweepLanes(const cuda::detail::ShiftedMatrix<T>& m, T shift, const std::vector<T>& d,
+                   int chunks)
+      : n(m.n),
+        s(shift),
+        storage(4 * Table::slots_of(chunks)),
+        tile(static_cast<std::size_t>(chunks) * K, T(0)),
+        table{storage.data(), Table::slots_of(chunks)},
+        kept(chunks) {
+    table.load(m, 0, 0, 1);
+    std::copy(d.begin(), d.end(), tile.begin());
+    const T nan(std::numeric_limits<double>::quiet_NaN());
+    for (auto& k : kept)
+      for (int i = 0; i < K; ++i) k.c(i) = k.v(i) = nan;
+  }
+  cuda::detail::SweepRows<T, 1> rows(int c) const {
+    const int at = c * (K + 1);
+    return {table.ad() + at, table.md() + at, table.ao() + at, table.mo() + at, s};
+  }
+  void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
+    const int c = static_cast<int>(p / K);
+    cuda::detail::sweep_reduce(rows(c), tile.data() + p, kept[c], 0, K, P, Q);
+  }
+  void resolve(index_t p, T x_first, T x_last) {
+    cuda::detail::sweep_substitute(tile.data() + p, kept[p / K], 0, K, x_first, x_last);
+  }
+  std::vector<T> x() const { return {tile.begin(), tile.begin() + n}; }
+};
+
 /// The segment (and block) kernels' lanes on the shifted form.
 template <int K, class T>
 using RegisterLanes = ShiftedLanes<K, T, SegmentTables<K, T>>;
@@ -934,9 +976,17 @@ void columns_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
     return emulate_segment<K, T>(ColumnLanes<K, T>{m, s, d, std::vector<T>(d.size()), {chunks}},
                                  m.n, chunks, dt::columns_segments(m.n, K, sizeof(Scalar), false));
   };
+  // One segment through tiles, the chunks solved in place (columns_tile_sweeps).
+  auto tiled = [](const auto& m, const auto& s, const auto& d) {
+    using T = std::decay_t<decltype(s)>;
+    const int chunks = dt::columns_chunks(m.n, K, sizeof(Scalar), false);
+    return emulate_segment<K, T>(ColumnSweepLanes<K, T>(m, s, d, chunks), m.n, chunks, 1);
+  };
   for (index_t n : sizes) {
-    check_lanes<K>(testing::scaled_by(testing::make_shifted<Scalar>(n, 1, kind, seed++), scale),
-                   true, "columns", emulate(false), table);
+    const auto batch = testing::scaled_by(testing::make_shifted<Scalar>(n, 1, kind, seed++), scale);
+    check_lanes<K>(batch, true, "columns", emulate(false), table);
+    if (dt::columns_tile_sweeps(K, sizeof(Scalar)) && n <= one)
+      check_lanes<K>(batch, true, "columns through tiles", nullptr, tiled);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
                      "columns", emulate(true));
@@ -1152,6 +1202,7 @@ TYPED_TEST(EmulationTest, ColumnsDominant) {
 TYPED_TEST(EmulationTest, ColumnsComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";
   columns_sweep<TypeParam, 4>(testing::Kind::indefinite, 15000);
+  columns_sweep<TypeParam, 16>(testing::Kind::indefinite, 15100);
 }
 
 TYPED_TEST(EmulationTest, WarpComplexDamped) {

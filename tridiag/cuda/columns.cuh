@@ -21,7 +21,9 @@
 ///  - each thread solves its interior again from its chunk's interface unknowns (lane_resolve)
 ///    and writes x.
 /// Complex shifted systems of one segment on contiguous rows take the same whole pass through
-/// shared-memory tiles of the block's systems (ColumnsStage::tiles, columns_tiles).
+/// shared-memory tiles of the block's systems (ColumnsStage::tiles, columns_tiles), where each
+/// thread solves its chunk in place in the tile as a lane of the sweep method solves its rows,
+/// once, instead of reducing it and solving it again (columns_sweeps).
 /// Lanes past the batch repeat the last system and store nothing. Where columns_prefetches, a
 /// thread loads its rows of the block's next unit, and that system's shift, before it solves the
 /// current one (through tiles, the shift only: the rows come a unit ahead in the tile). Shifted
@@ -32,6 +34,7 @@
 #include <type_traits>
 
 #include "tridiag/cuda/segment.cuh"
+#include "tridiag/cuda/sweep.cuh"
 
 namespace pscr::tridiag::cuda::detail {
 
@@ -253,6 +256,20 @@ constexpr bool columns_tiles() {
          columns_tiles_scalar(sizeof(T));
 }
 
+/// Whether columns_pass solves a thread's chunk as the sweep method solves a lane's rows
+/// (sweep_reduce, sweep_substitute: Thomas downward with the x_p column carried along, c′ and v
+/// kept in registers across the reduced solve, d′ and then x over d in the unit's tile) instead of
+/// eliminating it twice (lane_reduce, then lane_resolve once the interface unknowns are known):
+/// the passes through tiles (ColumnsStage::tiles) whose table is chunked (columns_chunked_table:
+/// K = 4 and 16).
+__host__ __device__ constexpr bool columns_tile_sweeps(int K, std::size_t scalar_bytes) {
+  return K >= 4 && columns_chunked_table_pass(SegmentPass::whole, K, scalar_bytes, false);
+}
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
+constexpr bool columns_sweeps() {
+  return Stage == ColumnsStage::tiles && columns_tile_sweeps(K, sizeof(T));
+}
+
 /// Tiles of columns_pass's ColumnsStage::tiles: the current unit's (rows in, then x), and the
 /// last unit's, whose x is stored and which then takes the next unit's rows.
 constexpr int kColumnsTiles = 2;
@@ -314,15 +331,20 @@ __host__ __device__ constexpr bool columns_tile_pads(int G, std::size_t scalar_b
 
 /// Scalars between systems of a tile of the columns method's whole pass on contiguous rows
 /// (ColumnsStage::tiles): system g's row i at g·stride + i (+ i / K where columns_tile_pads), at
-/// least n (+ (n − 1) / K), and such that the threads of a phase read their rows i on distinct
+/// least n (+ (n − 1) / K; every chunk's K rows where the chunks are solved in place,
+/// columns_tile_sweeps), and such that the threads of a phase read their rows i on distinct
 /// banks: g·stride (+ c·(K + 1)) distinct mod P, which an odd stride gives where G ≥ P, and a
 /// stride of P / G mod P (with K + 1 odd) where G < P.
-__host__ __device__ constexpr int columns_tile_stride(index_t n, int K, int G,
-                                                      std::size_t scalar_bytes) {
+__host__ __device__ inline int columns_tile_stride(index_t n, int K, int G,
+                                                   std::size_t scalar_bytes) {
   const int P = static_cast<int>(128 / scalar_bytes);
   const bool pads = columns_tile_pads(G, scalar_bytes);
   const int m = pads ? P : 2, want = pads ? P / G : 1;
-  const int least = static_cast<int>(n + (pads ? (n - 1) / K : 0));
+  // Where the chunks are solved in place (columns_tile_sweeps), every chunk's K rows.
+  const index_t rows = columns_tile_sweeps(K, scalar_bytes)
+                           ? index_t{columns_chunks(n, K, scalar_bytes, false)} * K
+                           : n;
+  const int least = static_cast<int>(rows + (pads ? (rows - 1) / K : 0));
   return least + ((want - least % m) % m + m) % m;
 }
 
@@ -340,8 +362,8 @@ __host__ __device__ constexpr int columns_tile_run_rows(index_t n, int K, bool p
 }
 
 /// Scalars of one tile (G systems of columns_tile_stride).
-__host__ __device__ constexpr int columns_tile_elements(index_t n, int K, int G,
-                                                        std::size_t scalar_bytes) {
+__host__ __device__ inline int columns_tile_elements(index_t n, int K, int G,
+                                                     std::size_t scalar_bytes) {
   return G * columns_tile_stride(n, K, G, scalar_bytes);
 }
 
@@ -569,10 +591,17 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     bulk_commit();
   };
   unsigned tile_phases = 0;  // bit `turn`: the parity of that tile's mbarrier phase awaited next
+  constexpr bool kSweeps = columns_sweeps<K, Pass, T, Form, Stage>();
   if constexpr (kTiled) {
     if (t < kColumnsTiles) {
       mbarrier_init(shared_address(tile_bars + t), 1);
       mbarrier_init_fence();
+    }
+    if constexpr (kSweeps) {
+      // Rows past n stay zero (identity rows, d = 0), and the slots of systems past the batch
+      // finite, where the chunks are solved in place.
+      for (int e = t; e < kColumnsTiles * G * tile_stride; e += threads) stage[e] = T(0);
+      bulk_fence_writes();
     }
     __syncthreads();
     if (blockIdx.x < units) tile_fetch(blockIdx.x, 0);
@@ -611,7 +640,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     } else if constexpr (kStaged) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
-    } else if constexpr (kTiled) {
+    } else if constexpr (kTiled && !kSweeps) {
       // Threads past the batch take the group's last system.
       const T* mine = tile + columns_tile_slot<K>(std::min(g, tile_systems(u) - 1), c * K,
                                                   tile_stride, tile_pads);
@@ -630,9 +659,21 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
         return column_rows(form, lane_table, p0, k, ds);
     }();
     const LaneVector<T> vec{v, p};
+    // Where kSweeps: the chunk's rows in the unit's tile (threads past the batch on their own
+    // system's slots, which no copy fills), and its c′ and v.
+    T* const chunk_rows =
+        kTiled ? tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads) : nullptr;
+    SweepLaneKept<T, kSweeps ? K : 1> kept;
     {
       Row4<T> P, Q;
-      lane_reduce<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, P, Q);
+      if constexpr (kSweeps) {
+        const int at = c * (K + 1);  // the chunk's first row in the chunked table
+        const SweepRows<T, 1> chunk{table.ad() + at, table.md() + at, table.ao() + at,
+                                    table.mo() + at, shift};
+        sweep_reduce(chunk, chunk_rows, kept, 0, K, P, Q);
+      } else {
+        lane_reduce<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, P, Q);
+      }
       const T r[8] = {P.a, P.b, P.c, P.d[0], Q.a, Q.b, Q.c, Q.d[0]};
 #pragma unroll
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
@@ -682,15 +723,21 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     }
     if constexpr (Pass != SegmentPass::reduce) {
       __syncthreads();
-      lane_resolve<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, sm[own],
-                                                               sm[count + own]);
+      if constexpr (kSweeps)
+        sweep_substitute(chunk_rows, kept, 0, K, sm[own], sm[count + own]);
+      else
+        lane_resolve<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, sm[own],
+                                                                 sm[count + own]);
       const int inside = rows_inside(p);
-      if constexpr (kTiled) {  // x into the unit's tile, copied out at the next unit's start
-        T* mine = tile + columns_tile_slot<K>(g, c * K, tile_stride, tile_pads);
-        if (stores) {
+      // Tiled: x into the unit's tile (already there where kSweeps), copied out at the next
+      // unit's start.
+      if constexpr (kTiled) {
+        if constexpr (!kSweeps) {
+          if (stores) {
 #pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (i < inside) mine[i] = v[i];
+            for (int i = 0; i < K; ++i)
+              if (i < inside) chunk_rows[i] = v[i];
+          }
         }
         bulk_fence_writes();
       } else if (stores) {

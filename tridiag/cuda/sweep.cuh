@@ -117,8 +117,11 @@ PSCR_HD int sweep_array(int K) {
 constexpr int kSweepTables = 4;
 
 /// Rows of A + s M read from the tables by slot: diag(t) and off(t), the coupling of the row at
-/// slot t to the row before it (the next lane's first row is at t + 2 from a lane's last).
-template <class T>
+/// slot t to the row before it. The next lane's first row is NextFirst slots on from a lane's last:
+/// 2 in the sweep's arrays (sweep_slot: K + 1 slots per lane, the last one unused), 1 in the
+/// columns method's chunked table (ColumnTable: the slot after a chunk's rows holds the next
+/// chunk's first row).
+template <class T, int NextFirst = 2>
 struct SweepRows {
   const T* ad;
   const T* md;
@@ -201,9 +204,9 @@ PSCR_HD void sweep_lane_rows(int K, int skip, bool up, Step step) {
 /// interior of `dx` (d) with d′ and fills c′ and v into `kept`, and returns the lane's reduced
 /// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
 /// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound).
-template <class T, class Kept>
-PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, Kept& kept, int base, int K, Row4<T>& P,
-                          Row4<T>& Q) {
+template <class T, int NextFirst, class Kept>
+PSCR_HD void sweep_reduce(const SweepRows<T, NextFirst>& rows, T* dx, Kept& kept, int base, int K,
+                          Row4<T>& P, Row4<T>& Q) {
   T off = rows.off(base + 1);  // coupling of rows p and p + 1
   const T a_f = rows.off(base), b_f = rows.diag(base), c_f = off;
   T c = T(0), d = T(0), v = T(0);  // c′, d′, v of the row before
@@ -221,7 +224,7 @@ PSCR_HD void sweep_reduce(const SweepRows<T>& rows, T* dx, Kept& kept, int base,
     kept.v(i) = v;
   });
   const int tl = base + K - 1;
-  const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + 2);
+  const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + NextFirst);
   Q = {-a_l * v, b_l - a_l * c, c_l, {dx[tl] - a_l * d}};
   // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up (the last one is D, G, H).
   T D = d, G = v, H = c;
