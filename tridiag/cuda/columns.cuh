@@ -640,13 +640,15 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     } else if constexpr (kStaged) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = stage[(c * K + i) * G + g];
-    } else if constexpr (kTiled && !kSweeps) {
-      // Threads past the batch take the group's last system.
-      const T* mine = tile + columns_tile_slot<K>(std::min(g, tile_systems(u) - 1), c * K,
-                                                  tile_stride, tile_pads);
-      const int inside = rows_inside(p);
+    } else if constexpr (kTiled) {
+      if constexpr (!kSweeps) {  // kSweeps: the rows stay in the tile
+        // Threads past the batch take the group's last system.
+        const T* mine = tile + columns_tile_slot<K>(std::min(g, tile_systems(u) - 1), c * K,
+                                                    tile_stride, tile_pads);
+        const int inside = rows_inside(p);
 #pragma unroll
-      for (int i = 0; i < K; ++i) v[i] = i < inside ? mine[i] : T(0);
+        for (int i = 0; i < K; ++i) v[i] = i < inside ? mine[i] : T(0);
+      }
     } else {
       load_rows(u, v);
     }
