@@ -481,13 +481,9 @@ struct ColumnSweepLanes {
     for (auto& k : kept)
       for (int i = 0; i < K; ++i) k.c(i) = k.v(i) = nan;
   }
-  cuda::detail::SweepRows<T, 1> rows(int c) const {
-    const int at = c * (K + 1);
-    return {table.ad() + at, table.md() + at, table.ao() + at, table.mo() + at, s};
-  }
   void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
     const int c = static_cast<int>(p / K);
-    cuda::detail::sweep_reduce(rows(c), tile.data() + p, kept[c], 0, K, P, Q);
+    cuda::detail::sweep_reduce(table.sweep_rows(c, s), tile.data() + p, kept[c], 0, K, P, Q);
   }
   void resolve(index_t p, T x_first, T x_last) {
     cuda::detail::sweep_substitute(tile.data() + p, kept[p / K], 0, K, x_first, x_last);

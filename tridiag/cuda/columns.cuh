@@ -396,6 +396,13 @@ struct ColumnTable {
   PSCR_HD T* mo() const { return base + 3 * slots; }
   /// The table as the lanes of chunk c read it: row i at index i (slot i + c where Chunked).
   PSCR_HD ColumnTable lane_table(int c) const { return {Chunked ? base + c : base, slots}; }
+  /// Chunk c's rows of A + s M as the sweep method's lane steps read them (columns_sweeps): its row
+  /// i at slot i, the next chunk's first row one slot after its last (Chunked only).
+  PSCR_HD SweepRows<T, 1> sweep_rows(int c, T s) const {
+    static_assert(Chunked, "the sweep's lane steps read a chunk's K + 1 slots");
+    const int at = c * (K + 1);
+    return {ad() + at, md() + at, ao() + at, mo() + at, s};
+  }
   /// Loads rows [p0, p0 + L], slots first, first + step, ... (the kernel: a block's threads,
   /// first = threadIdx.x, step = blockDim.x; the caller synchronizes).
   PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step) const {
@@ -669,10 +676,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     {
       Row4<T> P, Q;
       if constexpr (kSweeps) {
-        const int at = c * (K + 1);  // the chunk's first row in the chunked table
-        const SweepRows<T, 1> chunk{table.ad() + at, table.md() + at, table.ao() + at,
-                                    table.mo() + at, shift};
-        sweep_reduce(chunk, chunk_rows, kept, 0, K, P, Q);
+        sweep_reduce(table.sweep_rows(c, shift), chunk_rows, kept, 0, K, P, Q);
       } else {
         lane_reduce<K, columns_lane_middle<K, Pass, T, Form>()>(rows, vec, p, n, P, Q);
       }
