@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tridiag/cuda/warp.cuh"
 
@@ -311,6 +312,14 @@ struct ShiftedSegmentForm {
   /// Shared-memory scalars per warp.
   template <int K>
   static constexpr int shared_elements = Lane<K>::elements;
+  /// Whether segment_kernel substitutes a lane's interior from the LaneState its reduction kept
+  /// (lane_substitute) rather than solving it again from the rows (lane_resolve). Not for the
+  /// shifted form, whose rows come from the warp's shared slice: H200 A/B (real, contiguous,
+  /// 2 rounds), K = 8 and 16 3–5% faster at 33 to 255 rows but up to 4% slower at 64 × 2^18 (the
+  /// goal cell's K = 8, 0.0973 → 0.0995 ms) and from 512 rows on; K = 4 and complex K = 4 to 16 up
+  /// to 3% and 3–12% slower (complex K = 16 spills).
+  template <int K>
+  static constexpr bool substitutes_from_state = false;
   template <int K>
   __device__ static Lane<K> lane_view(T* slice, int lane) {
     return {slice, lane};
@@ -358,6 +367,15 @@ struct GeneralSegmentForm {
   struct Lane {};
   template <int K>
   static constexpr int shared_elements = 0;
+  /// ShiftedSegmentForm::substitutes_from_state: here the rows are a, b, c read again from
+  /// global memory, which the kept state spares. H200 A/B (tridiag_bench, general, contiguous,
+  /// 2 rounds, 64 × 2^18 to 2^20 × 16): real K = 16 26–38% and K = 8 2–13% less time, K = 4 1–3%
+  /// (the table's choice at most of those shapes); complex K = 16 23–36% and K = 8 7–11%, but
+  /// complex K = 4 7% slower at 64 × 2^18 (0.433 → 0.465 ms, the table's choice) and 6–13% at the
+  /// coarse systems of 16, 128 and 256 rows (faster at others), so complex lanes of 4 rows or
+  /// fewer solve again (docs/tridiag-performance.md).
+  template <int K>
+  static constexpr bool substitutes_from_state = std::is_floating_point_v<T> || K >= 8;
   template <int K>
   __device__ static Lane<K> lane_view(T*, int) {
     return {};
@@ -549,16 +567,15 @@ __global__ void __launch_bounds__(kSegmentThreads)
     }();
     const LaneVector<T> vec{v, p};
     Row4<T> P, Q;
-    {
-      // Not kept (lane_resolve solves the interior again), but this kernel runs faster with the
-      // state than with lane_reduce's carried scalars: H100 A/B (tridiag_bench, shifted, real
-      // K = 8), 65536 × 256 0.1995 against 0.2091 ms, 2^20 × 16 0.2264 against 0.2401 ms. Nsight
-      // Compute: the reduce pass at 88 registers instead of 128 fits 5 blocks per SM, whose shared
-      // memory leaves 23 KB of L1 for its staged copies (92 → 102 µs); held to 4 blocks it was
-      // still 2–4% slower in all.
-      LaneState<K, T> st;
-      lane_reduce<K>(rows, vec, p, n, st, P, Q);
-    }
+    // The state is kept across the reduced solve where the Form says so (substitutes_from_state);
+    // elsewhere it dies here, and lane_resolve solves the interior again. Even unkept, this kernel
+    // runs faster with it than with lane_reduce's carried scalars: H100 A/B (tridiag_bench,
+    // shifted, real K = 8), 65536 × 256 0.1995 against 0.2091 ms, 2^20 × 16 0.2264 against 0.2401
+    // ms. Nsight Compute: the reduce pass at 88 registers instead of 128 fits 5 blocks per SM,
+    // whose shared memory leaves 23 KB of L1 for its staged copies (92 → 102 µs); held to 4 blocks
+    // it was still 2–4% slower in all.
+    LaneState<K, T> st;
+    lane_reduce<K>(rows, vec, p, n, st, P, Q);
     if constexpr (Pass == SegmentPass::reduce) {  // width == 32
       const Condensed<T> c = warp_condense(Condensed<T>{P, Q});
       if (active && lane == 0) store_coarse_rows(c, ca, cb, cc, cd, k * nc + 2 * seg);
@@ -573,7 +590,10 @@ __global__ void __launch_bounds__(kSegmentThreads)
       }
       T xf, xl;
       guarded_reduced_solve<kGuardedLanes<K, T>>(P, Q, xf, xl, width);
-      lane_resolve<K>(rows, vec, p, n, xf, xl);
+      if constexpr (Form::template substitutes_from_state<K>)
+        lane_substitute<K>(st, vec, p, n, xf, xl);
+      else
+        lane_resolve<K>(rows, vec, p, n, xf, xl);
       if (active) store_lane<K>(x, xs, k, p, n, v);
     }
     if constexpr (!Staged) u.next();
