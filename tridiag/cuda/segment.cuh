@@ -622,6 +622,19 @@ constexpr bool segment_block_solo_coarse(int K, std::size_t scalar_bytes) {
   return scalar_bytes > 8 && K <= 4;
 }
 
+/// Whether segment_block_kernel substitutes each lane's interior from the LaneState its reduction
+/// kept (lane_substitute) rather than solving it again (lane_resolve): where its Form does
+/// (substitutes_from_state: the general form, real or complex from K = 8), but not for complex
+/// K = 16, whose state spills past the block's 128 registers (1064 → 3352 bytes). H200 A/B
+/// (tridiag_bench, general, contiguous, block method; one round of the variant against two of
+/// 89bcc04): real K = 4 1.5–8% less time at 255 × 2^16 to 2048 × 2^13 (the table's choice there),
+/// K = 8 8–12% and K = 16 17–21% (1024 and 2048 rows); complex K = 8 up to 5% less (1% more at
+/// 361 × 2^16 and 1023²), K = 16 17–73% more.
+template <class Form, int K, class T>
+constexpr bool segment_block_substitutes_from_state() {
+  return Form::template substitutes_from_state<K> && (sizeof(T) == 8 || K <= 8);
+}
+
 /// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
 /// rows (Condensed: two Row4) in each of the two buffers, where one warp solves the coarse system
 /// its two coarse unknowns in each buffer, and where it stages d its LaneStage.
@@ -716,7 +729,8 @@ __device__ void segment_outside_unknowns(T cf, T cl, int g, int segments, T& x_m
 ///    warp 0 alone, which waits for the coarse rows at one named barrier and leaves the coarse
 ///    unknowns in shared memory for the other warps, which wait for them at another;
 ///  - each lane's interface unknowns follow from its spikes, and it solves its interior again
-///    (lane_resolve) with d still in its registers.
+///    (lane_resolve) with d still in its registers, or substitutes it from the state its
+///    reduction kept (segment_block_substitutes_from_state).
 /// So d is read once and x written once, with no workspace, one launch and one warp solve per
 /// segment (the segment method's reduce and substitute passes take a condensing tree and a warp
 /// solve). Shifted real systems whose rows are not 16-byte aligned have each warp copy its segment
@@ -774,9 +788,14 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     const LaneVector<T> vec{v, p};
     T xf[3], xl[3];  // spikes of the lane's first and last unknowns
     T f[3], l[3];    // the segment's first and last unknowns' spikes
+    constexpr bool kKeepsState = segment_block_substitutes_from_state<Form, K, T>();
+    LaneState<K, T> st;  // kept where kKeepsState
     {
       Row4<T> P, Q;
-      lane_reduce<K>(rows, vec, p, n, P, Q);
+      if constexpr (kKeepsState)
+        lane_reduce<K>(rows, vec, p, n, st, P, Q);
+      else
+        lane_reduce<K>(rows, vec, p, n, P, Q);
       segment_spikes(P, Q, xf, xl, f, l);
     }
     Condensed<T>* buffer = coarse + parity * segments;
@@ -807,8 +826,12 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
       solve_coarse_rows(buffer, segments, width, cf, cl);
       segment_outside_unknowns(cf, cl, w, segments, x_minus, x_plus);
     }
-    lane_resolve<K>(rows, vec, p, n, xf[0] + xf[1] * x_minus + xf[2] * x_plus,
-                    xl[0] + xl[1] * x_minus + xl[2] * x_plus);
+    const T first = xf[0] + xf[1] * x_minus + xf[2] * x_plus;
+    const T last = xl[0] + xl[1] * x_minus + xl[2] * x_plus;
+    if constexpr (kKeepsState)
+      lane_substitute<K>(st, vec, p, n, first, last);
+    else
+      lane_resolve<K>(rows, vec, p, n, first, last);
     store_lane<K>(x, xs, k, p, n, v);
   }
 }
