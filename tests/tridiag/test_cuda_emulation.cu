@@ -359,19 +359,38 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
 }
 
 /// The segment lanes over a padded tile of the whole system and the rows accessor of a holder
-/// (the rows and right-hand side the partition and warp kernels see, checked at n).
-template <int K, class T, class Holder>
+/// (the rows and right-hand side the partition and warp kernels see, checked at n). Each lane
+/// solves its interior again once its interface values are known (lane_resolve), or with
+/// `KeepState` substitutes it from the LaneState its last reduction kept (lane_substitute), as the
+/// general form's segment and block kernels do (substitutes_from_state).
+template <int K, class T, class Holder, bool KeepState = false>
 struct TileLanes {
   index_t n;
   std::vector<T> tile;
   Holder holder;
+  std::vector<cuda::detail::LaneState<K, T>> states{};  // KeepState: lane p / K's
   PaddedIndex<K> idx() const { return {PaddedIndex<K>::system_stride(static_cast<int>(n))}; }
   TileVector<T, PaddedIndex<K>> vec() { return {tile.data(), idx(), 0, 0}; }
   void reduce(index_t p, cuda::detail::Row4<T>& P, cuda::detail::Row4<T>& Q) {
-    cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, P, Q);
+    if constexpr (KeepState) {
+      const std::size_t l = static_cast<std::size_t>(p / K);
+      if (states.size() <= l) {  // NaN: a state the reduction did not write fails the check
+        const T nan(std::numeric_limits<double>::quiet_NaN());
+        cuda::detail::LaneState<K, T> unset;
+        for (int i = 0; i < K; ++i) unset.D[i] = unset.G[i] = unset.H[i] = nan;
+        states.resize(l + 1, unset);
+      }
+      cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, states[l], P, Q);
+    } else {
+      cuda::detail::lane_reduce<K>(holder.view(0, n), vec(), p, n, P, Q);
+    }
   }
   void resolve(index_t p, T x_first, T x_last) {
-    cuda::detail::lane_resolve<K>(holder.view(0, n), vec(), p, n, x_first, x_last);
+    if constexpr (KeepState)
+      cuda::detail::lane_substitute<K>(states.at(static_cast<std::size_t>(p / K)), vec(), p, n,
+                                       x_first, x_last);
+    else
+      cuda::detail::lane_resolve<K>(holder.view(0, n), vec(), p, n, x_first, x_last);
   }
   std::vector<T> x() const {
     std::vector<T> x(n);
@@ -379,9 +398,9 @@ struct TileLanes {
     return x;
   }
 };
-template <int K, class T, class RowsOf>
-TileLanes<K, T, std::invoke_result_t<RowsOf, index_t, int>> tile_lanes(const RowsOf& rows_of,
-                                                                       const std::vector<T>& d) {
+template <int K, bool KeepState = false, class T, class RowsOf>
+TileLanes<K, T, std::invoke_result_t<RowsOf, index_t, int>, KeepState> tile_lanes(
+    const RowsOf& rows_of, const std::vector<T>& d) {
   const index_t n = static_cast<index_t>(d.size());
   return {n, make_tile<K>(d, 0, static_cast<int>(n)), rows_of(0, static_cast<int>(n))};
 }
@@ -927,6 +946,19 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
     return emulate_block<K, typename std::decay_t<decltype(d)>::value_type>(
         tile_lanes<K>(rows_of, d), static_cast<index_t>(d.size()));
   };
+  // The general form's kernels substitute from the kept state where their rule says so.
+  auto general_emulate = [](const auto& rows_of, const auto& d) {
+    using T = typename std::decay_t<decltype(d)>::value_type;
+    constexpr bool keep = cuda::detail::GeneralSegmentForm<T>::template substitutes_from_state<K>;
+    return emulate_segment<K, T>(tile_lanes<K, keep>(rows_of, d), static_cast<index_t>(d.size()));
+  };
+  auto general_block_emulate = [](const auto& rows_of, const auto& d) {
+    using T = typename std::decay_t<decltype(d)>::value_type;
+    constexpr bool keep =
+        cuda::detail::segment_block_substitutes_from_state<cuda::detail::GeneralSegmentForm<T>, K,
+                                                           T>();
+    return emulate_block<K, T>(tile_lanes<K, keep>(rows_of, d), static_cast<index_t>(d.size()));
+  };
   auto block_registers = [](const auto& m, const auto& s, const auto& d) {
     using T = std::decay_t<decltype(s)>;
     return emulate_block<K, T>(RegisterLanes<K, T>{m, s, d, std::vector<T>(d.size())}, m.n);
@@ -936,7 +968,7 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
                    true, "segment", emulate, registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
-                     "segment", emulate);
+                     "segment", general_emulate);
     // The block method: systems of 2 to kSegmentBlockMaxSegments segments.
     const index_t segments = cuda::detail::segment_count(n, K);
     if (segments < 2 || segments > cuda::detail::kSegmentBlockMaxSegments) continue;
@@ -944,7 +976,7 @@ void segment_sweep(testing::Kind kind, std::uint64_t seed, double scale = 1) {
                    true, "block", block_emulate, block_registers);
     if (kind == testing::Kind::dominant)
       check_lanes<K>(testing::make_general<Scalar>(n, 1, testing::Kind::dominant, seed++), false,
-                     "block", block_emulate);
+                     "block", general_block_emulate);
   }
 }
 
