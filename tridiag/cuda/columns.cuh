@@ -265,7 +265,7 @@ constexpr bool columns_tiles() {
 __host__ __device__ constexpr bool columns_tile_sweeps(int K, std::size_t scalar_bytes) {
   return K >= 4 && columns_chunked_table_pass(SegmentPass::whole, K, scalar_bytes, false);
 }
-template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
+template <int K, class T, ColumnsStage Stage>
 constexpr bool columns_sweeps() {
   return Stage == ColumnsStage::tiles && columns_tile_sweeps(K, sizeof(T));
 }
@@ -598,7 +598,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     bulk_commit();
   };
   unsigned tile_phases = 0;  // bit `turn`: the parity of that tile's mbarrier phase awaited next
-  constexpr bool kSweeps = columns_sweeps<K, Pass, T, Form, Stage>();
+  constexpr bool kSweeps = columns_sweeps<K, T, Stage>();
   if constexpr (kTiled) {
     if (t < kColumnsTiles) {
       mbarrier_init(shared_address(tile_bars + t), 1);
