@@ -33,11 +33,28 @@
 //    bytes) copied to shared memory by one bulk copy (cp.async.bulk, counted on the stage's
 //    mbarrier), STAGES stages per warp (STAGES − 1 tiles in flight while one is read), one warp
 //    per block at the warps per SM given, as many as the shared memory holds.
+//  - resident: the data movement and synchronization of a solver that would read d once for few,
+//    long systems (n = 8192, 65536 and 2^20 rows, 2^24 rows in all, real or complex) by holding
+//    each system in shared memory across blocks from its load to its store. A system is cut into
+//    chunks of R = M·Threads rows, a block per chunk taken by ticket in order (an atomic counter;
+//    a cooperative launch of as many blocks as are resident, so that a block waiting on its
+//    system's other chunks never waits on one that has not started). The chunk comes in by bulk
+//    copies; each thread's M consecutive rows go through a Thomas sweep down (one division per
+//    row; WORK independent sweeps: a reduce step's arithmetic, or twice it), a block sum, the
+//    chunk's summary published and its system's count raised; once the count says every chunk of
+//    the system is in, warp 0 sums the summaries before the chunk (the coarse step), the threads
+//    sweep their rows down (WORK sweeps) and up again (a substitute step's), x written in place
+//    of d and stored by bulk copies. With two buffers a block holds the next chunk, copied while
+//    it waits on the current chunk's system (a next chunk of the same system is reduced and
+//    published before that wait). order: [complex_]nN[_nowait: the same without the wait]
+//    [_two_buffers][_workW], tile_rows R, stages the chunks per system. A ceiling, not a solver:
+//    the shifted form's rows of A and M are not read, and the coarse step is a sum.
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
-// registers and the next loading), warps_per_sm (resident: 8, 16 or 32 asked, fewer where the
-// kernel's registers allow fewer), median_ms, gbs (bytes read, or read + written for the copy and
-// the units_copy patterns, per second). Median of R runs (default 21) after a warm-up.
-// Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
+// registers and the next loading; resident: chunks per system), warps_per_sm (resident: 8, 16 or
+// 32 asked, fewer where the kernel's registers allow fewer; resident pattern: its blocks'),
+// median_ms, gbs (bytes read, or read + written for the copy and the units_copy and resident
+// patterns, per second). Median of R runs (default 21) after a warm-up. Exit codes: 0 written, 1
+// failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,11 +63,13 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
+#include "tridiag/cuda/complex.cuh"
 #include "tridiag/cuda/rows.cuh"
 
 namespace {
@@ -240,6 +259,304 @@ __global__ void __launch_bounds__(32)
   if (acc == 1.0) *sink = acc;
 }
 
+/// Where the resident pattern's blocks meet: the ticket counter, each system's count of chunks
+/// reduced, each chunk's summary. Counts grow by launch (`epoch`, 1 for the first), so they are
+/// zeroed once per configuration, not before every launch.
+struct ResidentSync {
+  unsigned long long* tickets;
+  unsigned* arrivals;
+  double* summaries;
+};
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Inclusive sum of `v` over the block's threads; `warp_sums` (a shared array of a value per warp)
+/// then holds each warp's inclusive total, so that warp_sums[warps − 1] is the block's.
+template <int Threads>
+__device__ double block_inclusive_sum(double v, double* warp_sums) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    const double u = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o) v += u;
+  }
+  if (lane == 31) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    double w = lane < Threads / 32 ? warp_sums[lane] : 0.0;
+#pragma unroll
+    for (int o = 1; o < Threads / 32; o *= 2) {
+      const double u = __shfl_up_sync(0xffffffffu, w, o);
+      if (lane >= o) w += u;
+    }
+    if (lane < Threads / 32) warp_sums[lane] = w;
+  }
+  __syncthreads();
+  return v + (warp > 0 ? warp_sums[warp - 1] : 0.0);
+}
+
+__device__ __forceinline__ double real_part(double v) {
+  return v;
+}
+__device__ __forceinline__ double real_part(const pscr::tridiag::cuda::detail::Complex& v) {
+  return v.re;
+}
+
+/// The resident pattern's steps on a chunk of R = M·Threads rows (scalars T: double, or the
+/// solver's Complex with complex arithmetic) of a system of n rows (file comment), shared by its
+/// one-buffer and two-buffer kernels. Shared state: the block's warp sums, the ticket drawn, the
+/// chunk's incoming boundary. The block sums and the summaries are real (of the real parts).
+template <class T, int M, int Threads, int Work>
+struct ResidentSteps {
+  static constexpr int kChunkRows = M * Threads;
+  static constexpr int kPieceBytes = 16384;  // bytes per bulk copy
+  struct Chunk {
+    long long t = 0, s = 0, j = 0, first = 0;
+    int bytes = 0;
+  };
+  const T* d;
+  T* x;
+  ResidentSync sync;
+  long long n, chunks, total;
+  unsigned long long base;  // tickets taken by earlier launches
+  unsigned epoch;
+  double* warp_sums;
+  long long* ticket;
+  double* chunk_in;
+
+  __device__ Chunk chunk(long long t) const {
+    Chunk c;
+    c.t = t;
+    if (t >= total) return c;
+    c.s = t / chunks;
+    c.j = t % chunks;
+    c.first = c.j * kChunkRows;
+    c.bytes = static_cast<int>(sizeof(T)) *
+              static_cast<int>(n - c.first < kChunkRows ? n - c.first : kChunkRows);
+    return c;
+  }
+  /// The block's next ticket (thread 0 draws, every thread returns it).
+  __device__ Chunk draw() const {
+    if (threadIdx.x == 0) *ticket = static_cast<long long>(atomicAdd(sync.tickets, 1ull) - base);
+    __syncthreads();
+    const long long t = *ticket;
+    __syncthreads();  // read by every thread before thread 0 draws again
+    return chunk(t);
+  }
+  /// Thread 0 starts the chunk's copy into `rows`, counted on `bar`.
+  __device__ void load(const Chunk& c, T* rows, unsigned bar) const {
+    using namespace pscr::tridiag::cuda::detail;
+    if (threadIdx.x != 0 || c.t >= total) return;
+    mbarrier_expect(bar, static_cast<unsigned>(c.bytes));
+    const auto* src = reinterpret_cast<const unsigned char*>(d + c.s * n + c.first);
+    for (int o = 0; o < c.bytes; o += kPieceBytes)
+      bulk_copy_in(reinterpret_cast<unsigned char*>(rows) + o, src + o,
+                   static_cast<unsigned>(min(kPieceBytes, c.bytes - o)), bar);
+  }
+  /// One row v of the Work Thomas sweeps down (sweep w on diagonal 4 + w): f[w] the sweep's
+  /// multiplier, e[w] its right-hand side.
+  __device__ static void sweep_row(const T& v, T (&f)[Work], T (&e)[Work]) {
+#pragma unroll
+    for (int w = 0; w < Work; ++w) {
+      f[w] = T(1.0) / (T(4.0 + w) + v - f[w]);
+      e[w] = (v - e[w]) * f[w];
+    }
+  }
+  /// Reduce: the thread's M consecutive rows (rows M apart between threads, M odd: the 8-byte reads
+  /// of a half-warp fall on distinct banks) through a Thomas sweep down with a spike; the block's
+  /// sum published as the chunk's summary, the system's count raised. Returns the sum over the
+  /// threads before this one.
+  __device__ double reduce(const Chunk& c, const T* rows) const {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int count = c.bytes / static_cast<int>(sizeof(T));
+    T f[Work], e[Work], g = 1.0;
+#pragma unroll
+    for (int w = 0; w < Work; ++w) f[w] = 0.25, e[w] = 0.0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      if (tid * M + i < count) {
+        sweep_row(rows[tid * M + i], f, e);
+        g = g * f[0];
+      }
+    }
+    double mine = real_part(e[0] + g);
+#pragma unroll
+    for (int w = 1; w < Work; ++w) mine += real_part(e[w]);
+    const double inclusive = block_inclusive_sum<Threads>(mine, warp_sums);
+    if (tid == 0) {
+      sync.summaries[c.t] = warp_sums[Threads / 32 - 1];
+      __threadfence();
+      atomicAdd(sync.arrivals + c.s, 1u);
+    }
+    return inclusive - mine;
+  }
+  /// The coarse step: once every chunk of the system is reduced (Wait), warp 0 sums the summaries
+  /// of the chunks before this one; every thread returns that sum.
+  template <bool Wait>
+  __device__ double coarse(const Chunk& c) const {
+    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31;
+    if (tid < 32) {
+      if (Wait && lane == 0) {
+        const unsigned target = epoch * static_cast<unsigned>(chunks);
+        while (load_acquire(sync.arrivals + c.s) < target) __nanosleep(64);
+      }
+      __syncwarp();
+      double acc = 0;
+      if (Wait)
+        for (long long k = lane; k < c.j; k += 32) acc += __ldcg(sync.summaries + c.s * chunks + k);
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+      if (lane == 0) *chunk_in = acc;
+    }
+    __syncthreads();
+    const double in = *chunk_in;
+    __syncthreads();  // read before the next chunk's coarse step writes it
+    return in;
+  }
+  /// Substitute: the sweep again from the boundary, its f kept, then up, x in place of d; thread 0
+  /// then stores the chunk (its bulk group committed).
+  __device__ void substitute_store(const Chunk& c, T* rows, double boundary) const {
+    using namespace pscr::tridiag::cuda::detail;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int count = c.bytes / static_cast<int>(sizeof(T));
+    T fr[M], f[Work], e[Work];
+#pragma unroll
+    for (int w = 0; w < Work; ++w) f[w] = 0.25, e[w] = boundary * 1e-300;
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      if (tid * M + i < count) {
+        sweep_row(rows[tid * M + i], f, e);
+        fr[i] = f[0];
+        rows[tid * M + i] = e[0];
+      }
+    }
+    T after = 0.0;
+#pragma unroll
+    for (int w = 1; w < Work; ++w) after = after + e[w] * T(1e-300);
+#pragma unroll
+    for (int i = M - 1; i >= 0; --i) {
+      if (tid * M + i < count) {
+        after = rows[tid * M + i] - fr[i] * after;
+        rows[tid * M + i] = after;
+      }
+    }
+    bulk_fence_writes();
+    __syncthreads();
+    if (tid == 0) {
+      auto* dst = reinterpret_cast<unsigned char*>(x + c.s * n + c.first);
+      for (int o = 0; o < c.bytes; o += kPieceBytes)
+        bulk_copy_out(dst + o, reinterpret_cast<unsigned char*>(rows) + o,
+                      static_cast<unsigned>(min(kPieceBytes, c.bytes - o)));
+      bulk_commit();
+    }
+  }
+};
+
+/// The resident pattern (file comment), Buffers = 1: a block loads, reduces, waits, substitutes and
+/// stores one chunk after another (Wait = false: the same without the wait for the system's other
+/// chunks). Buffers = 2: a block holds a published chunk and the next one, whose copy runs while
+/// the block waits on the first's system; before that wait, a next chunk of the same system is
+/// reduced and published first, so that no block waits on a system while holding one of its chunks
+/// unpublished (which with tickets in order and all blocks resident rules out a deadlock).
+template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    resident_chunks(const T* __restrict__ d, T* __restrict__ x, ResidentSync sync, long long n,
+                    long long batch, unsigned epoch) {
+  static_assert(Buffers == 1 || (Buffers == 2 && Wait));
+  using namespace pscr::tridiag::cuda::detail;
+  using Steps = ResidentSteps<T, M, Threads, Work>;
+  using Chunk = typename Steps::Chunk;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ double warp_sums[Threads / 32];
+  __shared__ long long ticket;
+  __shared__ double chunk_in;
+  const long long chunks = (n + Steps::kChunkRows - 1) / Steps::kChunkRows;
+  const long long total = chunks * batch;
+  // Each launch takes every chunk's ticket and one past the end per block.
+  const Steps steps{d,
+                    x,
+                    sync,
+                    n,
+                    chunks,
+                    total,
+                    (epoch - 1ull) * static_cast<unsigned long long>(total + gridDim.x),
+                    epoch,
+                    warp_sums,
+                    &ticket,
+                    &chunk_in};
+  T* rows[2] = {reinterpret_cast<T*>(smem),
+                reinterpret_cast<T*>(smem) + (Buffers - 1) * Steps::kChunkRows};
+  const unsigned bars = shared_address(smem + Buffers * Steps::kChunkRows * sizeof(T));
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < Buffers; ++b) mbarrier_init(bars + 8 * b, 1);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  unsigned phases = 0;  // bit b: the parity buffer b's next load completes
+  auto wait_loaded = [&](int b) {
+    mbarrier_wait(bars + 8 * b, (phases >> b) & 1u);
+    phases ^= 1u << b;
+  };
+  if constexpr (Buffers == 1) {
+    for (;;) {
+      if (threadIdx.x == 0) bulk_wait_read();  // the last store has read the rows
+      const Chunk c = steps.draw();
+      if (c.t >= total) break;
+      steps.load(c, rows[0], bars);
+      wait_loaded(0);
+      const double before = steps.reduce(c, rows[0]);
+      steps.substitute_store(c, rows[0], before + steps.template coarse<Wait>(c));
+    }
+  } else {
+    Chunk current = steps.draw();
+    if (current.t < total) {
+      steps.load(current, rows[0], bars);
+      wait_loaded(0);
+    }
+    double before_current = current.t < total ? steps.reduce(current, rows[0]) : 0.0;
+    Chunk next = current.t < total ? steps.draw() : steps.chunk(total);
+    steps.load(next, rows[1], bars + 8);
+    int b = 0;  // the current chunk's buffer
+    while (current.t < total) {
+      bool next_reduced = false;
+      double before_next = 0;
+      if (next.t < total && next.s == current.s) {
+        wait_loaded(1 - b);
+        before_next = steps.reduce(next, rows[1 - b]);
+        next_reduced = true;
+      }
+      steps.substitute_store(current, rows[b],
+                             before_current + steps.template coarse<true>(current));
+      if (next.t < total && !next_reduced) {
+        wait_loaded(1 - b);
+        before_next = steps.reduce(next, rows[1 - b]);
+      }
+      if (threadIdx.x == 0) bulk_wait_read();  // the store has read the current chunk's rows
+      const Chunk after = next.t < total ? steps.draw() : steps.chunk(total);
+      steps.load(after, rows[b], bars + 8 * b);
+      current = next;
+      before_current = before_next;
+      next = after;
+      b = 1 - b;
+    }
+  }
+  if (threadIdx.x == 0) bulk_wait();
+}
+
+/// A configuration of the resident pattern: the kernel's template arguments, named for the host.
+template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work>
+struct ResidentConfig {
+  static constexpr bool kComplex = !std::is_same_v<T, double>;
+  static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = Buffers;
+  static constexpr int kWork = Work;
+  static constexpr bool kWait = Wait;
+  static constexpr auto kernel = resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work>;
+};
+
 /// The stream pattern (file comment).
 __global__ void __launch_bounds__(kBlockThreads)
     read_stream(const double2* __restrict__ d, double* sink, long long pairs) {
@@ -412,6 +729,80 @@ int main(int argc, char** argv) {
     bulk(read_units_bulk<64, 2>, 64, 2);
     bulk(read_units_bulk<64, 3>, 64, 3);
     bulk(read_units_bulk<128, 2>, 128, 2);
+    // The resident pattern: every chunk's count checked after the runs of a configuration, so that
+    // a run in which some block skipped its chunk or its wait would fail here.
+    pscr::cuda::DeviceBuffer<unsigned long long> tickets(1);
+    pscr::cuda::DeviceBuffer<unsigned> arrivals(kElements / 8192);
+    pscr::cuda::DeviceBuffer<double> summaries(kElements / 1024);
+    // Complex systems: 2^24 rows as well (the issue's shapes), in arrays of their own.
+    pscr::cuda::DeviceBuffer<double> complex_d(2 * kElements), complex_x(2 * kElements);
+    PSCR_CUDA_CHECK(cudaMemset(complex_d.data(), 0, 2 * kElements * sizeof(double)));
+    auto resident = [&](auto config) {
+      using Config = decltype(config);
+      constexpr auto kernel = Config::kernel;
+      constexpr bool complex_rows = Config::kComplex;
+      constexpr int scalar_bytes = complex_rows ? 16 : 8, threads = Config::kThreads;
+      constexpr int chunk_rows = Config::kChunkRows;
+      constexpr int bytes = Config::kBuffers * (chunk_rows * scalar_bytes + 8);
+      PSCR_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      int per_sm = 0;
+      PSCR_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes));
+      const int grid = per_sm * sms;
+      for (const long long n : {8192LL, 65536LL, 1LL << 20}) {
+        const long long batch = kElements / n, chunks = (n + chunk_rows - 1) / chunk_rows;
+        if (chunks > grid || chunks * batch > static_cast<long long>(summaries.size())) continue;
+        PSCR_CUDA_CHECK(cudaMemset(tickets.data(), 0, sizeof(unsigned long long)));
+        PSCR_CUDA_CHECK(cudaMemset(arrivals.data(), 0, arrivals.size() * sizeof(unsigned)));
+        unsigned epoch = 0;
+        ResidentSync sync{tickets.data(), arrivals.data(), summaries.data()};
+        const void* src = complex_rows ? complex_d.data() : d.data();
+        void* dst = complex_rows ? complex_x.data() : copy.data();
+        const double ms = median_ms(reps, [&] {
+          ++epoch;
+          void* args[] = {
+              &src,  &dst, &sync, const_cast<long long*>(&n), const_cast<long long*>(&batch),
+              &epoch};
+          PSCR_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
+                                                      threads, args, bytes, nullptr));
+        });
+        PSCR_CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<unsigned> counts(batch);
+        PSCR_CUDA_CHECK(cudaMemcpy(counts.data(), arrivals.data(), batch * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost));
+        for (const unsigned c : counts)
+          if (c != epoch * chunks)
+            throw std::runtime_error("resident pattern: a system's chunks counted " +
+                                     std::to_string(c) + " times in " + std::to_string(epoch) +
+                                     " launches of " + std::to_string(chunks) + " chunks");
+        const std::string order =
+            std::string(complex_rows ? "complex_n" : "n") + std::to_string(n) +
+            (Config::kWait ? "" : "_nowait") + (Config::kBuffers == 2 ? "_two_buffers" : "") +
+            (Config::kWork > 1 ? "_work" + std::to_string(Config::kWork) : "");
+        row("resident", order.c_str(), chunk_rows, static_cast<int>(chunks), per_sm * threads / 32,
+            ms, 2 * mb * scalar_bytes / 8);
+      }
+    };
+    using pscr::tridiag::cuda::detail::Complex;
+    resident(ResidentConfig<double, 17, 512, 2, 1, true, 1>{});
+    resident(ResidentConfig<double, 25, 512, 2, 1, true, 1>{});
+    resident(ResidentConfig<double, 31, 256, 3, 1, true, 1>{});
+    resident(ResidentConfig<double, 25, 512, 2, 1, false, 1>{});
+    resident(ResidentConfig<double, 25, 512, 1, 2, true, 1>{});
+    resident(ResidentConfig<double, 13, 512, 2, 2, true, 1>{});
+    resident(ResidentConfig<double, 13, 512, 2, 2, true, 2>{});
+    resident(ResidentConfig<double, 31, 256, 3, 1, true, 2>{});
+    resident(ResidentConfig<Complex, 9, 512, 2, 1, true, 1>{});
+    resident(ResidentConfig<Complex, 13, 512, 2, 1, true, 1>{});
+    resident(ResidentConfig<Complex, 13, 512, 2, 1, false, 1>{});
+    resident(ResidentConfig<Complex, 13, 256, 2, 2, true, 1>{});
+    resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 1>{});
+    resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 1>{});
+    resident(ResidentConfig<Complex, 9, 512, 2, 1, true, 2>{});
+    resident(ResidentConfig<Complex, 13, 256, 2, 2, true, 2>{});
+    resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2>{});
+    resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2>{});
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {
