@@ -47,8 +47,12 @@
 //    of d and stored by bulk copies. With two buffers a block holds the next chunk, copied while
 //    it waits on the current chunk's system (a next chunk of the same system is reduced and
 //    published before that wait). order: [complex_]nN[_nowait: the same without the wait]
-//    [_two_buffers][_workW], tile_rows R, stages the chunks per system. A ceiling, not a solver:
-//    the shifted form's rows of A and M are not read, and the coarse step is a sum.
+//    [_two_buffers][_indexed][_tables][_workW], tile_rows R, stages the chunks per system. A
+//    ceiling, not a solver: the coarse step is a sum, and but for _tables the shifted form's rows
+//    of A and M are not read. _indexed: no tickets; block b keeps chunk index b mod C and takes
+//    its systems in order (groups of C blocks, as many as are resident), so that it can copy its
+//    chunk's slice of those rows (32 bytes per row) into shared memory once, and _tables sweeps
+//    on them (row r of A + shift·M, a shift per system) instead of on constants.
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
 // registers and the next loading; resident: chunks per system), warps_per_sm (resident: 8, 16 or
 // 32 asked, fewer where the kernel's registers allow fewer; resident pattern: its blocks'),
@@ -310,7 +314,7 @@ __device__ __forceinline__ double real_part(const pscr::tridiag::cuda::detail::C
 /// solver's Complex with complex arithmetic) of a system of n rows (file comment), shared by its
 /// one-buffer and two-buffer kernels. Shared state: the block's warp sums, the ticket drawn, the
 /// chunk's incoming boundary. The block sums and the summaries are real (of the real parts).
-template <class T, int M, int Threads, int Work>
+template <class T, int M, int Threads, int Work, bool Tables = false>
 struct ResidentSteps {
   static constexpr int kChunkRows = M * Threads;
   static constexpr int kPieceBytes = 16384;  // bytes per bulk copy
@@ -327,6 +331,7 @@ struct ResidentSteps {
   double* warp_sums;
   long long* ticket;
   double* chunk_in;
+  const double* table = nullptr;  // Tables: the chunk's rows of A and M in shared memory
 
   __device__ Chunk chunk(long long t) const {
     Chunk c;
@@ -357,13 +362,32 @@ struct ResidentSteps {
       bulk_copy_in(reinterpret_cast<unsigned char*>(rows) + o, src + o,
                    static_cast<unsigned>(min(kPieceBytes, c.bytes - o)), bar);
   }
-  /// One row v of the Work Thomas sweeps down (sweep w on diagonal 4 + w): f[w] the sweep's
-  /// multiplier, e[w] its right-hand side.
-  __device__ static void sweep_row(const T& v, T (&f)[Work], T (&e)[Work]) {
+  /// System s's shift (Tables): real, or complex with a positive imaginary part.
+  __device__ static T shift_of(long long s) {
+    if constexpr (std::is_same_v<T, double>)
+      return 0.05 + 1e-3 * static_cast<double>(s % 7);
+    else
+      return T(0.05 + 1e-3 * static_cast<double>(s % 7), 0.02);
+  }
+  /// Row r's value v through the Work Thomas sweeps down: f[w] the sweep's multiplier, e[w] its
+  /// right-hand side. Without Tables sweep w runs on the diagonal 4 + w + v; with them on row r
+  /// of A + shift·M (table: A's diagonal and off-diagonal, then M's), diagonal + w.
+  __device__ void sweep_row(int r, const T& v, const T& shift, T (&f)[Work], T (&e)[Work]) const {
+    if constexpr (Tables) {
+      const double2 a = reinterpret_cast<const double2*>(table)[2 * r];
+      const double2 m = reinterpret_cast<const double2*>(table)[2 * r + 1];
+      const T diag = T(a.x) + shift * T(m.x), off = T(a.y) + shift * T(m.y);
 #pragma unroll
-    for (int w = 0; w < Work; ++w) {
-      f[w] = T(1.0) / (T(4.0 + w) + v - f[w]);
-      e[w] = (v - e[w]) * f[w];
+      for (int w = 0; w < Work; ++w) {
+        f[w] = T(1.0) / (diag + T(static_cast<double>(w)) - off * f[w]);
+        e[w] = (v - off * e[w]) * f[w];
+      }
+    } else {
+#pragma unroll
+      for (int w = 0; w < Work; ++w) {
+        f[w] = T(1.0) / (T(4.0 + w) + v - f[w]);
+        e[w] = (v - e[w]) * f[w];
+      }
     }
   }
   /// Reduce: the thread's M consecutive rows (rows M apart between threads, M odd: the 8-byte reads
@@ -373,13 +397,14 @@ struct ResidentSteps {
   __device__ double reduce(const Chunk& c, const T* rows) const {
     const int tid = static_cast<int>(threadIdx.x);
     const int count = c.bytes / static_cast<int>(sizeof(T));
+    const T shift = shift_of(c.s);
     T f[Work], e[Work], g = 1.0;
 #pragma unroll
     for (int w = 0; w < Work; ++w) f[w] = 0.25, e[w] = 0.0;
 #pragma unroll
     for (int i = 0; i < M; ++i) {
       if (tid * M + i < count) {
-        sweep_row(rows[tid * M + i], f, e);
+        sweep_row(tid * M + i, rows[tid * M + i], shift, f, e);
         g = g * f[0];
       }
     }
@@ -423,13 +448,14 @@ struct ResidentSteps {
     using namespace pscr::tridiag::cuda::detail;
     const int tid = static_cast<int>(threadIdx.x);
     const int count = c.bytes / static_cast<int>(sizeof(T));
+    const T shift = shift_of(c.s);
     T fr[M], f[Work], e[Work];
 #pragma unroll
     for (int w = 0; w < Work; ++w) f[w] = 0.25, e[w] = boundary * 1e-300;
 #pragma unroll
     for (int i = 0; i < M; ++i) {
       if (tid * M + i < count) {
-        sweep_row(rows[tid * M + i], f, e);
+        sweep_row(tid * M + i, rows[tid * M + i], shift, f, e);
         fr[i] = f[0];
         rows[tid * M + i] = e[0];
       }
@@ -547,14 +573,85 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   if (threadIdx.x == 0) bulk_wait();
 }
 
+/// The resident pattern with the rows of A and M (file comment): block b keeps chunk index
+/// j = b mod C and takes systems k, k + P, ... in order (k = b / C, P = gridDim.x / C groups of C
+/// blocks, every group resident, so the blocks waiting on a system are the ones that hold its
+/// chunks); its chunk's slice of the table (4 doubles per row) is copied into shared memory once,
+/// and the next system's chunk into the second buffer while the block works on the current one.
+template <class T, int M, int Threads, int Work, bool Tables>
+__global__ void __launch_bounds__(Threads, 1)
+    resident_indexed(const T* __restrict__ d, T* __restrict__ x, ResidentSync sync, long long n,
+                     long long batch, unsigned epoch, const double* __restrict__ table) {
+  using namespace pscr::tridiag::cuda::detail;
+  using Steps = ResidentSteps<T, M, Threads, Work, Tables>;
+  using Chunk = typename Steps::Chunk;
+  constexpr int kRows = Steps::kChunkRows;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ double warp_sums[Threads / 32];
+  __shared__ double chunk_in;
+  const long long chunks = (n + kRows - 1) / kRows, total = chunks * batch;
+  const long long groups = gridDim.x / chunks, j = blockIdx.x % chunks, k = blockIdx.x / chunks;
+  Steps steps{d, x, sync, n, chunks, total, 0, epoch, warp_sums, nullptr, &chunk_in};
+  auto* slice = reinterpret_cast<double*>(smem);
+  T* rows[2] = {reinterpret_cast<T*>(slice + 4 * kRows),
+                reinterpret_cast<T*>(slice + 4 * kRows) + kRows};
+  const unsigned bars = shared_address(rows[1] + kRows);  // buffers 0 and 1, then the slice's
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < 3; ++b) mbarrier_init(bars + 8 * b, 1);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (k >= groups) return;  // the launch has groups · chunks blocks; none past them
+  const int slice_rows = static_cast<int>(n - j * kRows < kRows ? n - j * kRows : kRows);
+  if (Tables && threadIdx.x == 0) {
+    const int bytes = 32 * slice_rows;
+    mbarrier_expect(bars + 16, static_cast<unsigned>(bytes));
+    const auto* src = reinterpret_cast<const unsigned char*>(table + 4 * j * kRows);
+    for (int o = 0; o < bytes; o += Steps::kPieceBytes)
+      bulk_copy_in(reinterpret_cast<unsigned char*>(slice) + o, src + o,
+                   static_cast<unsigned>(min(Steps::kPieceBytes, bytes - o)), bars + 16);
+  }
+  if (Tables) mbarrier_wait(bars + 16, 0);
+  steps.table = slice;
+  auto chunk_of = [&](long long s) { return steps.chunk(s < batch ? s * chunks + j : total); };
+  unsigned phases = 0;  // bit b: the parity buffer b's next load completes
+  long long s = k;
+  Chunk current = chunk_of(s), next = chunk_of(s + groups);
+  steps.load(current, rows[0], bars);
+  steps.load(next, rows[1], bars + 8);
+  for (int b = 0; current.t < total; b = 1 - b) {
+    mbarrier_wait(bars + 8 * b, (phases >> b) & 1u);
+    phases ^= 1u << b;
+    const double before = steps.reduce(current, rows[b]);
+    steps.substitute_store(current, rows[b], before + steps.template coarse<true>(current));
+    if (threadIdx.x == 0) bulk_wait_read();  // the store has read the current chunk's rows
+    s += groups;
+    const Chunk after = chunk_of(s + groups);
+    steps.load(after, rows[b], bars + 8 * b);
+    current = next;
+    next = after;
+  }
+  if (threadIdx.x == 0) bulk_wait();
+}
+
 /// A configuration of the resident pattern: the kernel's template arguments, named for the host.
 template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work>
 struct ResidentConfig {
   static constexpr bool kComplex = !std::is_same_v<T, double>;
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = Buffers;
   static constexpr int kWork = Work;
-  static constexpr bool kWait = Wait;
+  static constexpr bool kWait = Wait, kIndexed = false, kTables = false;
   static constexpr auto kernel = resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work>;
+};
+/// A configuration of resident_indexed (two buffers of d, and shared memory for the chunk's slice
+/// of the table, which only Tables loads and reads).
+template <class T, int M, int Threads, int Work, bool Tables>
+struct ResidentIndexedConfig {
+  static constexpr bool kComplex = !std::is_same_v<T, double>;
+  static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = 2;
+  static constexpr int kWork = Work;
+  static constexpr bool kWait = true, kIndexed = true, kTables = Tables;
+  static constexpr auto kernel = resident_indexed<T, M, Threads, Work, Tables>;
 };
 
 /// The stream pattern (file comment).
@@ -737,22 +834,39 @@ int main(int argc, char** argv) {
     // Complex systems: 2^24 rows as well (the issue's shapes), in arrays of their own.
     pscr::cuda::DeviceBuffer<double> complex_d(2 * kElements), complex_x(2 * kElements);
     PSCR_CUDA_CHECK(cudaMemset(complex_d.data(), 0, 2 * kElements * sizeof(double)));
+    // The rows of A and M for resident_indexed, n ≤ 2^20: the 1D Laplacian and mass matrix.
+    std::vector<double> table_host(4 << 20);
+    for (std::size_t r = 0; r < table_host.size() / 4; ++r) {
+      table_host[4 * r] = 2.0, table_host[4 * r + 1] = -1.0;
+      table_host[4 * r + 2] = 4.0 / 6, table_host[4 * r + 3] = 1.0 / 6;
+    }
+    pscr::cuda::DeviceBuffer<double> table(table_host.size());
+    PSCR_CUDA_CHECK(cudaMemcpy(table.data(), table_host.data(), table_host.size() * sizeof(double),
+                               cudaMemcpyHostToDevice));
+    const double* table_rows = table.data();
     auto resident = [&](auto config) {
       using Config = decltype(config);
       constexpr auto kernel = Config::kernel;
       constexpr bool complex_rows = Config::kComplex;
       constexpr int scalar_bytes = complex_rows ? 16 : 8, threads = Config::kThreads;
       constexpr int chunk_rows = Config::kChunkRows;
-      constexpr int bytes = Config::kBuffers * (chunk_rows * scalar_bytes + 8);
+      // Shared memory: the buffers of d and their mbarriers, and for the indexed kernel the
+      // chunk's slice of the table (32 bytes per row) and its mbarrier.
+      constexpr int bytes = Config::kBuffers * (chunk_rows * scalar_bytes + 8) +
+                            (Config::kIndexed ? 32 * chunk_rows + 8 : 0);
       PSCR_CUDA_CHECK(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       int per_sm = 0;
       PSCR_CUDA_CHECK(
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes));
-      const int grid = per_sm * sms;
       for (const long long n : {8192LL, 65536LL, 1LL << 20}) {
         const long long batch = kElements / n, chunks = (n + chunk_rows - 1) / chunk_rows;
-        if (chunks > grid || chunks * batch > static_cast<long long>(summaries.size())) continue;
+        const int resident_blocks = per_sm * sms;
+        // The indexed kernel runs whole groups of a block per chunk index.
+        const int grid = Config::kIndexed ? static_cast<int>(resident_blocks / chunks * chunks)
+                                          : resident_blocks;
+        if (chunks > resident_blocks || chunks * batch > static_cast<long long>(summaries.size()))
+          continue;
         PSCR_CUDA_CHECK(cudaMemset(tickets.data(), 0, sizeof(unsigned long long)));
         PSCR_CUDA_CHECK(cudaMemset(arrivals.data(), 0, arrivals.size() * sizeof(unsigned)));
         unsigned epoch = 0;
@@ -761,9 +875,10 @@ int main(int argc, char** argv) {
         void* dst = complex_rows ? complex_x.data() : copy.data();
         const double ms = median_ms(reps, [&] {
           ++epoch;
+          // resident_indexed takes the table last; resident_chunks does not read that argument.
           void* args[] = {
-              &src,  &dst, &sync, const_cast<long long*>(&n), const_cast<long long*>(&batch),
-              &epoch};
+              &src,   &dst,       &sync, const_cast<long long*>(&n), const_cast<long long*>(&batch),
+              &epoch, &table_rows};
           PSCR_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
                                                       threads, args, bytes, nullptr));
         });
@@ -779,6 +894,7 @@ int main(int argc, char** argv) {
         const std::string order =
             std::string(complex_rows ? "complex_n" : "n") + std::to_string(n) +
             (Config::kWait ? "" : "_nowait") + (Config::kBuffers == 2 ? "_two_buffers" : "") +
+            (Config::kIndexed ? "_indexed" : "") + (Config::kTables ? "_tables" : "") +
             (Config::kWork > 1 ? "_work" + std::to_string(Config::kWork) : "");
         row("resident", order.c_str(), chunk_rows, static_cast<int>(chunks), per_sm * threads / 32,
             ms, 2 * mb * scalar_bytes / 8);
@@ -803,6 +919,13 @@ int main(int argc, char** argv) {
     resident(ResidentConfig<Complex, 13, 256, 2, 2, true, 2>{});
     resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2>{});
     resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 1, false>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 1, true>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 2, true>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 1, false>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 1, true>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 2, true>{});
+    resident(ResidentIndexedConfig<Complex, 5, 512, 1, true>{});
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {
