@@ -1,7 +1,9 @@
 // How fast the GPU reads 2^24 doubles (134 MB) from DRAM in the pattern of the segment method's
 // reduce pass (tridiag/cuda/segment_lanes.cuh), and copies them in the substitute passes'
 // pattern, against a plain stream and the device-to-device copy (docs/tridiag-performance.md,
-// "The reduce pass's read pattern" and "Why the contiguous substitute passes are slower").
+// "The reduce pass's read pattern" and "Why the contiguous substitute passes are slower"); and
+// what a solver reading d once for few long systems could reach (the resident pattern, "Long
+// systems held in shared memory across blocks").
 //
 // Usage: read_patterns_bench OUTPUT.csv [--reps R]
 // Patterns (reads only; the values are multiplied and summed so that no load is dropped):
@@ -70,6 +72,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/error.hpp"
@@ -687,42 +690,42 @@ double median_ms(int reps, Launch launch) {
   return ms[ms.size() / 2];
 }
 
-int usage(std::ostream& os, int code) {
-  os << "Usage: read_patterns_bench OUTPUT.csv [--reps R]\n"
-        "DRAM read and copy rates of the lanes passes' patterns against a plain stream and the\n"
-        "copy (see the comment at the top of bench/read_patterns_bench.cu).\n"
-        "Exit codes: 0 written, 1 failure, 2 bad arguments.\n";
-  return code;
-}
+constexpr const char* kUsage = "usage: read_patterns_bench OUTPUT.csv [--reps R]\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string output;
-  int reps = 21;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return usage(std::cout, 0);
-    if (arg == "--reps" && i + 1 < argc) {
-      try {
-        reps = std::stoi(argv[++i]);
-      } catch (const std::exception&) {
-        reps = 0;
-      }
-      if (reps < 1) {
-        std::cerr << "read_patterns_bench: --reps expects a positive integer, got '" << argv[i]
-                  << "'\n";
-        return 2;
-      }
-    } else if (output.empty() && arg.rfind("--", 0) != 0) {
-      output = arg;
-    } else {
-      std::cerr << "read_patterns_bench: unexpected argument '" << arg << "'\n";
-      return usage(std::cerr, 2);
-    }
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout
+        << kUsage
+        << "DRAM rates of the lanes passes' read and copy patterns and of the resident\n"
+           "pattern (one read of d for long systems held in shared memory) against a plain\n"
+           "stream and the copy (see the comment at the top of bench/read_patterns_bench.cu).\n"
+           "Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output),\n"
+           "2 bad arguments.\n";
+    return 0;
   }
-  if (output.empty()) return usage(std::cerr, 2);
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string output = argv[1];
+  int reps = 21;
   try {
+    if (output.rfind('-', 0) == 0)
+      PSCR_INPUT_ERROR("expected OUTPUT.csv first, found '" << output << "'");
+    for (int i = 2; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg != "--reps") PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+      if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a positive integer after it");
+      reps = pscr::bench::parse_positive<int>(arg, argv[++i]);
+    }
+  } catch (const pscr::InputError& e) {
+    std::cerr << "read_patterns_bench: " << e.what() << '\n' << kUsage;
+    return 2;
+  }
+  try {
+    if (pscr::cuda::device_count() == 0) throw pscr::LibraryError("no CUDA device");
     std::ostringstream csv;  // written to `output` once every pattern has run
     cudaDeviceProp prop{};
     PSCR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "bench/goal_shapes.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
@@ -260,19 +261,6 @@ void bench_runtime(int reps, int calls, const std::string& device, std::ofstream
 constexpr const char* kUsage =
     "usage: solve_host_bench OUTPUT.csv [--reps R] [--calls C] [--goal-shapes]\n";
 
-int parse_count(const std::string& what, const std::string& text) {
-  std::size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || v < 1)
-    PSCR_INPUT_ERROR(what << ": expected a positive integer, found '" << text << "'");
-  return v;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -297,7 +285,7 @@ int main(int argc, char** argv) {
       }
       if (arg != "--reps" && arg != "--calls") PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
       if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a positive integer after it");
-      (arg == "--reps" ? reps : calls) = parse_count(arg, argv[++i]);
+      (arg == "--reps" ? reps : calls) = pscr::bench::parse_positive<int>(arg, argv[++i]);
     }
   } catch (const pscr::InputError& e) {
     std::cerr << "solve_host_bench: " << e.what() << '\n' << kUsage;

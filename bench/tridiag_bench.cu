@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "bench/goal_shapes.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
@@ -74,6 +75,7 @@ using pscr::cuda::Stream;
 namespace tc = pscr::tridiag::cuda;
 using pscr::tridiag::BatchLayout;
 
+using pscr::bench::parse_positive;
 using pscr::bench::Shape;
 
 /// What a run measures (--methods, --layouts, --scalars, --forms, --rows): empty = everything.
@@ -575,20 +577,6 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   cusparseDestroy(handle);
 }
 
-/// A positive integer (the value of `what`), or an input error naming what was found.
-index_t parse_positive(const std::string& what, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || v < 1)
-    PSCR_INPUT_ERROR(what << ": expected a positive integer, found '" << text << "'");
-  return static_cast<index_t>(v);
-}
-
 /// The items of a comma-separated list, each checked against `allowed`.
 std::vector<std::string> parse_list(const std::string& option, const std::string& text,
                                     const std::vector<std::string>& allowed) {
@@ -641,7 +629,7 @@ Arguments parse_arguments(int argc, char** argv) {
     const std::string arg = argv[i];
     if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
     if (arg == "--reps")
-      a.reps = static_cast<int>(std::max<index_t>(10, parse_positive(arg, argv[i + 1])));
+      a.reps = std::max(10, parse_positive<int>(arg, argv[i + 1]));
     else if (arg == "--shapes")
       a.shapes = parse_shapes(argv[i + 1]);
     else if (arg == "--methods")
