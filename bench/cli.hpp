@@ -1,6 +1,7 @@
 #pragma once
 /// @file Command-line parsing shared by the benchmarks' executables (tridiag_bench,
 /// solve_host_bench, read_patterns_bench), so that they name what they expected and found alike.
+#include <exception>
 #include <limits>
 #include <string>
 

@@ -355,15 +355,18 @@ struct ResidentSteps {
     __syncthreads();  // read by every thread before thread 0 draws again
     return chunk(t);
   }
+  /// `bytes` from global `src` to shared `dst` in bulk copies of at most kPieceBytes, counted
+  /// on `bar` (the calling thread's; thread 0's in the kernels).
+  __device__ static void copy_in(void* dst, const void* src, int bytes, unsigned bar) {
+    using namespace pscr::tridiag::cuda::detail;
+    mbarrier_expect(bar, static_cast<unsigned>(bytes));
+    for (int o = 0; o < bytes; o += kPieceBytes)
+      bulk_copy_in(static_cast<unsigned char*>(dst) + o, static_cast<const unsigned char*>(src) + o,
+                   static_cast<unsigned>(min(kPieceBytes, bytes - o)), bar);
+  }
   /// Thread 0 starts the chunk's copy into `rows`, counted on `bar`.
   __device__ void load(const Chunk& c, T* rows, unsigned bar) const {
-    using namespace pscr::tridiag::cuda::detail;
-    if (threadIdx.x != 0 || c.t >= total) return;
-    mbarrier_expect(bar, static_cast<unsigned>(c.bytes));
-    const auto* src = reinterpret_cast<const unsigned char*>(d + c.s * n + c.first);
-    for (int o = 0; o < c.bytes; o += kPieceBytes)
-      bulk_copy_in(reinterpret_cast<unsigned char*>(rows) + o, src + o,
-                   static_cast<unsigned>(min(kPieceBytes, c.bytes - o)), bar);
+    if (threadIdx.x == 0 && c.t < total) copy_in(rows, d + c.s * n + c.first, c.bytes, bar);
   }
   /// System s's shift (Tables): real, or complex with a positive imaginary part.
   __device__ static T shift_of(long long s) {
@@ -606,14 +609,8 @@ __global__ void __launch_bounds__(Threads, 1)
   __syncthreads();
   if (k >= groups) return;  // the launch has groups · chunks blocks; none past them
   const int slice_rows = static_cast<int>(n - j * kRows < kRows ? n - j * kRows : kRows);
-  if (Tables && threadIdx.x == 0) {
-    const int bytes = 32 * slice_rows;
-    mbarrier_expect(bars + 16, static_cast<unsigned>(bytes));
-    const auto* src = reinterpret_cast<const unsigned char*>(table + 4 * j * kRows);
-    for (int o = 0; o < bytes; o += Steps::kPieceBytes)
-      bulk_copy_in(reinterpret_cast<unsigned char*>(slice) + o, src + o,
-                   static_cast<unsigned>(min(Steps::kPieceBytes, bytes - o)), bars + 16);
-  }
+  if (Tables && threadIdx.x == 0)
+    Steps::copy_in(slice, table + 4 * j * kRows, 32 * slice_rows, bars + 16);
   if (Tables) mbarrier_wait(bars + 16, 0);
   steps.table = slice;
   auto chunk_of = [&](long long s) { return steps.chunk(s < batch ? s * chunks + j : total); };
