@@ -49,12 +49,14 @@
 //    of d and stored by bulk copies. With two buffers a block holds the next chunk, copied while
 //    it waits on the current chunk's system (a next chunk of the same system is reduced and
 //    published before that wait). order: [complex_]nN[_nowait: the same without the wait]
-//    [_two_buffers][_indexed][_tables][_workW], tile_rows R, stages the chunks per system. A
-//    ceiling, not a solver: the coarse step is a sum, and but for _tables the shifted form's rows
-//    of A and M are not read. _indexed: no tickets; block b keeps chunk index b mod C and takes
-//    its systems in order (groups of C blocks, as many as are resident), so that it can copy its
-//    chunk's slice of those rows (32 bytes per row) into shared memory once, and _tables sweeps
-//    on them (row r of A + shift·M, a shift per system) instead of on constants.
+//    [_two_buffers][_indexed][_tables|_l2rows][_workW], tile_rows R, stages the chunks per
+//    system. A ceiling, not a solver: the coarse step is a sum, and but for _tables and _l2rows
+//    the shifted form's rows of A and M are not read. _indexed: no tickets; block b keeps chunk
+//    index b mod C and takes its systems in order (groups of C blocks, as many as are resident),
+//    so that it can copy its chunk's slice of those rows (32 bytes per row) into shared memory
+//    once, and _tables sweeps on them (row r of A + shift·M, a shift per system) instead of on
+//    constants. _l2rows: the ticketed kernels' sweeps on the same rows read from global memory
+//    per row (through L1 and L2: the table is shared by every system), no slice staged.
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
 // registers and the next loading; resident: chunks per system), warps_per_sm (resident: 8, 16 or
 // 32 asked, fewer where the kernel's registers allow fewer; resident pattern: its blocks'),
@@ -313,11 +315,17 @@ __device__ __forceinline__ double real_part(const pscr::tridiag::cuda::detail::C
   return v.re;
 }
 
+/// Where the resident pattern's sweeps take the shifted form's rows of A and M (4 doubles per row:
+/// A's diagonal and off-diagonal, then M's): none (constants), the chunk's slice of the table in
+/// shared memory (`_tables`), or the table in global memory, read per row through the L1 and L2
+/// (`_l2rows`; 32 MB at n = 2^20, 2 MB at 65536, shared by every system of the batch).
+enum class Rows { none, shared, global };
+
 /// The resident pattern's steps on a chunk of R = M·Threads rows (scalars T: double, or the
 /// solver's Complex with complex arithmetic) of a system of n rows (file comment), shared by its
 /// one-buffer and two-buffer kernels. Shared state: the block's warp sums, the ticket drawn, the
 /// chunk's incoming boundary. The block sums and the summaries are real (of the real parts).
-template <class T, int M, int Threads, int Work, bool Tables = false>
+template <class T, int M, int Threads, int Work, Rows RowsFrom = Rows::none>
 struct ResidentSteps {
   static constexpr int kChunkRows = M * Threads;
   static constexpr int kPieceBytes = 16384;  // bytes per bulk copy
@@ -334,7 +342,9 @@ struct ResidentSteps {
   double* warp_sums;
   long long* ticket;
   double* chunk_in;
-  const double* table = nullptr;  // Tables: the chunk's rows of A and M in shared memory
+  // The rows of A and M: Rows::shared the chunk's slice (its row 0 the chunk's first row),
+  // Rows::global the whole table (row 0 the system's).
+  const double* table = nullptr;
 
   __device__ Chunk chunk(long long t) const {
     Chunk c;
@@ -368,20 +378,28 @@ struct ResidentSteps {
   __device__ void load(const Chunk& c, T* rows, unsigned bar) const {
     if (threadIdx.x == 0 && c.t < total) copy_in(rows, d + c.s * n + c.first, c.bytes, bar);
   }
-  /// System s's shift (Tables): real, or complex with a positive imaginary part.
+  /// System s's shift (rows of A and M read): real, or complex with a positive imaginary part.
   __device__ static T shift_of(long long s) {
     if constexpr (std::is_same_v<T, double>)
       return 0.05 + 1e-3 * static_cast<double>(s % 7);
     else
       return T(0.05 + 1e-3 * static_cast<double>(s % 7), 0.02);
   }
-  /// Row r's value v through the Work Thomas sweeps down: f[w] the sweep's multiplier, e[w] its
-  /// right-hand side. Without Tables sweep w runs on the diagonal 4 + w + v; with them on row r
-  /// of A + shift·M (table: A's diagonal and off-diagonal, then M's), diagonal + w.
-  __device__ void sweep_row(int r, const T& v, const T& shift, T (&f)[Work], T (&e)[Work]) const {
-    if constexpr (Tables) {
-      const double2 a = reinterpret_cast<const double2*>(table)[2 * r];
-      const double2 m = reinterpret_cast<const double2*>(table)[2 * r + 1];
+  /// Row r of chunk c's value v through the Work Thomas sweeps down: f[w] the sweep's multiplier,
+  /// e[w] its right-hand side. Without the rows of A and M (Rows::none) sweep w runs on the
+  /// diagonal 4 + w + v; with them on row r of A + shift·M, diagonal + w.
+  __device__ void sweep_row(const Chunk& c, int r, const T& v, const T& shift, T (&f)[Work],
+                            T (&e)[Work]) const {
+    if constexpr (RowsFrom != Rows::none) {
+      double2 a, m;
+      if constexpr (RowsFrom == Rows::shared) {
+        a = reinterpret_cast<const double2*>(table)[2 * r];
+        m = reinterpret_cast<const double2*>(table)[2 * r + 1];
+      } else {
+        const auto* row = reinterpret_cast<const double2*>(table) + 2 * (c.first + r);
+        a = __ldg(row);
+        m = __ldg(row + 1);
+      }
       const T diag = T(a.x) + shift * T(m.x), off = T(a.y) + shift * T(m.y);
 #pragma unroll
       for (int w = 0; w < Work; ++w) {
@@ -410,7 +428,7 @@ struct ResidentSteps {
 #pragma unroll
     for (int i = 0; i < M; ++i) {
       if (tid * M + i < count) {
-        sweep_row(tid * M + i, rows[tid * M + i], shift, f, e);
+        sweep_row(c, tid * M + i, rows[tid * M + i], shift, f, e);
         g = g * f[0];
       }
     }
@@ -461,7 +479,7 @@ struct ResidentSteps {
 #pragma unroll
     for (int i = 0; i < M; ++i) {
       if (tid * M + i < count) {
-        sweep_row(tid * M + i, rows[tid * M + i], shift, f, e);
+        sweep_row(c, tid * M + i, rows[tid * M + i], shift, f, e);
         fr[i] = f[0];
         rows[tid * M + i] = e[0];
       }
@@ -490,17 +508,20 @@ struct ResidentSteps {
 
 /// The resident pattern (file comment), Buffers = 1: a block loads, reduces, waits, substitutes and
 /// stores one chunk after another (Wait = false: the same without the wait for the system's other
-/// chunks). Buffers = 2: a block holds a published chunk and the next one, whose copy runs while
+/// chunks). RowsFrom: Rows::none, or Rows::global (the rows of A and M from `table` in global
+/// memory). Buffers = 2: a block holds a published chunk and the next one, whose copy runs while
 /// the block waits on the first's system; before that wait, a next chunk of the same system is
 /// reduced and published first, so that no block waits on a system while holding one of its chunks
 /// unpublished (which with tickets in order and all blocks resident rules out a deadlock).
-template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work>
+template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work,
+          Rows RowsFrom>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     resident_chunks(const T* __restrict__ d, T* __restrict__ x, ResidentSync sync, long long n,
-                    long long batch, unsigned epoch) {
+                    long long batch, unsigned epoch, const double* __restrict__ table) {
   static_assert(Buffers == 1 || (Buffers == 2 && Wait));
+  static_assert(RowsFrom != Rows::shared, "the ticketed chunks take no slice of the rows");
   using namespace pscr::tridiag::cuda::detail;
-  using Steps = ResidentSteps<T, M, Threads, Work>;
+  using Steps = ResidentSteps<T, M, Threads, Work, RowsFrom>;
   using Chunk = typename Steps::Chunk;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double warp_sums[Threads / 32];
@@ -519,7 +540,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                     epoch,
                     warp_sums,
                     &ticket,
-                    &chunk_in};
+                    &chunk_in,
+                    table};
   T* rows[2] = {reinterpret_cast<T*>(smem),
                 reinterpret_cast<T*>(smem) + (Buffers - 1) * Steps::kChunkRows};
   const unsigned bars = shared_address(smem + Buffers * Steps::kChunkRows * sizeof(T));
@@ -589,7 +611,7 @@ __global__ void __launch_bounds__(Threads, 1)
     resident_indexed(const T* __restrict__ d, T* __restrict__ x, ResidentSync sync, long long n,
                      long long batch, unsigned epoch, const double* __restrict__ table) {
   using namespace pscr::tridiag::cuda::detail;
-  using Steps = ResidentSteps<T, M, Threads, Work, Tables>;
+  using Steps = ResidentSteps<T, M, Threads, Work, Tables ? Rows::shared : Rows::none>;
   using Chunk = typename Steps::Chunk;
   constexpr int kRows = Steps::kChunkRows;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -635,13 +657,16 @@ __global__ void __launch_bounds__(Threads, 1)
 }
 
 /// A configuration of the resident pattern: the kernel's template arguments, named for the host.
-template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work>
+template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work,
+          Rows RowsFrom = Rows::none>
 struct ResidentConfig {
   static constexpr bool kComplex = !std::is_same_v<T, double>;
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = Buffers;
   static constexpr int kWork = Work;
-  static constexpr bool kWait = Wait, kIndexed = false, kTables = false;
-  static constexpr auto kernel = resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work>;
+  static constexpr bool kWait = Wait, kIndexed = false;
+  static constexpr Rows kRows = RowsFrom;
+  static constexpr auto kernel =
+      resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work, RowsFrom>;
 };
 /// A configuration of resident_indexed (two buffers of d, and shared memory for the chunk's slice
 /// of the table, which only Tables loads and reads).
@@ -650,7 +675,8 @@ struct ResidentIndexedConfig {
   static constexpr bool kComplex = !std::is_same_v<T, double>;
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = 2;
   static constexpr int kWork = Work;
-  static constexpr bool kWait = true, kIndexed = true, kTables = Tables;
+  static constexpr bool kWait = true, kIndexed = true;
+  static constexpr Rows kRows = Tables ? Rows::shared : Rows::none;
   static constexpr auto kernel = resident_indexed<T, M, Threads, Work, Tables>;
 };
 
@@ -834,7 +860,7 @@ int main(int argc, char** argv) {
     // Complex systems: 2^24 rows as well (the issue's shapes), in arrays of their own.
     pscr::cuda::DeviceBuffer<double> complex_d(2 * kElements), complex_x(2 * kElements);
     PSCR_CUDA_CHECK(cudaMemset(complex_d.data(), 0, 2 * kElements * sizeof(double)));
-    // The rows of A and M for resident_indexed, n ≤ 2^20: the 1D Laplacian and mass matrix.
+    // The rows of A and M, n ≤ 2^20: the 1D Laplacian and mass matrix.
     std::vector<double> table_host(4 << 20);
     for (std::size_t r = 0; r < table_host.size() / 4; ++r) {
       table_host[4 * r] = 2.0, table_host[4 * r + 1] = -1.0;
@@ -875,7 +901,7 @@ int main(int argc, char** argv) {
         void* dst = complex_rows ? complex_x.data() : copy.data();
         const double ms = median_ms(reps, [&] {
           ++epoch;
-          // resident_indexed takes the table last; resident_chunks does not read that argument.
+          // Both kernels take the table last; only Rows::shared and Rows::global read it.
           void* args[] = {
               &src,   &dst,       &sync, const_cast<long long*>(&n), const_cast<long long*>(&batch),
               &epoch, &table_rows};
@@ -894,7 +920,10 @@ int main(int argc, char** argv) {
         const std::string order =
             std::string(complex_rows ? "complex_n" : "n") + std::to_string(n) +
             (Config::kWait ? "" : "_nowait") + (Config::kBuffers == 2 ? "_two_buffers" : "") +
-            (Config::kIndexed ? "_indexed" : "") + (Config::kTables ? "_tables" : "") +
+            (Config::kIndexed ? "_indexed" : "") +
+            (Config::kRows == Rows::shared   ? "_tables"
+             : Config::kRows == Rows::global ? "_l2rows"
+                                             : "") +
             (Config::kWork > 1 ? "_work" + std::to_string(Config::kWork) : "");
         row("resident", order.c_str(), chunk_rows, static_cast<int>(chunks), per_sm * threads / 32,
             ms, 2 * mb * scalar_bytes / 8);
@@ -919,6 +948,15 @@ int main(int argc, char** argv) {
     resident(ResidentConfig<Complex, 13, 256, 2, 2, true, 2>{});
     resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2>{});
     resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2>{});
+    // The best configurations above with the rows of A and M read from global memory.
+    constexpr Rows kL2 = Rows::global;
+    resident(ResidentConfig<double, 17, 512, 2, 1, true, 1, kL2>{});
+    resident(ResidentConfig<double, 13, 512, 2, 2, true, 1, kL2>{});
+    resident(ResidentConfig<double, 13, 512, 2, 2, true, 2, kL2>{});
+    resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 1, kL2>{});
+    resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 1, kL2>{});
+    resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2, kL2>{});
+    resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2, kL2>{});
     resident(ResidentIndexedConfig<double, 9, 512, 1, false>{});
     resident(ResidentIndexedConfig<double, 9, 512, 1, true>{});
     resident(ResidentIndexedConfig<double, 9, 512, 2, true>{});
