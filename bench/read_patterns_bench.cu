@@ -606,12 +606,16 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 /// blocks, every group resident, so the blocks waiting on a system are the ones that hold its
 /// chunks); its chunk's slice of the table (4 doubles per row) is copied into shared memory once,
 /// and the next system's chunk into the second buffer while the block works on the current one.
-template <class T, int M, int Threads, int Work, bool Tables>
+/// RowsFrom: Rows::shared (the sweeps read that slice), or Rows::none (the same shared memory, the
+/// slice neither loaded nor read).
+template <class T, int M, int Threads, int Work, Rows RowsFrom>
 __global__ void __launch_bounds__(Threads, 1)
     resident_indexed(const T* __restrict__ d, T* __restrict__ x, ResidentSync sync, long long n,
                      long long batch, unsigned epoch, const double* __restrict__ table) {
+  static_assert(RowsFrom != Rows::global, "the indexed blocks read their slice of the rows");
+  constexpr bool kSlice = RowsFrom == Rows::shared;
   using namespace pscr::tridiag::cuda::detail;
-  using Steps = ResidentSteps<T, M, Threads, Work, Tables ? Rows::shared : Rows::none>;
+  using Steps = ResidentSteps<T, M, Threads, Work, RowsFrom>;
   using Chunk = typename Steps::Chunk;
   constexpr int kRows = Steps::kChunkRows;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -631,9 +635,9 @@ __global__ void __launch_bounds__(Threads, 1)
   __syncthreads();
   if (k >= groups) return;  // the launch has groups · chunks blocks; none past them
   const int slice_rows = static_cast<int>(n - j * kRows < kRows ? n - j * kRows : kRows);
-  if (Tables && threadIdx.x == 0)
+  if (kSlice && threadIdx.x == 0)
     Steps::copy_in(slice, table + 4 * j * kRows, 32 * slice_rows, bars + 16);
-  if (Tables) mbarrier_wait(bars + 16, 0);
+  if (kSlice) mbarrier_wait(bars + 16, 0);
   steps.table = slice;
   auto chunk_of = [&](long long s) { return steps.chunk(s < batch ? s * chunks + j : total); };
   unsigned phases = 0;  // bit b: the parity buffer b's next load completes
@@ -664,20 +668,20 @@ struct ResidentConfig {
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = Buffers;
   static constexpr int kWork = Work;
   static constexpr bool kWait = Wait, kIndexed = false;
-  static constexpr Rows kRows = RowsFrom;
+  static constexpr Rows kRowsFrom = RowsFrom;
   static constexpr auto kernel =
       resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work, RowsFrom>;
 };
 /// A configuration of resident_indexed (two buffers of d, and shared memory for the chunk's slice
-/// of the table, which only Tables loads and reads).
-template <class T, int M, int Threads, int Work, bool Tables>
+/// of the table, which only Rows::shared loads and reads).
+template <class T, int M, int Threads, int Work, Rows RowsFrom>
 struct ResidentIndexedConfig {
   static constexpr bool kComplex = !std::is_same_v<T, double>;
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = 2;
   static constexpr int kWork = Work;
   static constexpr bool kWait = true, kIndexed = true;
-  static constexpr Rows kRows = Tables ? Rows::shared : Rows::none;
-  static constexpr auto kernel = resident_indexed<T, M, Threads, Work, Tables>;
+  static constexpr Rows kRowsFrom = RowsFrom;
+  static constexpr auto kernel = resident_indexed<T, M, Threads, Work, RowsFrom>;
 };
 
 /// The stream pattern (file comment).
@@ -921,9 +925,9 @@ int main(int argc, char** argv) {
             std::string(complex_rows ? "complex_n" : "n") + std::to_string(n) +
             (Config::kWait ? "" : "_nowait") + (Config::kBuffers == 2 ? "_two_buffers" : "") +
             (Config::kIndexed ? "_indexed" : "") +
-            (Config::kRows == Rows::shared   ? "_tables"
-             : Config::kRows == Rows::global ? "_l2rows"
-                                             : "") +
+            (Config::kRowsFrom == Rows::shared   ? "_tables"
+             : Config::kRowsFrom == Rows::global ? "_l2rows"
+                                                 : "") +
             (Config::kWork > 1 ? "_work" + std::to_string(Config::kWork) : "");
         row("resident", order.c_str(), chunk_rows, static_cast<int>(chunks), per_sm * threads / 32,
             ms, 2 * mb * scalar_bytes / 8);
@@ -949,7 +953,7 @@ int main(int argc, char** argv) {
     resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2>{});
     resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2>{});
     // The best configurations above with the rows of A and M read from global memory.
-    constexpr Rows kL2 = Rows::global;
+    constexpr Rows kL2 = Rows::global, kSlice = Rows::shared, kNoRows = Rows::none;
     resident(ResidentConfig<double, 17, 512, 2, 1, true, 1, kL2>{});
     resident(ResidentConfig<double, 13, 512, 2, 2, true, 1, kL2>{});
     resident(ResidentConfig<double, 13, 512, 2, 2, true, 2, kL2>{});
@@ -957,13 +961,13 @@ int main(int argc, char** argv) {
     resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 1, kL2>{});
     resident(ResidentConfig<Complex, 13, 512, 1, 2, true, 2, kL2>{});
     resident(ResidentConfig<Complex, 7, 512, 2, 2, true, 2, kL2>{});
-    resident(ResidentIndexedConfig<double, 9, 512, 1, false>{});
-    resident(ResidentIndexedConfig<double, 9, 512, 1, true>{});
-    resident(ResidentIndexedConfig<double, 9, 512, 2, true>{});
-    resident(ResidentIndexedConfig<Complex, 7, 512, 1, false>{});
-    resident(ResidentIndexedConfig<Complex, 7, 512, 1, true>{});
-    resident(ResidentIndexedConfig<Complex, 7, 512, 2, true>{});
-    resident(ResidentIndexedConfig<Complex, 5, 512, 1, true>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 1, kNoRows>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 1, kSlice>{});
+    resident(ResidentIndexedConfig<double, 9, 512, 2, kSlice>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 1, kNoRows>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 1, kSlice>{});
+    resident(ResidentIndexedConfig<Complex, 7, 512, 2, kSlice>{});
+    resident(ResidentIndexedConfig<Complex, 5, 512, 1, kSlice>{});
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {
