@@ -55,6 +55,7 @@
 #include "common/error.hpp"
 #include "common/scalar.hpp"
 #include "problems/generate.hpp"
+#include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/reference/solve.hpp"
 
@@ -403,10 +404,11 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   for (int k : {2, 4, 8, 16}) configs.push_back({"columns", false, {tc::Method::columns, k}});
   // sweep: K from n (shifted form, contiguous rows, n <= 768), n = 769 to 16384 the cluster
   // kernel, real with K = 16 or 8 (both asked for: where K is left open, the batch's rows and the
-  // padding choose), complex up to 8192 rows with K = 8, its only one; elsewhere it runs the block
-  // method.
+  // padding choose), complex up to 8192 rows with K = 8, and up to 1024 rows with K = 16 too (its
+  // InBlock instance); elsewhere it runs the block method.
   configs.push_back({"sweep", false, {tc::Method::sweep, n > 768 ? 8 : 0}});
-  if (n > 768 && !kComplex) configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
+  if (n > 768 && (!kComplex || n <= tc::kSweepComplexWideMaxRows))
+    configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
   // tiled_pcr: 2^k independent systems per system for its Thomas stage.
   for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});

@@ -68,6 +68,9 @@ MAX_GUARDED_LANE_ROWS = 16  # kMaxGuardedLaneRows: guarded segment and columns k
 SWEEP_CLUSTER_MIN_ROWS = 769  # tridiag/cuda/sweep_cluster.cuh: kSweepClusterMinRows
 SWEEP_CLUSTER_MAX_SEGMENTS = 32  # kSweepClusterMaxSegments
 SWEEP_CLUSTER_COMPLEX_ROWS = 8  # kSweepClusterComplexRows
+# tridiag/cuda/selection.hpp: kSweepComplexWideMaxRows, complex K = 16 (the cluster kernel's InBlock
+# instance) where asked for up to that many rows
+SWEEP_COMPLEX_WIDE_MAX_ROWS = 1024
 # tridiag/cuda/selection.hpp: kSweepGuardedMaxRows, the guarded complex sweep (its cluster kernel's
 # most rows)
 SWEEP_GUARDED_MAX_ROWS = WARP_LANES * SWEEP_CLUSTER_COMPLEX_ROWS * SWEEP_CLUSTER_MAX_SEGMENTS
@@ -133,9 +136,13 @@ def accurate(residual, helmholtz):
 def sweep_rows(n, requested):
     """The sweep method's rows per lane (tridiag/cuda/sweep.cuh, sweep_rows): the smallest even
     K >= 4 with 32 K >= n, or the requested K (made even) if larger, up to 768 rows; from 769 rows
-    the cluster kernel's (tridiag/cuda/sweep_cluster.cuh), 8 or 16 real, SWEEP_CLUSTER_COMPLEX_ROWS
-    complex: the bound is on complex rows only, so their K is the one returned."""
+    the cluster kernel's (tridiag/cuda/solve.cu, sweep_cluster_rows), 8 or 16 real, complex 16
+    where more than 8 is requested up to SWEEP_COMPLEX_WIDE_MAX_ROWS rows, else
+    SWEEP_CLUSTER_COMPLEX_ROWS: the bound is on complex rows only, so their K is the one
+    returned."""
     if n >= SWEEP_CLUSTER_MIN_ROWS:
+        if requested > 8 and n <= SWEEP_COMPLEX_WIDE_MAX_ROWS:
+            return 16
         return SWEEP_CLUSTER_COMPLEX_ROWS
     k = max(4, -(-n // WARP_LANES))
     k += k % 2

@@ -79,8 +79,9 @@ std::vector<Config> non_pivoting_configs() {
   // Complex K ≤ 4 has one warp solve the coarse system (segment_block_solo_coarse).
   add(method_configs("block", cuda::Method::block, {2, 4, 8, 16}));
   // sweep: K from n (0), and K = 16 where n is smaller (identity rows); real n = 1000, 1023, 4097
-  // and 8191 the cluster kernel (K = 16 every time: K = 8 would pad none or 6% fewer rows); the
-  // general form, interleaved layouts, complex n > 2048 and n > 16384 run the block method.
+  // and 8191 the cluster kernel (K = 16 every time: K = 8 would pad none or 6% fewer rows),
+  // complex n = 1000 and 1023 its InBlock instance where K = 16 is asked for; the general form,
+  // interleaved layouts, complex n > 8192 and n > 16384 run the block method.
   add(method_configs("sweep", cuda::Method::sweep, {0, 16}));
   // tiled PCR: k from n (0: 4 steps, fewer on n < 16), one step (two independent systems), five
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
@@ -427,15 +428,19 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 // (5 blocks of 4 segment warps, 3 slots: blocks of 12 warps; the cluster kernel's K = 8 takes at
 // most 8192 rows, so both real configurations run K = 16 there, and complex ones, whose cluster
 // kernel is K = 8's, fall back to the segment method), each cluster solving several systems with
-// the next one's d copied in under the current one. Complex ones take K = 8 whatever is asked (the
-// shapes of real K = 8: 1023 odd stride in place), guarded, and unguarded where declared dominant
-// (these systems are), exchanging coarse rows of 8 pieces of 16 bytes per segment.
+// the next one's d copied in under the current one. Complex ones take K = 8 (the shapes of real
+// K = 8: 1023 odd stride in place) but where K = 16 is asked for up to 1024 rows (1000, 1023: the
+// InBlock instance, one block of two segment warps, three slots), guarded, and unguarded where
+// declared dominant (these systems are), exchanging coarse rows of 8 pieces of 16 bytes per
+// segment or (InBlock) sharing their reduced rows in the block.
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
                                  {"sweep K=16", false, {cuda::Method::sweep, 16}}};
   if constexpr (is_complex_v<TypeParam>)
-    configs[1] = {
-        "sweep K=8 dominant", false, {cuda::Method::sweep, 8, cuda::Staging::automatic, true}};
+    for (int k : {8, 16})
+      configs.push_back({"sweep K=" + std::to_string(k) + " dominant",
+                         false,
+                         {cuda::Method::sweep, k, cuda::Staging::automatic, true}});
   std::uint64_t seed = 700;
   for (index_t n :
        {index_t{33}, index_t{255}, index_t{300}, index_t{361}, index_t{417}, index_t{511},
@@ -497,7 +502,10 @@ Inaccurate inaccurate_shifts(const Batch<testing::HelmholtzPencil::S>& t, const 
 // order: one warp (n = 511) 1e-10 at every shift; the cluster kernel (n = 1023 to 8191) at all but
 // at most one shift per problem, bounded here at 1e-8: the emulation found one shift of 38000 at
 // 1.9e-9 (n = 2047), where the reduced rows solved in order fail as well (a segment's block of 256
-// rows near singular, which only pivoting avoids); on an H100 0 of 16000. The table's
+// rows near singular, which only pivoting avoids); on an H100 0 of 16000. With K = 16 asked for,
+// n = 1023 runs the cluster kernel's InBlock instance (its guarded solve of the system's 128
+// reduced rows: on the emulation 2 of 80000 shifts above 1e-10, at most 1.22e-10), bounded as
+// the cluster kernel; the longer problems run K = 8 then. The table's
 // configuration for complex systems not declared dominant (at these shapes the block and segment
 // methods) stays near 1e-10 as well: bounded at 1e-9 (an H100, the table before the guarded
 // sweep: 1 shift of the 12000 above 1e-10, n = 511, 1.6e-10; since, 0 of 20000).
@@ -508,6 +516,7 @@ TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
   const Config sweep_dominant{
       "sweep declared dominant", false, {cuda::Method::sweep, 0, cuda::Staging::automatic, true}};
   const Config sweep_guarded{"sweep (guarded)", false, {cuda::Method::sweep, 0}};
+  const Config sweep_guarded_wide{"sweep K=16 (guarded)", false, {cuda::Method::sweep, 16}};
   int tree_inaccurate = 0;
   for (const auto& [n, seed] :
        {std::pair<index_t, int>{511, 5}, {1023, 3}, {2047, 7}, {4095, 3}, {8191, 5}}) {
@@ -516,19 +525,20 @@ TEST(CudaTridiagHelmholtz, PivotingAndTheGuardedSweepSolveIndefiniteShifts) {
     for (int j = 0; j < count; ++j) shifts[j] = pencil.shift(j, count);
     const Batch<S> t = pencil.batch(shifts);
     const BatchLayout l = BatchLayout::contiguous(n);
-    for (const Config& cfg :
-         {kPivoting, Config{"automatic", false, {}}, sweep_guarded, sweep_dominant}) {
+    for (const Config& cfg : {kPivoting, Config{"automatic", false, {}}, sweep_guarded,
+                              sweep_guarded_wide, sweep_dominant}) {
       const std::string label =
           cfg.name + ", n " + std::to_string(n) + ", seed " + std::to_string(seed);
       const Inaccurate r = inaccurate_shifts(t, cfg, l, label);
       SCOPED_TRACE(label);
       EXPECT_TRUE(r.padding_ok);
       const bool one_warp = n <= 768;  // the sweep method's one warp per system
-      if (cfg.pivoting || (cfg.name == sweep_guarded.name && one_warp)) {
+      const bool guarded = cfg.name == sweep_guarded.name || cfg.name == sweep_guarded_wide.name;
+      if (cfg.pivoting || (guarded && one_warp)) {
         EXPECT_EQ(r.count, 0) << "worst " << r.worst;
       } else if (cfg.name == sweep_dominant.name) {
         tree_inaccurate += r.count;
-      } else if (cfg.name == sweep_guarded.name) {
+      } else if (guarded) {
         EXPECT_LE(r.count, 1);
         EXPECT_LE(r.worst, 1e-8);
       } else {
@@ -615,10 +625,10 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   };
   const BatchLayout c1024 = BatchLayout::contiguous(1024);
   // Measured shapes: shifted 1024 × 2^14 takes the device table's entry, guarded or, declared
-  // dominant, the dominant entry: real systems the sweep method (its cluster kernel, K = 16),
-  // complex ones the sweep method with its K = 8 where the entry is the sweep method, else the
-  // entry's K (the H200's: the segment method, K = 4 guarded, 16 dominant); general 361 × 2^16
-  // the block method (K = 4), which a request for the segment method keeps.
+  // dominant, the dominant entry, with the entry's K: real systems the sweep method (its cluster
+  // kernel, K = 16: the entry leaves K open), complex ones the entry's method (the H200's: the
+  // segment method, K = 4 guarded, 16 dominant); general 361 × 2^16 the block method (K = 4),
+  // which a request for the segment method keeps.
   for (bool dominant : {false, true}) {
     SCOPED_TRACE(dominant ? "declared dominant" : "guarded");
     const cuda::Options entry =
@@ -629,7 +639,9 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
     EXPECT_EQ(table.method, entry.method);
     if (!complex) EXPECT_EQ(table.method, cuda::Method::sweep);
     EXPECT_EQ(table.rows_per_thread,
-              entry.method == cuda::Method::sweep ? (complex ? 8 : 16) : entry.rows_per_thread);
+              entry.method == cuda::Method::sweep && entry.rows_per_thread == 0
+                  ? (complex ? 8 : 16)
+                  : entry.rows_per_thread);
   }
   const cuda::Options coarse =
       resolved(361, 65536, BatchLayout::contiguous(361), true, {cuda::Method::segment});
@@ -699,8 +711,8 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   // Real systems of 769 to 16384 rows take the cluster kernel (K = 8 where 8 covers n and is asked
   // for, or is left open and pads the systems to a tenth or more fewer rows than 16 in a batch of
   // fewer than 2^23 rows: 769, 1025, 2049, not 4097; else 16); complex ones of 769 to 8192 rows
-  // with K = 8 whatever is asked, longer ones the block method (or the segment method beyond its
-  // 16 segments).
+  // with K = 8, but 16 where it is asked for up to 1024 rows (the InBlock instance), longer ones
+  // the block method (or the segment method beyond its 16 segments).
   auto padded = [](index_t n, index_t rows) { return (n + rows - 1) / rows * rows; };
   for (index_t n : {index_t{769}, index_t{1025}, index_t{2048}, index_t{2049}, index_t{4097},
                     index_t{8192}, index_t{16384}})
@@ -711,7 +723,7 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
         SCOPED_TRACE(::testing::Message() << "n " << n << ", batch " << batch << ", K " << asked);
         if (complex && n <= 8192) {
           EXPECT_EQ(o.method, cuda::Method::sweep);
-          EXPECT_EQ(o.rows_per_thread, 8);
+          EXPECT_EQ(o.rows_per_thread, asked > 8 && n <= 1024 ? 16 : 8);
         } else if (complex) {
           EXPECT_TRUE(o.method == cuda::Method::block || o.method == cuda::Method::segment);
         } else {

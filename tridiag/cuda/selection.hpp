@@ -66,6 +66,13 @@ inline constexpr int kMaxComplexLaneRows = 4;
 /// cluster, and those shifts flag eleven times as often as evenly spaced ones.
 inline constexpr index_t kSweepGuardedMaxRows = 8192;
 
+/// @brief Most rows of complex systems that the sweep method's cluster kernel solves with K = 16
+/// (where a call or the table asks for more than 8): its InBlock instance, whose two segment warps
+/// share the system's reduced rows in one block (sweep_cluster.cuh, kSweepClusterBlockMaxRows);
+/// with spikes and coarse rows across more segments, complex K = 16 loses accuracy on indefinite
+/// systems. Longer complex systems take K = 8.
+inline constexpr index_t kSweepComplexWideMaxRows = 1024;
+
 /// @brief Most rows per lane that the selection table gives the segment and columns methods on
 /// complex systems not declared dominant where one segment (32 lanes or chunks of K rows) covers a
 /// system: beyond kMaxComplexLaneRows they guard the solve of the segment's reduced rows and solve

@@ -267,7 +267,9 @@ constexpr bool sweep_guarded(bool complex, bool dominant) {
 constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 
 /// Rows per lane of the sweep method's cluster kernel for a batch of systems of n rows and a
-/// call's rows_per_thread: complex detail::kSweepClusterComplexRows; real 8 where it asks for 1 to
+/// call's rows_per_thread: complex 16 where it asks for more than 8 up to kSweepComplexWideMaxRows
+/// rows (the InBlock instance; with spikes, complex K = 16 loses accuracy), else
+/// detail::kSweepClusterComplexRows; real 8 where it asks for 1 to
 /// 8, 16 where it asks for more; where it leaves K open, 8 where the batch has fewer than
 /// kSweepClusterWideRows rows and K = 8 pads the systems to at least a tenth fewer rows than 16,
 /// counted in segments of 256 against 512 rows (not in sweep_cluster_shape's, which may add
@@ -290,8 +292,11 @@ constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 ///    systems and at 1024² (2048 × 512 0.0219 / 0.0204, 1024 × 512 0.0182 / 0.0160, 1024² 0.0219
 ///    / 0.0200 in one run, 2560² 0.0676 / 0.0666), not taken: PSCR's 2D Poisson 2048² (separate
 ///    stages, H200 A/B) ran 6% slower with K = 8 for every batch below 2^23 rows, 1024² 4% faster.
+static_assert(kSweepComplexWideMaxRows == detail::kSweepClusterBlockMaxRows,
+              "complex K = 16 only where the InBlock instance takes the systems");
 int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
-  if (complex) return detail::kSweepClusterComplexRows;
+  if (complex)
+    return requested > 8 && n <= kSweepComplexWideMaxRows ? 16 : detail::kSweepClusterComplexRows;
   auto padded = [n](int K) {
     const index_t rows = static_cast<index_t>(detail::kWarpLanes) * K;
     return (n + rows - 1) / rows * rows;
@@ -305,16 +310,20 @@ int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
 
 /// The cluster kernel's instance for K rows per lane (8 or 16) and `shape` (its slots at most
 /// detail::sweep_cluster_max_slots: K = 8 has only the instance of one slot), real (InBlock where
-/// detail::sweep_cluster_in_block holds, any slots); complex (K = 8, one slot) `guarded` or not.
+/// detail::sweep_cluster_in_block holds, any slots); complex `guarded` or not, K = 8 with one
+/// slot or K = 16 InBlock (sweep_cluster_rows: complex K = 16 only where that holds).
 template <class T>
 auto* sweep_cluster_kernel(int K, const detail::SweepClusterShape& shape, bool guarded) {
   if constexpr (std::is_same_v<T, double>) {
     if (K <= 8) return detail::sweep_cluster_kernel<double, 8, false, false>;
-    if (detail::sweep_cluster_in_block(K, shape, static_cast<int>(sizeof(double))))
+    if (detail::sweep_cluster_in_block(K, shape))
       return detail::sweep_cluster_kernel<double, 16, true, false, true>;
     return shape.slots > 1 ? detail::sweep_cluster_kernel<double, 16, true, false>
                            : detail::sweep_cluster_kernel<double, 16, false, false>;
   } else {
+    if (K > detail::kSweepClusterComplexRows)
+      return guarded ? detail::sweep_cluster_kernel<T, 16, true, true, true>
+                     : detail::sweep_cluster_kernel<T, 16, true, false, true>;
     return guarded
                ? detail::sweep_cluster_kernel<T, detail::kSweepClusterComplexRows, false, true>
                : detail::sweep_cluster_kernel<T, detail::kSweepClusterComplexRows, false, false>;
@@ -368,9 +377,7 @@ SweepClusterPlan compute_sweep_cluster_plan(index_t n, int K, bool guarded, std:
   SweepClusterPlan best;
   int best_warps = 0;
   detail::SweepClusterShape shape = detail::sweep_cluster_shape(n, K, static_cast<int>(sizeof(T)));
-  for (shape.slots = 1;
-       shape.slots <= detail::sweep_cluster_max_slots(K, shape, static_cast<int>(sizeof(T)));
-       ++shape.slots) {
+  for (shape.slots = 1; shape.slots <= detail::sweep_cluster_max_slots(K, shape); ++shape.slots) {
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::sweep_cluster_elements(
                                              K, shape, static_cast<int>(sizeof(T))));
     if (smem > budget) break;
@@ -497,7 +504,8 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
   const int r = opt.rows_per_thread;
   const Options table =
       select_method(current_selection_gpu(), n, batch, interleaved, complex, general, opt.dominant);
-  if (opt.method == Method::automatic) opt.method = table.method;
+  const bool from_table = opt.method == Method::automatic;
+  if (from_table) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
     opt.method = Method::partition;
     opt.rows_per_thread = 0;
@@ -517,8 +525,12 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::sweep) {
+    // The sweep method's K: the call's, else the table's where the method is its entry's (0
+    // where the measured K is the one left open: bench/tridiag_select.py, table_rows).
+    const int sweep_k = r == 0 && from_table ? table.rows_per_thread : r;
     const bool clusters = sweep_uses_clusters(n);
-    const int K = clusters ? sweep_cluster_rows(n, batch, r, complex) : detail::sweep_rows(n, r);
+    const int K =
+        clusters ? sweep_cluster_rows(n, batch, sweep_k, complex) : detail::sweep_rows(n, sweep_k);
     const bool fits =
         clusters
             ? sweep_cluster_applies(n, K, complex, sweep_guarded(complex, opt.dominant), budget)

@@ -32,11 +32,12 @@
 /// The coarse rows are double-buffered by system parity, with one mbarrier per buffer and slot: a
 /// warp writes a buffer again two systems later, once it has every segment's rows of the system in
 /// between, which each warp writes only after it has read the buffer. Clusters of one block of two
-/// segment warps (real systems of 769 to 1024 rows, K = 16: the InBlock instance) take steps 2 to
-/// 4 in the block instead: each warp writes its lanes' reduced rows P, Q into the slot's buffer in
-/// shared memory, and after a named barrier of the slot's warps every warp solves the system's
-/// whole reduced system of 128 rows itself, 4 rows per lane (block_reduced_solve), with no spikes
-/// and no coarse system: 9% less time than the spikes' path at 1024 × 2^14 (H200,
+/// segment warps (systems of 769 to 1024 rows, K = 16: the InBlock instance, real and complex)
+/// take steps 2 to 4 in the block instead: each warp writes its lanes' reduced rows P, Q into the
+/// slot's buffer in shared memory, and after a named barrier of the slot's warps every warp solves
+/// the system's whole reduced system of 128 rows itself, 4 rows per lane (block_reduced_solve;
+/// complex systems not declared dominant guarded as in step 2), with no spikes and no coarse
+/// system: 9% less time than the spikes' path at real 1024 × 2^14 (H200,
 /// docs/tridiag-performance.md). Clusters need compute capability 9.0. Include only from .cu
 /// files.
 
@@ -52,8 +53,11 @@ namespace pscr::tridiag::cuda::detail {
 /// segment warps with slots beat one warp per system (sweep.cuh), which takes the shorter ones.
 constexpr index_t kSweepClusterMinRows = 769;
 /// Rows per lane of the cluster kernel (one instance each): real 16, or 8 where a call asks for at
-/// most 8 (resolve); complex kSweepClusterComplexRows = 8 (at 16 a segment's tables and a warp's
-/// buffers of d, 35 and 17 KB, would leave an SM 4 warps). Most warps per block.
+/// most 8 (resolve); complex kSweepClusterComplexRows = 8, or 16 in the InBlock instance alone
+/// (sweep_cluster_in_block, up to kSweepClusterBlockMaxRows rows; solve.cu, sweep_cluster_rows):
+/// with spikes and coarse rows, complex K = 16 ran level with the two passes at best and lost
+/// accuracy at n = 4095 (3.6e-8 at one Helmholtz shift; docs/tridiag-performance.md, 2026-12-04).
+/// Most warps per block.
 constexpr int kSweepClusterComplexRows = 8;
 constexpr int kSweepClusterMaxWarps = 8;
 /// Most warps per block of the slotted instance (real K = 16, but InBlock;
@@ -140,13 +144,14 @@ constexpr int kSweepClusterBlockLaneRows = 2 * kSweepClusterBlockSegments;
 constexpr int kSweepClusterBlockReducedRows = kWarpLanes * kSweepClusterBlockLaneRows;
 /// Scalars of one buffer of a slot's reduced rows (BlockReducedRows: their a, b, c, d).
 constexpr int kSweepClusterBlockReducedScalars = 4 * kSweepClusterBlockReducedRows;
+/// Most rows of a system of the InBlock instance: kSweepClusterBlockSegments segments of K = 16.
+constexpr index_t kSweepClusterBlockMaxRows = index_t{kWarpLanes} * 16 * kSweepClusterBlockSegments;
 
-/// Whether launches of `shape` with K rows per lane and scalars of `scalar_bytes` take the InBlock
-/// instance: real K = 16 in clusters of one block of kSweepClusterBlockSegments segment warps.
-PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& shape,
-                                              int scalar_bytes) {
-  return scalar_bytes == 8 && K == 16 && shape.blocks == 1 &&
-         shape.warps == kSweepClusterBlockSegments;
+/// Whether launches of `shape` with K rows per lane take the InBlock instance: K = 16 in clusters
+/// of one block of kSweepClusterBlockSegments segment warps (769 to kSweepClusterBlockMaxRows
+/// rows), real or complex.
+PSCR_HD constexpr bool sweep_cluster_in_block(int K, const SweepClusterShape& shape) {
+  return K == 16 && shape.blocks == 1 && shape.warps == kSweepClusterBlockSegments;
 }
 
 /// Most warps per block of the cluster kernel's instance, `slotted` or not, InBlock or not (its
@@ -156,18 +161,16 @@ PSCR_HD constexpr int sweep_cluster_max_block_warps(bool slotted, bool in_block)
   return slotted && !in_block ? kSweepClusterMaxSlotWarps : kSweepClusterMaxWarps;
 }
 
-/// Most slots a launch of `shape` with K rows per lane and scalars of `scalar_bytes` may take:
-/// K = 16 as many as keep a block within kSweepClusterMaxSlotWarps warps, or kSweepClusterMaxWarps
-/// for the InBlock instance (sweep_cluster_in_block: its blocks of two segment warps take 3 slots
-/// in two blocks per SM either way, and compiled for blocks of 12 warps it ran 0–4.5% slower at
-/// 1024 × 2^14 in two H200 A/Bs); K = 8 one, its only instance being compiled for one slot (it
-/// would take 2W warps of two slots for 2W segments of one: n ≤ 1024 rows, W ≤ 4, ran out of
-/// bounds, H100).
-PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape,
-                                              int scalar_bytes) {
+/// Most slots a launch of `shape` with K rows per lane may take: K = 16 as many as keep a block
+/// within kSweepClusterMaxSlotWarps warps, or kSweepClusterMaxWarps for the InBlock instance
+/// (sweep_cluster_in_block: its real blocks of two segment warps take 3 slots in two blocks per SM
+/// either way, and compiled for blocks of 12 warps it ran 0–4.5% slower at 1024 × 2^14 in two
+/// H200 A/Bs; complex ones fit 3 slots in one block per SM, 224 KB); K = 8 one, its only instance
+/// being compiled for one slot (it would take 2W warps of two slots for 2W segments of one:
+/// n ≤ 1024 rows, W ≤ 4, ran out of bounds, H100).
+PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape) {
   if (K <= 8) return 1;
-  return sweep_cluster_max_block_warps(true, sweep_cluster_in_block(K, shape, scalar_bytes)) /
-         shape.warps;
+  return sweep_cluster_max_block_warps(true, sweep_cluster_in_block(K, shape)) / shape.warps;
 }
 
 /// Scalars (of `scalar_bytes`, 8 or 16) of shared memory of one block of `shape`: 16 bytes per
@@ -178,26 +181,27 @@ PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& sh
 /// buffers of d (sweep_array(K) scalars each).
 PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int scalar_bytes) {
   // Scalars of each buffer: the segments' coarse rows, or the system's reduced rows.
-  const int exchanged = sweep_cluster_in_block(K, shape, scalar_bytes)
-                            ? kSweepClusterBlockReducedScalars
-                            : 8 * shape.segments();
+  const int exchanged =
+      sweep_cluster_in_block(K, shape) ? kSweepClusterBlockReducedScalars : 8 * shape.segments();
   return 16 * shape.slots / scalar_bytes + 2 * exchanged * shape.slots +
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
 /// The reduced rows of a slot's system in shared memory (InBlock): segment g's lane j's rows P, Q
 /// are rows 64g + 2j and 64g + 2j + 1, their a, b, c, d in four arrays of
-/// kSweepClusterBlockReducedRows scalars, row r at r XOR ((r / 16) mod 4), so that both the
-/// segment warps' writes (rows 2j, 2j + 1) and block_reduced_solve's reads (lane l's rows 4l + i)
-/// fall on distinct banks; stored in order, as Row4s, a warp's reads took four wavefronts each
-/// (4.0-way conflicts: Nsight Compute, real 1024 × 2^14, H200). Read by block_reduced_solve's
-/// lanes as a system of their own (lane_reduce's accessor and vector: every row inside, the
-/// system's ends uncoupled).
+/// kSweepClusterBlockReducedRows scalars, row r at r XOR ((r / W) mod 4), W the scalars of one
+/// 128-byte wavefront (16 real, 8 complex), so that both the segment warps' writes (rows 2j,
+/// 2j + 1) and block_reduced_solve's reads (lane l's rows 4l + i) fall on distinct banks; stored
+/// in order, as Row4s, a warp's reads took four wavefronts each (4.0-way conflicts: Nsight
+/// Compute, real 1024 × 2^14, H200). Read by block_reduced_solve's lanes as a system of their own
+/// (lane_reduce's accessor and vector: every row inside, the system's ends uncoupled).
 template <class T>
 struct BlockReducedRows {
   static constexpr bool padded = true;
+  /// log2 of the scalars of a 128-byte wavefront.
+  static constexpr int kWavefrontShift = sizeof(T) == 8 ? 4 : 3;
   T* base;
-  static PSCR_HD int at(index_t r) { return static_cast<int>(r ^ ((r >> 4) & 3)); }
+  static PSCR_HD int at(index_t r) { return static_cast<int>(r ^ ((r >> kWavefrontShift) & 3)); }
   PSCR_HD T sub(index_t r) const { return base[at(r)]; }
   PSCR_HD T diag(index_t r) const { return base[kSweepClusterBlockReducedRows + at(r)]; }
   PSCR_HD T sup(index_t r) const { return base[2 * kSweepClusterBlockReducedRows + at(r)]; }
@@ -243,20 +247,24 @@ PSCR_HD void block_lane_unknowns(const LaneState<kSweepClusterBlockLaneRows, T>&
 /// A slot's whole reduced system (InBlock: its kSweepClusterBlockSegments segments' rows,
 /// BlockReducedRows) solved by the calling warp as the warp method solves a system of
 /// 32·Kr rows: each lane reduces its Kr rows (block_lane_reduce), the warp solves the lanes'
-/// reduced rows (warp_reduced_solve), each lane its rows' unknowns (block_lane_unknowns). Returns
-/// segment g's lane's interface unknowns, rows 64g + 2·lane and + 1, which lane (64g + 2·lane) /
-/// Kr holds: the same arithmetic on every warp of the slot.
-template <class T>
+/// reduced rows (guarded_reduced_solve: Guarded, for complex systems not declared dominant, solved
+/// again in order where the tree's growth flags), each lane its rows' unknowns
+/// (block_lane_unknowns). Returns segment g's lane's interface unknowns, rows 64g + 2·lane and + 1,
+/// which lane (64g + 2·lane) / Kr holds: the same arithmetic on every warp of the slot. On the CPU
+/// emulation of complex Helmholtz systems of 769 to 1024 rows (K = 16, 20 problems of 4000 shifts:
+/// tests/tridiag/test_cuda_emulation.cu) the guard flagged 51–64 shifts per problem and left 2 of
+/// the 80000 above 1e-10 (at most 1.22e-10), where the tree alone left 17 (up to 1.9e-7).
+template <bool Guarded, class T>
 __device__ void block_reduced_solve(const BlockReducedRows<T>& rows, int g, T& first, T& last) {
   constexpr int Kr = kSweepClusterBlockLaneRows;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   LaneState<Kr, T> st;
   Row4<T> P, Q;
   block_lane_reduce(rows, lane, st, P, Q);
-  T xf[1], xl[1];
-  warp_reduced_solve(P, Q, xf, xl);
+  T xf, xl;
+  guarded_reduced_solve<Guarded>(P, Q, xf, xl);
   T x[Kr];
-  block_lane_unknowns(st, lane, xf[0], xl[0], x);
+  block_lane_unknowns(st, lane, xf, xl, x);
   const int r = 2 * (kWarpLanes * g + lane);  // the lane's first interface row, even
   const int src = r / Kr, at = r % Kr;
 #pragma unroll
@@ -326,17 +334,16 @@ __device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, do
 /// slot q takes systems c·S + q, + clusters·S, ... `Slotted` false: S = 1 at compile time (the
 /// code of one slot is then that of the kernel before slots; compiled for any S, ptxas gave it 163
 /// registers instead of 150 at K = 16, and one slot ran 4–8% slower: H200, tridiag_bench).
-/// Guarded: the spike and coarse solves watched and solved again in order where they flag (complex
-/// systems not declared dominant). InBlock (launches where sweep_cluster_in_block holds): steps 2
-/// to 4 for clusters of one block, the slot's segment warps sharing their reduced rows (a named
-/// barrier per slot) and each solving the system's whole reduced system (block_reduced_solve)
-/// instead of its spikes and the coarse system.
+/// Guarded: the spike and coarse solves (InBlock: the reduced system's solve) watched and solved
+/// again in order where they flag (complex systems not declared dominant). InBlock (launches where
+/// sweep_cluster_in_block holds): steps 2 to 4 for clusters of one block, the slot's segment warps
+/// sharing their reduced rows (a named barrier per slot) and each solving the system's whole
+/// reduced system (block_reduced_solve) instead of its spikes and the coarse system.
 template <class T, int K, bool Slotted, bool Guarded, bool InBlock = false>
 __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock) * kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
                          const T* d, Strides ds, T* x, Strides xs) {
-  static_assert(!InBlock || (!Guarded && std::is_same_v<T, double> && K == 16),
-                "the InBlock instance is real K = 16's (sweep_cluster_in_block)");
+  static_assert(!InBlock || K == 16, "the InBlock instance is K = 16's (sweep_cluster_in_block)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
@@ -440,7 +447,7 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
       // systems later, after the barrier of the system between, which each warp passes only once
       // it has read this one.
       barrier_sync(1 + slot, W * kWarpLanes);
-      block_reduced_solve(rows, own, x_first, x_last);
+      block_reduced_solve<Guarded>(rows, own, x_first, x_last);
     } else {
       T xf[3], xl[3];  // spikes of the lane's first and last unknowns
       Condensed<T>* buffer = coarse + b * segments;
