@@ -266,6 +266,9 @@ constexpr bool sweep_guarded(bool complex, bool dominant) {
 /// a call leaves K open (sweep_cluster_rows).
 constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 
+static_assert(kSweepComplexWideMaxRows == detail::kSweepClusterBlockMaxRows,
+              "complex K = 16 only where the InBlock instance takes the systems");
+
 /// Rows per lane of the sweep method's cluster kernel for a batch of systems of n rows and a
 /// call's rows_per_thread: complex 16 where it asks for more than 8 up to kSweepComplexWideMaxRows
 /// rows (the InBlock instance; with spikes, complex K = 16 loses accuracy), else
@@ -292,8 +295,6 @@ constexpr index_t kSweepClusterWideRows = index_t{1} << 23;
 ///    systems and at 1024² (2048 × 512 0.0219 / 0.0204, 1024 × 512 0.0182 / 0.0160, 1024² 0.0219
 ///    / 0.0200 in one run, 2560² 0.0676 / 0.0666), not taken: PSCR's 2D Poisson 2048² (separate
 ///    stages, H200 A/B) ran 6% slower with K = 8 for every batch below 2^23 rows, 1024² 4% faster.
-static_assert(kSweepComplexWideMaxRows == detail::kSweepClusterBlockMaxRows,
-              "complex K = 16 only where the InBlock instance takes the systems");
 int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
   if (complex)
     return requested > 8 && n <= kSweepComplexWideMaxRows ? 16 : detail::kSweepClusterComplexRows;
