@@ -5,8 +5,9 @@ rows of other methods (copy, pivoting, cuSPARSE), skipped or inaccurate rows nev
 configurations whose threads take more than MAX_COMPLEX_LANE_ROWS rows (segment, block, partition,
 and the warp method with the K it raises its rows per lane to) are left out of the complex entries
 (they lost accuracy on PSCR's indefinite Helmholtz systems) but not of the dominant ones (for
-diagonally dominant systems), except the guarded ones: the sweep method up to 8192 rows, the
-segment and columns methods up to 16 rows per lane where one segment of 32 lanes covers a system;
+diagonally dominant systems), except the guarded ones: the sweep method up to 8192 rows (K = 16,
+its cluster kernel's InBlock instance, up to 1024), the segment and columns methods up to 16 rows
+per lane where one segment of 32 lanes covers a system;
 rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
 not dominant, a guarded configuration there only by more than GUARDED_MARGIN; a CSV without a usable row, or CSVs of several GPUs, are refused with a message and no table written.
 
@@ -76,6 +77,9 @@ class TridiagSelectTest(ScriptTest):
             row("complex", 130, 131072, "segment", 4, 0.13),
             row("complex", 700, 23967, "sweep", 0, 0.30),  # K = 22, one warp, guarded: kept
             row("complex", 700, 23967, "segment", 4, 0.40),
+            row("complex", 1023, 1023, "sweep", 16, 0.02),  # its InBlock instance, guarded: kept
+            row("complex", 1023, 1023, "sweep", 8, 0.03),
+            row("complex", 1023, 1023, "segment", 4, 0.04),
             row("complex", 2048, 8192, "sweep", 8, 0.30),  # the cluster kernel, guarded: kept
             row("complex", 2048, 8192, "segment", 4, 0.40),
             row("complex", 16384, 1024, "sweep", 8, 0.30),  # beyond the guarded sweep
@@ -106,6 +110,7 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, false, false, 130, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, false, false, 512, 32768, Method::sweep, 0, false},  // 0.2 ms",
             "{false, true, false, false, 700, 23967, Method::sweep, 0, false},  // 0.3 ms",
+            "{false, true, false, false, 1023, 1023, Method::sweep, 16, false},  // 0.02 ms",
             "{false, true, false, false, 1024, 16384, Method::block, 4, false},  // 0.35 ms",
             "{false, true, false, false, 2048, 8192, Method::sweep, 8, false},  // 0.3 ms",
             "{false, true, false, false, 8192, 2048, Method::segment, 4, false},  // 0.67 ms",
@@ -115,6 +120,7 @@ class TridiagSelectTest(ScriptTest):
             "{false, true, true, false, 130, 131072, Method::sweep, 0, false},  // 0.11 ms",
             "{false, true, true, false, 512, 32768, Method::sweep, 0, false},  // 0.2 ms",
             "{false, true, true, false, 700, 23967, Method::sweep, 0, false},  // 0.3 ms",
+            "{false, true, true, false, 1023, 1023, Method::sweep, 16, false},  // 0.02 ms",
             "{false, true, true, false, 1024, 16384, Method::block, 8, false},  // 0.3 ms",
             "{false, true, true, false, 2048, 8192, Method::sweep, 8, false},  // 0.3 ms",
             "{false, true, true, false, 8192, 2048, Method::segment, 16, false},  // 0.6 ms",
