@@ -59,7 +59,9 @@ inline constexpr int kMaxComplexLaneRows = 4;
 /// @brief Most rows of complex systems not declared dominant that the selection table sends to the
 /// sweep method, whose reduced solves guard against growth and solve again in order where they
 /// find some: one warp per system up to 768 rows (sweep.cuh), the cluster kernel from 769 rows on
-/// (K = 8, its spike and coarse solves guarded, sweep_cluster.cuh, up to 8192 rows), verified on
+/// (K = 8, its spike and coarse solves guarded, sweep_cluster.cuh, up to 8192 rows; K = 16 up to
+/// kSweepComplexWideMaxRows, its InBlock instance's solve guarded: so far on the CPU's emulation
+/// only, test_cuda_emulation.cu), verified on
 /// the GPU on Helmholtz systems of 511 to 8191 rows (bench/tridiag_select.py,
 /// SWEEP_GUARDED_MAX_ROWS). Where the cluster kernel wins is measured on Helmholtz systems with
 /// the shifts PSCR forms (tridiag_bench --systems helmholtz): one flagged segment holds its whole
