@@ -71,15 +71,18 @@
 ///              (about 1.5% of indefinite Helmholtz shifts): accurate on those (verified up to K =
 ///              32), where the selection table uses it. Systems of 769 to 16384 rows (complex:
 ///              8192): clusters of blocks (tridiag/cuda/sweep_cluster.cuh), a warp per segment of
-///              32·K rows and system (K = 16, or 8: see Options::rows_per_thread; complex 8), a
-///              cluster solving as many systems at once as its blocks' shared memory and registers
-///              allow (slots, sharing each segment's A, M tables), each lane sweeping its K rows in
-///              shared memory, the segments' coarse rows exchanged through distributed shared
-///              memory; d read once. Complex systems not declared `dominant` guard the segments'
-///              spike solves and the coarse solve as above (accurate on indefinite Helmholtz shifts
-///              up to 8191 rows; where it is faster on those the selection table measures:
-///              kSweepGuardedMaxRows). The general form, interleaved layouts and other systems run
-///              the block method (its K).
+///              32·K rows and system (K = 16, or 8: see Options::rows_per_thread; complex 8, or
+///              16 up to 1024 rows), a cluster solving as many systems at once as its blocks'
+///              shared memory and registers allow (slots, sharing each segment's A, M tables),
+///              each lane sweeping its K rows in shared memory, the segments' coarse rows
+///              exchanged through distributed shared memory; d read once. At K = 16 systems of up
+///              to 1024 rows take one block of two segment warps that each solve the system's
+///              128 reduced rows from the block's shared memory (no spikes, no coarse rows).
+///              Complex systems not declared `dominant` guard the segments' spike solves and the
+///              coarse solve (or that block's reduced solve) as above (accurate on indefinite
+///              Helmholtz shifts up to 8191 rows; where it is faster on those the selection table
+///              measures: kSweepGuardedMaxRows). The general form, interleaved layouts and other
+///              systems run the block method (its K).
 ///   columns:   interleaved layouts, and one segment of contiguous ones
 ///              (tridiag/cuda/columns.cuh): the segment method's segments of up to 32·K rows
 ///              (K = rows_per_thread: 2, 4, 8 or 16) with a thread per K-row chunk of one system
@@ -178,13 +181,13 @@ struct Options {
   /// the smallest that covers n); segment, block, columns: rows per lane or thread (2, 4, 8 or
   /// 16); sweep: rows per lane (1 to kSweepMaxLaneRows), raised to the smallest even K ≥ 4 that
   /// covers n (real n > 768: 8 where it is 1 to 8, or 0 where 8 pads at least a tenth fewer rows
-  /// than 16 and the batch has fewer than 2^23 rows, and n ≤ 8192; else 16; complex n > 768: 8
-  /// whatever is asked); tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent
-  /// systems per system). Otherwise (and 0 for
-  /// every method) = from the selection table where its entry for the shape is the same kind of
-  /// method, else 8 (complex: 4, since eliminating more rows per thread without pivoting loses
-  /// accuracy on indefinite complex systems, bench/tridiag_select.py, unless `dominant`;
-  /// tiled_pcr: see Method). The options resolved_options returns are valid options
+  /// than 16 and the batch has fewer than 2^23 rows, and n ≤ 8192; else 16; complex n > 768: 16
+  /// where more than 8 is asked and n ≤ kSweepComplexWideMaxRows (selection.hpp), else 8);
+  /// tiled_pcr: its PCR steps k (1 to kTiledPcrMaxSteps: 2^k independent systems per system).
+  /// Otherwise (and 0 for every method) = from the selection table where its entry for the shape
+  /// is the same kind of method, else 8 (complex: 4, since eliminating more rows per thread without
+  /// pivoting loses accuracy on indefinite complex systems, bench/tridiag_select.py, unless
+  /// `dominant`; tiled_pcr: see Method). The options resolved_options returns are valid options
   /// again, and resolve to themselves.
   int rows_per_thread = 0;
   Staging staging = Staging::automatic;
