@@ -1171,9 +1171,7 @@ template <class Scalar, int K>
 void sweep_cluster_sizes(testing::Kind kind, std::uint64_t seed, double scale = 1,
                          CoarseSolve coarse = CoarseSolve::warp_tree) {
   namespace dt = cuda::detail;
-  const index_t most = is_complex_v<Scalar> && K > dt::kSweepClusterComplexRows
-                           ? dt::kSweepClusterBlockMaxRows
-                           : dt::sweep_cluster_max_rows(K);
+  const index_t most = dt::sweep_cluster_max_rows(K, static_cast<int>(sizeof(Scalar)));
   for (index_t n : {index_t{769}, index_t{1000}, index_t{1024}, index_t{1025}, index_t{1281},
                     index_t{2048}, index_t{2049}, index_t{2303}, index_t{4096}, index_t{4097},
                     index_t{6000}, index_t{8191}, index_t{8192}, index_t{8193}, index_t{16384}}) {
@@ -1609,9 +1607,7 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   for (const auto& [K, bytes] :
        {std::pair{8, 8}, {16, 8}, {dt::kSweepClusterComplexRows, 16}, {16, 16}}) {
     const index_t rows = static_cast<index_t>(dt::kWarpLanes) * K;
-    const index_t most =
-        bytes == 16 && K == 16 ? dt::kSweepClusterBlockMaxRows : dt::sweep_cluster_max_rows(K);
-    for (index_t n = dt::kSweepClusterMinRows; n <= most; ++n) {
+    for (index_t n = dt::kSweepClusterMinRows; n <= dt::sweep_cluster_max_rows(K, bytes); ++n) {
       const dt::SweepClusterShape shape = dt::sweep_cluster_shape(n, K, bytes);
       SCOPED_TRACE(::testing::Message() << "K " << K << ", n " << n << ", scalars of " << bytes);
       const int needed = static_cast<int>((n + rows - 1) / rows);

@@ -306,7 +306,7 @@ int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
   const bool eight = requested == 0 ? n * batch < kSweepClusterWideRows &&
                                           10 * (padded(16) - padded(8)) >= padded(16)
                                     : requested <= 8;
-  return eight && n <= detail::sweep_cluster_max_rows(8) ? 8 : 16;
+  return eight && n <= detail::sweep_cluster_max_rows(8, static_cast<int>(sizeof(double))) ? 8 : 16;
 }
 
 /// The cluster kernel's instance for K rows per lane (8 or 16) and `shape` (its slots at most
@@ -425,10 +425,11 @@ bool device_runs_sm90_kernels() {
 }
 
 /// Whether the sweep method's cluster kernel takes systems of n > 768 rows with K rows per lane
-/// (complex: `guarded` or not): up to detail::sweep_cluster_max_rows(K), where its blocks' shared
+/// (complex: `guarded` or not): up to detail::sweep_cluster_max_rows, where its blocks' shared
 /// memory fits `budget` and the device launches clusters (device_runs_sm90_kernels).
 bool sweep_cluster_applies(index_t n, int K, bool complex, bool guarded, std::size_t budget) {
-  return n <= detail::sweep_cluster_max_rows(K) && device_runs_sm90_kernels() &&
+  const int scalar_bytes = static_cast<int>((complex ? 2 : 1) * sizeof(double));
+  return n <= detail::sweep_cluster_max_rows(K, scalar_bytes) && device_runs_sm90_kernels() &&
          sweep_cluster_plan(n, K, complex, guarded, budget).smem != 0;
 }
 

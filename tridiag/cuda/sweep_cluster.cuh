@@ -127,15 +127,10 @@ PSCR_HD SweepClusterShape sweep_cluster_shape(index_t n, int K, int scalar_bytes
 static_assert(kSweepClusterMaxSegments / 4 <= kSweepClusterMaxBlocks,
               "clusters of more than 8 blocks");
 
-/// Largest n of the cluster kernel with K rows per lane.
-PSCR_HD constexpr index_t sweep_cluster_max_rows(int K) {
-  return static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
-}
-
 /// Segments of a cluster of one block whose slot warps share their reduced rows in the block's
 /// shared memory (InBlock, sweep_cluster_in_block): every warp of a slot solves its system's whole
 /// reduced system of 64 rows per segment itself, so that no spikes and no coarse rows are formed
-/// (block_reduced_solve). Real K = 16 takes it for 769 to 1024 rows: two segment warps.
+/// (block_reduced_solve). K = 16 takes it for 769 to 1024 rows: two segment warps.
 constexpr int kSweepClusterBlockSegments = 2;
 /// Reduced rows per lane of block_reduced_solve: the slot's 64·kSweepClusterBlockSegments rows over
 /// the warp's 32 lanes.
@@ -146,6 +141,15 @@ constexpr int kSweepClusterBlockReducedRows = kWarpLanes * kSweepClusterBlockLan
 constexpr int kSweepClusterBlockReducedScalars = 4 * kSweepClusterBlockReducedRows;
 /// Most rows of a system of the InBlock instance: kSweepClusterBlockSegments segments of K = 16.
 constexpr index_t kSweepClusterBlockMaxRows = index_t{kWarpLanes} * 16 * kSweepClusterBlockSegments;
+
+/// Largest n of the cluster kernel with K rows per lane and scalars of `scalar_bytes`: as many
+/// segments as a cluster takes (kSweepClusterMaxSegments), but complex K = 16 only in the InBlock
+/// instance (kSweepClusterBlockMaxRows; see kSweepClusterComplexRows).
+PSCR_HD constexpr index_t sweep_cluster_max_rows(int K, int scalar_bytes) {
+  return scalar_bytes > 8 && K > kSweepClusterComplexRows
+             ? kSweepClusterBlockMaxRows
+             : static_cast<index_t>(kWarpLanes) * K * kSweepClusterMaxSegments;
+}
 
 /// Whether launches of `shape` with K rows per lane take the InBlock instance: K = 16 in clusters
 /// of one block of kSweepClusterBlockSegments segment warps (769 to kSweepClusterBlockMaxRows
