@@ -44,8 +44,7 @@ using detail::as_kernel;
 using detail::kernel_scalar_t;
 using detail::Strides;
 
-constexpr int kThomasThreads = 128;
-constexpr int kPivotingThreads = 128;
+constexpr int kChunkedThreads = 128;    // blocks of the kernels of ChunkedSystems (thomas.cuh)
 constexpr int kPartitionThreads = 256;  // target block size of the partition kernels
 
 /// p-Thomas chunk: 16 rows of 8-byte scalars, 8 of 16-byte ones (128 bytes per system).
@@ -60,6 +59,24 @@ Strides strides(const BatchLayout& l) {
 /// Rows of a system are closer together than systems of a row: walk rows fastest.
 bool row_fastest(const BatchLayout& l) {
   return l.row_stride <= l.system_stride;
+}
+
+/// Launches a kernel of ChunkedSystems (thomas.cuh: thomas_kernel, pivoting_kernel, C =
+/// thomas_chunk rows per chunk): one thread per system in blocks of kChunkedThreads, the block's
+/// shared memory C + 1 scalars per thread for d's tile and as many for each of Form::tiles
+/// coefficient tiles (the general form's a, b, c).
+template <class T, class Form>
+void launch_chunked(void (*kernel)(Form, index_t, index_t, const T*, Strides, bool, T*, Strides,
+                                   bool, T*),
+                    cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
+                    const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
+  const std::size_t smem =
+      sizeof(T) * (1 + Form::tiles) * kChunkedThreads * (thomas_chunk<T>() + 1);
+  allow_shared(kernel, smem);
+  const index_t blocks = (batch + kChunkedThreads - 1) / kChunkedThreads;
+  kernel<<<static_cast<unsigned>(blocks), kChunkedThreads, smem, stream>>>(
+      form, n, batch, d, strides(dl), row_fastest(dl), x, strides(xl), row_fastest(xl), ws);
+  PSCR_CUDA_CHECK_LAUNCH();
 }
 
 int round_up_warp(index_t t) {
@@ -777,14 +794,8 @@ void launch_thomas(cudaStream_t stream, const Form& form, index_t n, index_t bat
       return;
     }
   }
-  constexpr int C = thomas_chunk<T>();
-  const std::size_t smem = sizeof(T) * (1 + Form::tiles) * kThomasThreads * (C + 1);
-  auto* kernel = detail::thomas_kernel<C, T, Form>;
-  allow_shared(kernel, smem);
-  const index_t blocks = (batch + kThomasThreads - 1) / kThomasThreads;
-  kernel<<<static_cast<unsigned>(blocks), kThomasThreads, smem, stream>>>(
-      form, n, batch, d, strides(dl), row_fastest(dl), x, strides(xl), row_fastest(xl), ws);
-  PSCR_CUDA_CHECK_LAUNCH();
+  launch_chunked(detail::thomas_kernel<thomas_chunk<T>(), T, Form>, stream, form, n, batch, d, dl,
+                 x, xl, ws);
 }
 
 template <class T, class Form>
@@ -1474,14 +1485,8 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
 template <class T, class Form>
 void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                      const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
-  constexpr int C = thomas_chunk<T>();
-  const std::size_t smem = sizeof(T) * (1 + Form::tiles) * kPivotingThreads * (C + 1);
-  auto* kernel = detail::pivoting_kernel<C, T, Form>;
-  allow_shared(kernel, smem);
-  const index_t blocks = (batch + kPivotingThreads - 1) / kPivotingThreads;
-  kernel<<<static_cast<unsigned>(blocks), kPivotingThreads, smem, stream>>>(
-      form, n, batch, d, strides(dl), row_fastest(dl), x, strides(xl), row_fastest(xl), ws);
-  PSCR_CUDA_CHECK_LAUNCH();
+  launch_chunked(detail::pivoting_kernel<thomas_chunk<T>(), T, Form>, stream, form, n, batch, d, dl,
+                 x, xl, ws);
 }
 
 /// Non-pivoting solve of any form on device scalars T (recursive for long systems).
