@@ -660,27 +660,26 @@ __global__ void __launch_bounds__(Threads, 1)
   if (threadIdx.x == 0) bulk_wait();
 }
 
-/// A configuration of the resident pattern: the kernel's template arguments, named for the host.
-template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work,
-          Rows RowsFrom = Rows::none>
-struct ResidentConfig {
+/// A configuration of the resident pattern, its kernel's template arguments named for the host:
+/// resident_chunks (Indexed false), or resident_indexed (two buffers of d, and shared memory for
+/// the chunk's slice of the table, which only Rows::shared loads and reads).
+template <class T, int M, int Threads, int Buffers, bool Wait, int Work, Rows RowsFrom,
+          bool Indexed>
+struct ResidentShape {
   static constexpr bool kComplex = !std::is_same_v<T, double>;
   static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = Buffers;
   static constexpr int kWork = Work;
-  static constexpr bool kWait = Wait, kIndexed = false;
+  static constexpr bool kWait = Wait, kIndexed = Indexed;
   static constexpr Rows kRowsFrom = RowsFrom;
+};
+template <class T, int M, int Threads, int MinBlocks, int Buffers, bool Wait, int Work,
+          Rows RowsFrom = Rows::none>
+struct ResidentConfig : ResidentShape<T, M, Threads, Buffers, Wait, Work, RowsFrom, false> {
   static constexpr auto kernel =
       resident_chunks<T, M, Threads, MinBlocks, Buffers, Wait, Work, RowsFrom>;
 };
-/// A configuration of resident_indexed (two buffers of d, and shared memory for the chunk's slice
-/// of the table, which only Rows::shared loads and reads).
 template <class T, int M, int Threads, int Work, Rows RowsFrom>
-struct ResidentIndexedConfig {
-  static constexpr bool kComplex = !std::is_same_v<T, double>;
-  static constexpr int kChunkRows = M * Threads, kThreads = Threads, kBuffers = 2;
-  static constexpr int kWork = Work;
-  static constexpr bool kWait = true, kIndexed = true;
-  static constexpr Rows kRowsFrom = RowsFrom;
+struct ResidentIndexedConfig : ResidentShape<T, M, Threads, 2, true, Work, RowsFrom, true> {
   static constexpr auto kernel = resident_indexed<T, M, Threads, Work, RowsFrom>;
 };
 
