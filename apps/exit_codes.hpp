@@ -11,8 +11,8 @@ enum ExitCode : int {
   exit_output = 4,     ///< the output could not be written, or exists and --force was not given
   exit_solver = 5,     ///< the solver failed (singular problem, no convergence) or a residual
                        ///< exceeded the --tolerance asked for
-  exit_library = 6,    ///< a library failed (CUDA, HDF5, LAPACK), or the GPU backend was
-                       ///< requested but is not available
+  exit_library = 6,    ///< a library failed (CUDA, HDF5, LAPACK), memory ran out, or the GPU
+                       ///< backend was requested but is not available
 };
 
 /// The table printed by `pscr --help`.
@@ -24,6 +24,6 @@ inline constexpr const char* exit_code_help =
     "  3  bad input (a file or value was rejected)\n"
     "  4  output not written (exists without --force, or cannot be written)\n"
     "  5  solver failure, or a residual above --tolerance\n"
-    "  6  library failure (CUDA, HDF5, LAPACK) or GPU backend unavailable\n";
+    "  6  library failure (CUDA, HDF5, LAPACK), out of memory, or GPU backend unavailable\n";
 
 }  // namespace pscr::app

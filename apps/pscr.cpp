@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <utility>
 
@@ -389,6 +390,17 @@ std::unique_ptr<Backend<Scalar>> make_backend(const std::string& backend, Solver
   return std::make_unique<CpuBackend<Scalar>>(op, threads, eigen);
 }
 
+/// Whether two paths name one file: the same file where both exist, else the same path once
+/// symbolic links, `.` and `..` are resolved (an output that does not exist yet).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code error_a, error_b;
+  if (fs::exists(a, error_a) && fs::exists(b, error_b)) return fs::equivalent(a, b, error_a);
+  const fs::path canonical_a = fs::weakly_canonical(a, error_a);
+  const fs::path canonical_b = fs::weakly_canonical(b, error_b);
+  return !error_a && !error_b && canonical_a == canonical_b;
+}
+
 /// Writes the plan's eigen-data to a file that did not exist (never replacing one). Returns
 /// what the summary says: saved, or kept when another process wrote the file meanwhile.
 template <class Scalar>
@@ -488,7 +500,8 @@ int cmd_solve(const std::vector<std::string>& argv) {
                  "Solves every right-hand side of a problem file with radix-4 PSCR and writes the\n"
                  "solution file (u, residual per right-hand side, backend, times, version).");
   args.positional("PROBLEM", "the problem file");
-  args.option("output", "FILE", "solution file to write (required)");
+  args.option("output", "FILE",
+              "solution file to write (required; not the problem or --eigen-data file)");
   args.option(
       "backend", "cpu|gpu|auto",
       "cpu: the CPU backend (OpenMP); gpu: the CUDA backend (exit code 6 if it is not built or\n"
@@ -533,10 +546,17 @@ int cmd_solve(const std::vector<std::string>& argv) {
   const int threads = static_cast<int>(args.get_int("threads", 0));
   const std::string output = args.get("output");  // checked before the (possibly long) solve
   const std::string path = args.positional_value("PROBLEM");
-  io::check_writable(output, args.flag_set("force"));
   const std::string eigen_path = args.has("eigen-data") ? args.get("eigen-data") : "";
   if (args.has("eigen-data") && eigen_path.empty())
     throw UsageError("--eigen-data expects a file path, found an empty string");
+  // Inputs are only read: an output over one would lose it, also with --force.
+  if (same_file(output, path))
+    throw UsageError("--output " + output + " is the problem file " + path +
+                     ", which would be lost; choose another output file");
+  if (!eigen_path.empty() && same_file(output, eigen_path))
+    throw UsageError("--output " + output + " is the --eigen-data file " + eigen_path +
+                     "; choose another output file");
+  io::check_writable(output, args.flag_set("force"));
   std::error_code missing;
   const bool load = !eigen_path.empty() && std::filesystem::exists(eigen_path, missing);
   if (load && method == SolverMethod::fast_diagonalization)
@@ -606,6 +626,10 @@ int main(int argc, char** argv) {
     return exit_solver;
   } catch (const pscr::LibraryError& e) {
     std::cerr << "pscr: library failure: " << e.what() << "\n";
+    return exit_library;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pscr: out of memory: this machine could not give the memory the command needs "
+                 "(it grows with the number of grid points times the right-hand sides)\n";
     return exit_library;
   } catch (const std::exception& e) {
     std::cerr << "pscr: internal error: " << e.what() << "\n";

@@ -6,6 +6,7 @@ bad input rejected with the documented exit codes, outputs never overwritten wit
 Run by CTest as: python3 test_cli.py PATH_TO_PSCR (Debian's python3 with h5py and numpy).
 """
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -152,7 +153,25 @@ class Cli(unittest.TestCase):
         run("solve", prob, "-o", sol, check_code=4)
         run("solve", prob, "-o", sol, "--force", check_code=0)
         self.assertEqual(before, read_bytes(prob), "the input file was modified")
+        # An output that names the problem file, by another spelling or through a link, is
+        # refused before anything is solved, also with --force.
+        link = self.path("link.h5")
+        os.symlink(prob, link)
+        for same in (prob, os.path.join(self.tmp.name, ".", "p.h5"), link):
+            p = run("solve", prob, "-o", same, "--force", check_code=2)
+            self.assertIn("is the problem file", p.stderr)
+        self.assertEqual(before, read_bytes(prob), "the input file was overwritten")
+        self.assertTrue(os.path.islink(link))
         run("generate", "--equation", "poisson", "--bc", "absorbing", "-o", self.path("x.h5"), check_code=3)
+        # More memory than the process may have (2 GiB of address space; 512^3 doubles are 1 GiB per
+        # array): out of memory, exit code 6, not an internal error, and nothing written.
+        big = self.path("big.h5")
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        p = subprocess.run([PSCR, "generate", "--dim", "3", "--n", "512", "-o", big], capture_output=True,
+                           text=True, timeout=300, preexec_fn=limit)
+        self.assertEqual(p.returncode, 6, p.stderr)
+        self.assertIn("out of memory", p.stderr)
+        self.assertFalse(os.path.exists(big))
         run("solve", prob, "-o", self.path("v.h5"), "--backend", "quantum", check_code=2)
 
     def test_method_option(self):
@@ -220,6 +239,13 @@ class Cli(unittest.TestCase):
         run("solve", small, "-o", self.path("u6.h5"), "--backend", "cpu",
             "--eigen-data", self.path("no/such/dir.h5"), check_code=4)
         self.assertFalse(os.path.exists(self.path("u6.h5")))
+        # The output cannot be the eigen-data file: one that exists is kept, none is created.
+        p = run("solve", small, "-o", eig, "--backend", "cpu", "--eigen-data", eig, "--force", check_code=2)
+        self.assertIn("is the --eigen-data file", p.stderr)
+        self.assertEqual(saved, read_bytes(eig))
+        fresh = self.path("fresh-eig.h5")
+        run("solve", small, "-o", fresh, "--backend", "cpu", "--eigen-data", fresh, check_code=2)
+        self.assertFalse(os.path.exists(fresh))
         self.assertIn("--eigen-data", run("solve", "--help", check_code=0).stdout)
         run("solve", small, "-o", self.path("u7.h5"), "--eigen-data", "", check_code=2)
 
