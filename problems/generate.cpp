@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -134,6 +135,39 @@ void check_omega(double omega) {
     PSCR_INPUT_ERROR("Helmholtz wave number omega must be positive and finite, got " << omega);
 }
 
+/// A pure Neumann problem (c = 0 and every A_d singular) determines u only up to its null vector
+/// z = z_1⊗…⊗z_d; the solvers return the u with zᵀ M u = 0 (pscr/reference/solver.hpp), so each
+/// manufactured u of `count` is made so: u −= z (zᵀ M u) / (zᵀ M z). Other operators: unchanged.
+template <class Scalar>
+void make_mean_zero(const SeparableOperator<Scalar>& op, Scalar* u, index_t count) {
+  if (op.c() != Scalar(0)) return;
+  const int d = op.dimension();
+  std::vector<std::vector<Scalar>> z1(d);
+  for (int k = 0; k < d; ++k)
+    if (!null_vector(op.factor(k).A, z1[k])) return;
+  const index_t n = op.grid_size();
+  std::vector<Scalar> z(n), mz(n);
+  for (index_t i = 0; i < n; ++i) {
+    Scalar zi(1);
+    index_t rest = i;  // row-major grid index: the last dimension varies fastest
+    for (int k = d - 1; k >= 0; --k) {
+      const index_t size = op.factor(k).size();
+      zi *= z1[k][rest % size];
+      rest /= size;
+    }
+    z[i] = zi;
+  }
+  std::vector<const SymTridiag<Scalar>*> mass;
+  for (int k = 0; k < d; ++k) mass.push_back(&op.factor(k).M);
+  apply_kronecker(mass, z.data(), mz.data());
+  const Scalar zmz = std::inner_product(z.begin(), z.end(), mz.begin(), Scalar(0));
+  for (index_t r = 0; r < count; ++r) {
+    Scalar* ur = u + r * n;
+    const Scalar mu = std::inner_product(mz.begin(), mz.end(), ur, Scalar(0)) / zmz;
+    for (index_t i = 0; i < n; ++i) ur[i] -= mu * z[i];
+  }
+}
+
 template <class Scalar>
 Problem<Scalar> build(const ProblemSpec& spec, std::vector<Factor<Scalar>> factors, Scalar c,
                       GeneratorRecord record) {
@@ -146,6 +180,7 @@ Problem<Scalar> build(const ProblemSpec& spec, std::vector<Factor<Scalar>> facto
     f = std::move(values);
   } else {
     u_exact = std::move(values);
+    make_mean_zero(op, u_exact.data(), spec.nrhs);
     f.resize(u_exact.size());
     for (index_t k = 0; k < spec.nrhs; ++k) op.apply(u_exact.data() + k * n, f.data() + k * n);
   }

@@ -79,13 +79,16 @@ class Cli(unittest.TestCase):
         run("--version", check_code=0)
 
     def test_generate_solve_residual_roundtrip(self):
-        for equation, dim, extra in (("poisson", 2, ["--mesh", "random", "--n", "17,9"]),
+        for case, (equation, dim, extra) in enumerate((("poisson", 2, ["--mesh", "random", "--n", "17,9"]),
                                      ("helmholtz", 2, ["--n", "15,16", "--ppw", "10"]),
                                      ("poisson", 3, ["--n", "5,4,3", "--bc", "dirichlet:neumann,neumann,dirichlet", "--screening", "1"]),
-                                     ("helmholtz", 3, ["--n", "4,5,3", "--nrhs", "2"])):
-            with self.subTest(equation=equation, dim=dim):
-                prob, sol = self.path(f"{equation}{dim}.h5"), self.path(f"{equation}{dim}-u.h5")
-                run("generate", "--equation", equation, "--dim", dim, *extra, "-o", prob, "--force", check_code=0)
+                                     ("helmholtz", 3, ["--n", "4,5,3", "--nrhs", "2"]),
+                                     # Pure Neumann: singular, u* is the mean-zero solution.
+                                     ("poisson", 2, ["--n", "9,8", "--mesh", "random", "--bc", "neumann"]),
+                                     ("poisson", 3, ["--n", "4,5,3", "--mesh", "graded", "--bc", "neumann", "--nrhs", "2"]))):
+            with self.subTest(equation=equation, dim=dim, extra=extra):
+                prob, sol = self.path(f"{equation}{dim}-{case}.h5"), self.path(f"{equation}{dim}-{case}-u.h5")
+                run("generate", "--equation", equation, "--dim", dim, *extra, "-o", prob, check_code=0)
                 info = run("info", prob, check_code=0).stdout
                 self.assertIn("problem file", info)
                 # The file is plain HDF5: h5py reads it and our Kronecker product agrees with f = A u*.

@@ -315,6 +315,34 @@ TEST(Generate, ManufacturedRightHandSideIsAu) {
   expect_f_is_a_u(q);
 }
 
+// Pure Neumann (c = 0): u is determined up to the null vector z; the manufactured u is the one
+// with zᵀ M u = 0 that the solvers return, and f = A u still.
+TEST(Generate, PureNeumannManufacturedSolutionHasMeanZero) {
+  for (const auto& dims : {std::vector<DimensionSpec>{dim(6, N, N, MeshKind::random), dim(5, N, N)},
+                           std::vector<DimensionSpec>{dim(4, N, N, MeshKind::graded), dim(3, N, N),
+                                                      dim(5, N, N, MeshKind::random)}}) {
+    auto s = spec_of(Equation::poisson, dims);
+    s.rhs = RhsKind::manufactured;
+    s.nrhs = 2;
+    const auto p = std::get<Problem<double>>(generate(s));
+    expect_f_is_a_u(p);
+    const index_t n = p.op.grid_size();
+    std::vector<double> z(n, 1.0), mz(n), mu(n);  // uniform Neumann factors: z constant
+    std::vector<const SymTridiag<double>*> mass;
+    for (int k = 0; k < p.op.dimension(); ++k) mass.push_back(&p.op.factor(k).M);
+    apply_kronecker(mass, z.data(), mz.data());
+    for (index_t k = 0; k < p.nrhs; ++k) {
+      const double* u = p.u_exact.data() + k * n;
+      apply_kronecker(mass, u, mu.data());
+      const double mean = std::inner_product(z.begin(), z.end(), mu.begin(), 0.0);
+      EXPECT_LE(std::abs(mean),
+                testing::tolerance<double>(100) * norm2(z.data(), n) * norm2(mu.data(), n))
+          << describe(s) << " rhs " << k;
+      EXPECT_GT(norm2(u, n), 0.1 * std::sqrt(double(n))) << "u was not left random";
+    }
+  }
+}
+
 TEST(Generate, RandomRightHandSides) {
   auto s = spec_of(Equation::helmholtz, {dim(3, R, R), dim(5, R, R)});
   s.nrhs = 3;
