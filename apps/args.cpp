@@ -89,12 +89,6 @@ std::string ArgParser::help() const {
   return h.str();
 }
 
-bool ArgParser::has(const std::string& name) const {
-  if (values_.count(name)) return true;
-  const Option* o = find(name);
-  return o != nullptr && !o->default_value.empty();
-}
-
 std::string ArgParser::get(const std::string& name) const {
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   const Option* o = find(name);
@@ -103,7 +97,7 @@ std::string ArgParser::get(const std::string& name) const {
                    " --help)");
 }
 
-bool ArgParser::flag_set(const std::string& name) const {
+bool ArgParser::given(const std::string& name) const {
   return values_.count(name) > 0;
 }
 

@@ -36,9 +36,8 @@ class ArgParser {
   bool parse(const std::vector<std::string>& args);
 
   std::string help() const;
-  bool has(const std::string& name) const;         ///< given, or has a default
   std::string get(const std::string& name) const;  ///< throws UsageError if absent
-  bool flag_set(const std::string& name) const;
+  bool given(const std::string& name) const;       ///< on the command line (a flag: set)
   std::string positional_value(const std::string& name) const;
 
   long get_int(const std::string& name, long min_value) const;

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -88,7 +89,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
   args.option("omega", "W", "Helmholtz wave number ω (c = -ω²)", "10");
   args.option("ppw", "P",
               "Helmholtz: choose ω for P mesh points per wavelength on the coarsest step\n"
-              "      (ω = 2π/(P·h_max)); overrides --omega");
+              "      (ω = 2π/(P·h_max)); instead of --omega");
   args.option("screening", "C", "Poisson: screening coefficient c >= 0 in -Δu + c·u = f", "0");
   args.option("rhs", "random|manufactured",
               "right-hand side: random, or f = A·u* for a random u* kept as u_exact",
@@ -110,7 +111,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
   const auto meshes = per_dimension(args, "mesh", dim);
   const bool helmholtz = spec.equation == problems::Equation::helmholtz;
   const std::string bc_text =
-      args.has("bc") ? args.get("bc") : (helmholtz ? "absorbing" : "dirichlet");
+      args.given("bc") ? args.get("bc") : (helmholtz ? "absorbing" : "dirichlet");
   auto bcs = split_list(bc_text, "bc");
   if (bcs.size() == 1) bcs.assign(dim, bcs[0]);
   if (static_cast<long>(bcs.size()) != dim)
@@ -138,9 +139,25 @@ int cmd_generate(const std::vector<std::string>& argv) {
         problems::parse_boundary(colon == std::string::npos ? bcs[d] : bcs[d].substr(colon + 1));
     spec.dims.push_back(ds);
   }
+  // An option that does not apply to the problem asked for is refused, not ignored.
+  auto refuse_unless = [&](bool applies, const char* option, const std::string& applies_to) {
+    if (args.given(option) && !applies)
+      throw UsageError(std::string("--") + option + " applies to " + applies_to + " only");
+  };
+  auto some_mesh = [&](problems::MeshKind kind) {
+    return std::any_of(spec.dims.begin(), spec.dims.end(),
+                       [&](const problems::DimensionSpec& ds) { return ds.mesh.kind == kind; });
+  };
+  refuse_unless(helmholtz, "omega", "--equation helmholtz");
+  refuse_unless(helmholtz, "ppw", "--equation helmholtz");
+  refuse_unless(!helmholtz, "screening", "--equation poisson (Helmholtz's c is -omega^2)");
+  refuse_unless(some_mesh(problems::MeshKind::graded), "ratio", "--mesh graded");
+  refuse_unless(some_mesh(problems::MeshKind::random), "perturbation", "--mesh random");
+  if (args.given("omega") && args.given("ppw"))
+    throw UsageError("--omega and --ppw both set the wave number: give one of them");
   spec.seed = static_cast<std::uint64_t>(args.get_int("seed", 0));
   spec.omega = args.get_double("omega");
-  if (args.has("ppw")) {
+  if (args.given("ppw")) {
     const double ppw = args.get_double("ppw");
     if (!(ppw > 0)) throw UsageError("--ppw expects a positive number, found " + args.get("ppw"));
     double h_max = 0;
@@ -152,11 +169,11 @@ int cmd_generate(const std::vector<std::string>& argv) {
   spec.screening = args.get_double("screening");
   spec.rhs = problems::parse_rhs_kind(args.get("rhs"));
   spec.nrhs = args.get_int("nrhs", 1);
-  spec.batched = args.flag_set("batched");
+  spec.batched = args.given("batched");
 
   const AnyProblem problem = problems::generate(spec);
   const std::string output = args.get("output");
-  io::write_problem(output, problem, args.flag_set("force"));
+  io::write_problem(output, problem, args.given("force"));
   std::cout << "wrote " << output << ": " << problems::describe(spec) << "\n";
   return exit_ok;
 }
@@ -235,15 +252,20 @@ double relative_error(const Problem<Scalar>& p, const Scalar* u, index_t k) {
   return ne > 0 ? norm2(diff.data(), n) / ne : norm2(diff.data(), n);
 }
 
-int check_tolerance(const ArgParser& args, double worst) {
-  if (!args.has("tolerance")) return exit_ok;
-  const double tol = args.get_double("tolerance");
-  if (worst > tol) {
-    std::cerr << "pscr: largest relative residual " << worst << " exceeds --tolerance " << tol
-              << "\n";
-    return exit_solver;
-  }
-  return exit_ok;
+/// --tolerance, checked before any work: a finite number >= 0, or none when not given.
+std::optional<double> tolerance_option(const ArgParser& args) {
+  if (!args.given("tolerance")) return std::nullopt;
+  const double tolerance = args.get_double("tolerance");
+  if (!(std::isfinite(tolerance) && tolerance >= 0))
+    throw UsageError("--tolerance expects a finite number >= 0, found " + args.get("tolerance"));
+  return tolerance;
+}
+
+int check_tolerance(std::optional<double> tolerance, double worst) {
+  if (!tolerance || !(worst > *tolerance)) return exit_ok;
+  std::cerr << "pscr: largest relative residual " << worst << " exceeds --tolerance " << *tolerance
+            << "\n";
+  return exit_solver;
 }
 
 int cmd_residual(const std::vector<std::string>& argv) {
@@ -258,6 +280,7 @@ int cmd_residual(const std::vector<std::string>& argv) {
     std::cout << args.help();
     return exit_ok;
   }
+  const std::optional<double> tolerance = tolerance_option(args);
   const AnyProblem problem = io::read_problem(args.positional_value("PROBLEM"));
   const io::AnySolution solution = io::read_solution(args.positional_value("SOLUTION"));
   double worst = 0;
@@ -287,7 +310,7 @@ int cmd_residual(const std::vector<std::string>& argv) {
         }
       },
       problem);
-  return check_tolerance(args, worst);
+  return check_tolerance(tolerance, worst);
 }
 
 /// Solves right-hand sides [k, k + count) into u; returns (solve seconds, transfer seconds).
@@ -415,24 +438,34 @@ std::string save_eigen_data(const std::string& path, const Backend<Scalar>& back
   return "computed, saved to " + path;
 }
 
-/// `eigen_path`: the --eigen-data file (empty: none); read when `load`, else written after the
-/// solve.
+/// What `pscr solve` was asked for, checked before the problem is read.
+struct SolveRequest {
+  std::string problem_path, output;
+  std::string backend;  ///< cpu, gpu or auto
+  SolverMethod method = SolverMethod::automatic;
+  int threads = 0;         ///< 0: OpenMP's default
+  std::string eigen_path;  ///< the --eigen-data file (empty: none)
+  bool load = false;       ///< eigen_path exists and is read; else written after the solve
+  std::optional<double> tolerance;
+  bool force = false, quiet = false;
+};
+
 template <class Scalar>
-int solve_problem(const ArgParser& args, const std::string& problem_path, const Problem<Scalar>& p,
-                  const std::string& backend_name, SolverMethod method, int threads, bool quiet,
-                  const std::string& eigen_path, bool load) {
+int solve_problem(const SolveRequest& request, const Problem<Scalar>& p) {
   const index_t n = p.op.grid_size();
   const auto t_init = Clock::now();
   std::vector<EigenData<Scalar>> eigen;
-  if (load) eigen = io::read_eigen_data(eigen_path, reference::plan_eigen_factors(p.op));
+  if (request.load)
+    eigen = io::read_eigen_data(request.eigen_path, reference::plan_eigen_factors(p.op));
   const double read_seconds = seconds_since(t_init);
-  const auto backend = make_backend(backend_name, method, p.op, threads, load ? &eigen : nullptr);
+  const auto backend = make_backend(request.backend, request.method, p.op, request.threads,
+                                    request.load ? &eigen : nullptr);
 
   io::Solution<Scalar> solution;
   solution.shape = p.op.shape();
   if (p.batched) solution.shape.insert(solution.shape.begin(), p.nrhs);
   solution.u.resize(p.nrhs * n);
-  const bool progress = !quiet && p.nrhs > 1;
+  const bool progress = !request.quiet && p.nrhs > 1;
   const auto t_solve = Clock::now();
   auto last_report = t_solve;
   double solve_seconds = 0, transfer_seconds = 0;
@@ -453,7 +486,7 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
   auto& r = solution.record;
   r.backend = backend->name;
   r.pscr_version = version;
-  r.problem_file = problem_path;
+  r.problem_file = request.problem_path;
   r.threads = backend->threads;
   r.init_seconds = read_seconds + backend->init_seconds;
   r.solve_seconds = solve_seconds;
@@ -463,22 +496,21 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
     r.residuals.push_back(p.op.relative_residual(solution.u.data() + k * n, p.rhs(k)));
     worst_error = std::max(worst_error, relative_error(p, solution.u.data() + k * n, k));
   }
-  const std::string output = args.get("output");
-  io::write_solution(output, io::AnySolution(solution), args.flag_set("force"));
+  io::write_solution(request.output, io::AnySolution(solution), request.force);
   std::string eigen_note = "computed";
-  if (load) {
+  if (request.load) {
     std::ostringstream note;
-    note << std::scientific << std::setprecision(3) << "loaded from " << eigen_path << " in "
-         << read_seconds << " s";
+    note << std::scientific << std::setprecision(3) << "loaded from " << request.eigen_path
+         << " in " << read_seconds << " s";
     eigen_note = note.str();
-  } else if (!eigen_path.empty()) {
-    eigen_note = save_eigen_data(eigen_path, *backend, p.op);
+  } else if (!request.eigen_path.empty()) {
+    eigen_note = save_eigen_data(request.eigen_path, *backend, p.op);
   }
 
   const double worst = *std::max_element(r.residuals.begin(), r.residuals.end());
-  if (!quiet) {
-    std::cout << "pscr " << version << ": solved " << problem_path << " -> " << output
-              << "\n  grid:      ";
+  if (!request.quiet) {
+    std::cout << "pscr " << version << ": solved " << request.problem_path << " -> "
+              << request.output << "\n  grid:      ";
     for (int d = 0; d < p.op.dimension(); ++d)
       std::cout << (d ? " x " : "") << p.op.factor(d).size();
     std::cout << " (" << scalar_traits<Scalar>::name << "), " << p.nrhs << " right-hand side(s)\n"
@@ -492,7 +524,7 @@ int solve_problem(const ArgParser& args, const std::string& problem_path, const 
     if (worst_error >= 0)
       std::cout << "  error:     " << worst_error << " (largest ‖u − u*‖/‖u*‖)\n";
   }
-  return check_tolerance(args, worst);
+  return check_tolerance(request.tolerance, worst);
 }
 
 int cmd_solve(const std::vector<std::string>& argv) {
@@ -529,25 +561,32 @@ int cmd_solve(const std::vector<std::string>& argv) {
     std::cout << args.help();
     return exit_ok;
   }
-  const std::string backend = args.get("backend");
+  SolveRequest request;
+  request.backend = args.get("backend");
+  const std::string& backend = request.backend;
   if (backend != "cpu" && backend != "gpu" && backend != "auto")
     throw UsageError("--backend expects cpu, gpu or auto, found '" + backend + "'");
   const std::string method_name = args.get("method");
-  SolverMethod method = SolverMethod::automatic;
   if (method_name == "pscr") {
-    method = SolverMethod::pscr;
+    request.method = SolverMethod::pscr;
   } else if (method_name == "fd") {
-    method = SolverMethod::fast_diagonalization;
+    request.method = SolverMethod::fast_diagonalization;
   } else if (method_name != "auto") {
     throw UsageError("--method expects pscr, fd or auto, found '" + method_name + "'");
   }
-  if (method == SolverMethod::fast_diagonalization && backend == "cpu")
+  const bool fd = request.method == SolverMethod::fast_diagonalization;
+  if (fd && backend == "cpu")
     throw UsageError("--method fd runs on the GPU backend only; use --backend gpu or auto");
-  const int threads = static_cast<int>(args.get_int("threads", 0));
-  const std::string output = args.get("output");  // checked before the (possibly long) solve
-  const std::string path = args.positional_value("PROBLEM");
-  const std::string eigen_path = args.has("eigen-data") ? args.get("eigen-data") : "";
-  if (args.has("eigen-data") && eigen_path.empty())
+  request.threads = static_cast<int>(args.get_int("threads", 0));
+  request.tolerance = tolerance_option(args);
+  request.force = args.given("force");
+  request.quiet = args.given("quiet");
+  // Everything that can be checked is checked before the (possibly long) solve.
+  const std::string& output = request.output = args.get("output");
+  const std::string& path = request.problem_path = args.positional_value("PROBLEM");
+  const std::string& eigen_path = request.eigen_path =
+      args.given("eigen-data") ? args.get("eigen-data") : "";
+  if (args.given("eigen-data") && eigen_path.empty())
     throw UsageError("--eigen-data expects a file path, found an empty string");
   // Inputs are only read: an output over one would lose it, also with --force.
   if (same_file(output, path))
@@ -556,14 +595,13 @@ int cmd_solve(const std::vector<std::string>& argv) {
   if (!eigen_path.empty() && same_file(output, eigen_path))
     throw UsageError("--output " + output + " is the --eigen-data file " + eigen_path +
                      "; choose another output file");
-  io::check_writable(output, args.flag_set("force"));
+  io::check_writable(output, request.force);
   std::error_code missing;
-  const bool load = !eigen_path.empty() && std::filesystem::exists(eigen_path, missing);
-  if (load && method == SolverMethod::fast_diagonalization)
+  request.load = !eigen_path.empty() && std::filesystem::exists(eigen_path, missing);
+  if (request.load && fd)
     throw UsageError("--method fd does its own setup and cannot use the PSCR eigen-data of " +
                      eigen_path + "; use --method pscr or auto with --eigen-data");
-  const bool needs_gpu =
-      backend == "gpu" || (backend == "auto" && method == SolverMethod::fast_diagonalization);
+  const bool needs_gpu = backend == "gpu" || (backend == "auto" && fd);
   if (needs_gpu && !gpu_available()) {
     std::cerr << "pscr solve: " << (backend == "gpu" ? "--backend gpu" : "--method fd") << ", but "
               << (built_with_cuda ? "no CUDA device is present"
@@ -572,14 +610,9 @@ int cmd_solve(const std::vector<std::string>& argv) {
               << "\n";
     return exit_library;
   }
-  if (!eigen_path.empty() && !load) io::check_writable(eigen_path, false);
+  if (!eigen_path.empty() && !request.load) io::check_writable(eigen_path, false);
   const AnyProblem problem = io::read_problem(path);
-  return std::visit(
-      [&](const auto& p) {
-        return solve_problem(args, path, p, backend, method, threads, args.flag_set("quiet"),
-                             eigen_path, load);
-      },
-      problem);
+  return std::visit([&](const auto& p) { return solve_problem(request, p); }, problem);
 }
 
 int run(int argc, char** argv) {

@@ -78,6 +78,32 @@ class Cli(unittest.TestCase):
         run("generate", "--no-such-option", check_code=2)
         run("--version", check_code=0)
 
+    def test_options_checked_before_any_work(self):
+        # Options that do not apply to the problem asked for are refused, not ignored.
+        a = self.path("a.h5")
+        for extra, says in ((["--omega", "5"], "--equation helmholtz"),
+                            (["--ppw", "10"], "--equation helmholtz"),
+                            (["--equation", "helmholtz", "--screening", "1"], "--equation poisson"),
+                            (["--equation", "helmholtz", "--omega", "5", "--ppw", "10"], "give one"),
+                            (["--ratio", "5"], "--mesh graded"),
+                            (["--mesh", "graded", "--perturbation", "0.1"], "--mesh random")):
+            with self.subTest(extra=extra):
+                p = run("generate", "-o", a, *extra, check_code=2)
+                self.assertIn(says, p.stderr)
+                self.assertFalse(os.path.exists(a))
+        run("generate", "-o", a, "--dim", 3, "--n", 5, "--mesh", "uniform,graded,random", "--ratio", 4,
+            "--perturbation", "0.2", check_code=0)
+        # A bad --tolerance is a usage error before the solve: no output written.
+        for bad in ("abc", "-1", "nan", "inf"):
+            with self.subTest(tolerance=bad):
+                u = self.path("u.h5")
+                p = run("solve", a, "-o", u, "--tolerance", bad, check_code=2)
+                self.assertIn("--tolerance", p.stderr)
+                self.assertFalse(os.path.exists(u))
+        run("solve", a, "-o", self.path("u.h5"), "--tolerance", "1e-10", check_code=0)
+        run("residual", a, self.path("u.h5"), "--tolerance", "-1", check_code=2)
+        run("residual", a, self.path("u.h5"), "--tolerance", "0", check_code=5)
+
     def test_generate_solve_residual_roundtrip(self):
         for case, (equation, dim, extra) in enumerate((("poisson", 2, ["--mesh", "random", "--n", "17,9"]),
                                      ("helmholtz", 2, ["--n", "15,16", "--ppw", "10"]),
