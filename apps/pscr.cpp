@@ -546,8 +546,8 @@ int cmd_solve(const std::vector<std::string>& argv) {
       "      auto: PSCR in 2D and on the CPU, FD for 3D problems on the GPU where its plan fits,\n"
       "      its setup is estimated under 5 s and certified (the summary names what ran)",
       "auto");
-  args.option("threads", "N", "CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all cores)",
-              "0");
+  args.option("threads", "N",
+              "CPU threads, at most 4096 (0: OpenMP's default, OMP_NUM_THREADS or all cores)", "0");
   args.option("tolerance", "T", "exit with code 5 if a relative residual exceeds T");
   args.option(
       "eigen-data", "FILE",
@@ -577,10 +577,16 @@ int cmd_solve(const std::vector<std::string>& argv) {
   const bool fd = request.method == SolverMethod::fast_diagonalization;
   if (fd && backend == "cpu")
     throw UsageError("--method fd runs on the GPU backend only; use --backend gpu or auto");
-  request.threads = static_cast<int>(args.get_int("threads", 0));
+  const long threads = args.get_int("threads", 0);
+  if (threads > 4096)
+    throw UsageError("--threads expects at most 4096 threads, found " + std::to_string(threads));
+  request.threads = static_cast<int>(threads);
+  request.quiet = args.given("quiet");
+  if (request.threads > omp_get_num_procs() && !request.quiet)
+    std::cerr << "pscr solve: warning: --threads " << request.threads << " is more than the "
+              << omp_get_num_procs() << " processors here; threads beyond them slow the solve\n";
   request.tolerance = tolerance_option(args);
   request.force = args.given("force");
-  request.quiet = args.given("quiet");
   // Everything that can be checked is checked before the (possibly long) solve.
   const std::string& output = request.output = args.get("output");
   const std::string& path = request.problem_path = args.positional_value("PROBLEM");

@@ -101,6 +101,11 @@ class Cli(unittest.TestCase):
                 self.assertIn("--tolerance", p.stderr)
                 self.assertFalse(os.path.exists(u))
         run("solve", a, "-o", self.path("u.h5"), "--tolerance", "1e-10", check_code=0)
+        # More threads than processors: solved, with a warning; an absurd count is refused.
+        more = len(os.sched_getaffinity(0)) + 1
+        p = run("solve", a, "-o", self.path("t.h5"), "--backend", "cpu", "--threads", more, check_code=0)
+        self.assertIn("more than the", p.stderr)
+        run("solve", a, "-o", self.path("t2.h5"), "--threads", "100000", check_code=2)
         run("residual", a, self.path("u.h5"), "--tolerance", "-1", check_code=2)
         run("residual", a, self.path("u.h5"), "--tolerance", "0", check_code=5)
 
