@@ -196,14 +196,30 @@ void print_operator(const SeparableOperator<Scalar>& op) {
 
 int cmd_info(const std::vector<std::string>& argv) {
   ArgParser args("info",
-                 "Describes a pscr problem or solution file (schema: docs/file-format.md).");
-  args.positional("FILE", "a problem or solution file");
+                 "Describes a pscr problem, solution or eigen-data file (schema:\n"
+                 "docs/file-format.md).");
+  args.positional("FILE", "a problem, solution or eigen-data file");
   if (!args.parse(argv)) {
     std::cout << args.help();
     return exit_ok;
   }
   const std::string path = args.positional_value("FILE");
-  if (io::file_format(path) == io::FileFormat::solution) {
+  const io::FileFormat format = io::file_format(path);
+  if (format == io::FileFormat::eigen_data) {
+    const io::EigenDataHeader header = io::read_eigen_data_header(path);
+    std::cout << path << ": pscr eigen-data file (format version " << io::eigen_data_format_version
+              << ")\n  scalar:      " << header.scalar << "\n";
+    for (std::size_t d = 0; d < header.dimensions.size(); ++d) {
+      const auto& dim = header.dimensions[d];
+      std::cout << "  dimension " << d + 1 << ": n = " << dim.n << ", radix " << dim.radix
+                << ", factor checksum 0x" << std::hex << dim.factor_checksum << std::dec << "\n";
+    }
+    std::cout << "  serves the problems with these factors in "
+              << (header.dimensions.size() == 1 ? "dimension 1" : "dimensions 1 and 2")
+              << " (pscr solve --eigen-data)\n";
+    return exit_ok;
+  }
+  if (format == io::FileFormat::solution) {
     const io::AnySolution solution = io::read_solution(path);
     std::visit(
         [&](const auto& s) {

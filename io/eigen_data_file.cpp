@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "common/error.hpp"
 #include "eigen_init/eigen_data_check.hpp"
@@ -93,6 +95,15 @@ void check_offsets(const FileReader& r, const std::string& object,
   if (static_cast<std::size_t>(offsets.back()) != total)
     r.fail(object, "expected the last offset to be " + std::to_string(total) + " (the length of " +
                        total_what + "), found " + std::to_string(offsets.back()));
+}
+
+/// The root of an eigen-data file: its format and version checked, its scalar type and number
+/// of dimensions returned.
+std::pair<std::string, std::int64_t> read_root(const FileReader& r) {
+  if (!r.has_attribute("/", "format"))
+    r.fail("attribute `format`", "missing; expected \"" + std::string(format_name) + "\"");
+  r.check_format(format_name, eigen_data_format_version);
+  return {r.string_attribute("/", "scalar"), r.integer_attribute("/", "dimensions")};
 }
 
 template <class Scalar>
@@ -256,15 +267,11 @@ std::vector<EigenData<Scalar>> read_eigen_data(const std::string& path,
                                                const std::vector<const Factor<Scalar>*>& factors) {
   return detail::guarded_read(path, [&] {
     FileReader r(path, "eigen-data");
-    if (!r.has_attribute("/", "format"))
-      r.fail("attribute `format`", "missing; expected \"" + std::string(format_name) + "\"");
-    r.check_format(format_name, eigen_data_format_version);
-    const std::string scalar = r.string_attribute("/", "scalar");
+    const auto [scalar, dims] = read_root(r);
     if (scalar != scalar_traits<Scalar>::name)
       r.fail("attribute `scalar`", std::string("expected \"") + scalar_traits<Scalar>::name +
                                        "\" (the scalar type of the given factors), found \"" +
                                        scalar + "\"");
-    const std::int64_t dims = r.integer_attribute("/", "dimensions");
     if (dims != static_cast<std::int64_t>(factors.size()))
       r.fail("attribute `dimensions`", "expected " + std::to_string(factors.size()) +
                                            " (one per given factor), found " +
@@ -277,6 +284,25 @@ std::vector<EigenData<Scalar>> read_eigen_data(const std::string& path,
       out.push_back(read_dimension(r, group_name(d), *factors[d]));
     }
     return out;
+  });
+}
+
+EigenDataHeader read_eigen_data_header(const std::string& path) {
+  return detail::guarded_read(path, [&] {
+    FileReader r(path, "eigen-data");
+    EigenDataHeader header;
+    std::int64_t dims = 0;
+    std::tie(header.scalar, dims) = read_root(r);
+    if (dims < 1 || dims > 2)
+      r.fail("attribute `dimensions`", "expected 1 or 2, found " + std::to_string(dims));
+    for (std::int64_t d = 0; d < dims; ++d) {
+      const std::string group = group_name(static_cast<std::size_t>(d));
+      if (!r.has_group(group)) r.fail("group `" + group + "`", "missing");
+      header.dimensions.push_back({r.integer_attribute(group, "n"),
+                                   r.integer_attribute(group, "radix"),
+                                   r.unsigned_attribute(group, "factor_checksum")});
+    }
+    return header;
   });
 }
 

@@ -44,4 +44,21 @@ template <class Scalar>
 std::vector<EigenData<Scalar>> read_eigen_data(const std::string& path,
                                                const std::vector<const Factor<Scalar>*>& factors);
 
+/// @brief What an eigen-data file says of itself, read without the factors it belongs to (for
+/// `pscr info`): the scalar type and, per dimension, the factor size, the radix and the factor
+/// checksum. The data themselves are checked by read_eigen_data.
+struct EigenDataHeader {
+  struct Dimension {
+    std::int64_t n = 0, radix = 0;
+    std::uint64_t factor_checksum = 0;
+  };
+  std::string scalar;  ///< "real" or "complex"
+  std::vector<Dimension> dimensions;
+};
+
+/// @brief Reads the header of an eigen-data file: format and version, `scalar`, `dimensions`
+/// and each group's `n`, `radix` and `factor_checksum`. Throws InputError naming the file and the
+/// object when one is missing or malformed.
+EigenDataHeader read_eigen_data_header(const std::string& path);
+
 }  // namespace pscr::io

@@ -245,6 +245,11 @@ class Cli(unittest.TestCase):
                 first = run("solve", prob, "-o", self.path("u1.h5"), "--backend", "cpu", "--threads", "2",
                             "--eigen-data", eig, "--force", check_code=0).stdout
                 self.assertIn("eigen-data computed, saved to", first)
+                info = run("info", eig, check_code=0).stdout
+                self.assertIn("eigen-data file", info)
+                with h5py.File(prob, "r") as f:
+                    for k in range(1, dim):
+                        self.assertIn(f"dimension {k}: n = {f[f'A{k}_diag'].shape[0]}, radix 4", info)
                 with h5py.File(eig, "r") as f:
                     self.assertEqual(int(f.attrs["dimensions"]), dim - 1)
                 saved = read_bytes(eig)

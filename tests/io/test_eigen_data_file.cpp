@@ -67,6 +67,15 @@ TYPED_TEST(EigenDataFileTest, RoundTrip) {
         const auto back = io::read_eigen_data(path, factors);
         ASSERT_EQ(back.size(), dims);
         for (std::size_t d = 0; d < dims; ++d) expect_same(written[d], back[d]);
+        // The header (pscr info) says the same without the factors.
+        const io::EigenDataHeader header = io::read_eigen_data_header(path);
+        EXPECT_EQ(header.scalar, scalar_traits<Scalar>::name);
+        ASSERT_EQ(header.dimensions.size(), dims);
+        for (std::size_t d = 0; d < dims; ++d) {
+          EXPECT_EQ(header.dimensions[d].n, factors[d]->size());
+          EXPECT_EQ(header.dimensions[d].radix, written[d].partition.radix());
+          EXPECT_EQ(header.dimensions[d].factor_checksum, io::factor_checksum(*factors[d]));
+        }
       }
     }
   }
@@ -176,6 +185,14 @@ TEST_F(BadEigenData, RadixDiffers) {
   // Radix 2 partitions 17 rows into other blocks: the stored offsets no longer fit.
   H5Edit(path_).put_int_attribute("dim1", "radix", 2);
   expect_rejected({"`dim1/level_offset`", "radix 2"});
+}
+
+TEST_F(BadEigenData, HeaderNamesWhatIsMissing) {
+  H5Edit(path_).remove_attribute("dim1", "factor_checksum");
+  expect_input_error([&] { io::read_eigen_data_header(path_); },
+                     {path_, "`factor_checksum`", "missing"});
+  H5Edit(path_).put_string_attribute("/", "format", "pscr-problem");
+  expect_input_error([&] { io::read_eigen_data_header(path_); }, {path_, "`format`"});
 }
 
 TEST_F(BadEigenData, MissingVersion) {
