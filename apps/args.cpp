@@ -1,6 +1,9 @@
 #include "apps/args.hpp"
 
+#include <limits>
 #include <sstream>
+
+#include "common/parse.hpp"
 
 namespace pscr::app {
 
@@ -107,35 +110,23 @@ std::string ArgParser::positional_value(const std::string& name) const {
 
 long ArgParser::get_int(const std::string& name, long min_value) const {
   const std::string text = get(name);
-  std::size_t used = 0;
-  long v = 0;
-  try {
-    v = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty())
+  const std::optional<long long> v = parse_integer(text);
+  if (!v || *v > std::numeric_limits<long>::max())
     throw UsageError("pscr " + command_ + ": --" + name + " expects an integer, found '" + text +
                      "'");
-  if (v < min_value)
+  if (*v < min_value)
     throw UsageError("pscr " + command_ + ": --" + name +
                      " expects an integer >= " + std::to_string(min_value) + ", found " + text);
-  return v;
+  return static_cast<long>(*v);
 }
 
 double ArgParser::get_double(const std::string& name) const {
   const std::string text = get(name);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty())
+  const std::optional<double> v = parse_real(text);
+  if (!v)
     throw UsageError("pscr " + command_ + ": --" + name + " expects a number, found '" + text +
                      "'");
-  return v;
+  return *v;
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {

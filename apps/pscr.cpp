@@ -20,6 +20,7 @@
 #include "apps/args.hpp"
 #include "apps/exit_codes.hpp"
 #include "common/error.hpp"
+#include "common/parse.hpp"
 #include "common/version.hpp"
 #include "io/eigen_data_file.hpp"
 #include "io/file_info.hpp"
@@ -119,16 +120,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
                      " comma-separated items, found '" + bc_text + "'");
   for (long d = 0; d < dim; ++d) {
     problems::DimensionSpec ds;
-    std::size_t used = 0;
-    long n = 0;
-    try {
-      n = std::stol(sizes[d], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != sizes[d].size() || n < 1)
-      throw UsageError("--n expects positive integers, found '" + sizes[d] + "'");
-    ds.n = n;
+    const std::optional<long long> n = parse_integer(sizes[d]);
+    if (!n || *n < 1) throw UsageError("--n expects positive integers, found '" + sizes[d] + "'");
+    ds.n = static_cast<index_t>(*n);
     ds.mesh.kind = problems::parse_mesh_kind(meshes[d]);
     ds.mesh.ratio = args.get_double("ratio");
     ds.mesh.perturbation = args.get_double("perturbation");

@@ -1,11 +1,13 @@
 #pragma once
-/// @file Command-line parsing shared by the benchmarks' executables (tridiag_bench,
-/// solve_host_bench, read_patterns_bench), so that they name what they expected and found alike.
-#include <exception>
+/// @file Command-line parsing shared by the benchmarks' executables, so that they name what they
+/// expected and found alike.
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "common/error.hpp"
+#include "common/parse.hpp"
 #include "common/scalar.hpp"
 
 namespace pscr::bench {
@@ -14,16 +16,24 @@ namespace pscr::bench {
 /// error naming what was found.
 template <class Int = index_t>
 Int parse_positive(const std::string& what, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || v < 1 || v > std::numeric_limits<Int>::max())
+  const std::optional<long long> v = parse_integer(text);
+  if (!v || *v < 1 || *v > std::numeric_limits<Int>::max())
     PSCR_INPUT_ERROR(what << ": expected a positive integer, found '" << text << "'");
-  return static_cast<Int>(v);
+  return static_cast<Int>(*v);
+}
+
+/// `text` as a finite number > 0 (the value of `what`, e.g. "--max-solve-s"), or an input error
+/// naming what was found.
+inline double parse_positive_real(const std::string& what, const std::string& text) {
+  const std::optional<double> v = parse_real(text);
+  if (!v || !std::isfinite(*v) || !(*v > 0))
+    PSCR_INPUT_ERROR(what << ": expected a positive number, found '" << text << "'");
+  return *v;
+}
+
+/// Whether `arg` asks for the help (--help or -h).
+inline bool is_help(const std::string& arg) {
+  return arg == "--help" || arg == "-h";
 }
 
 }  // namespace pscr::bench

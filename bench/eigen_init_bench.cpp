@@ -6,8 +6,9 @@
 // that work, and the largest error of the identity W Wᵀ = M⁻¹ on the stored rows of every
 // distinct pencil (the production check of Wᵀ M W = I; plain transpose for complex).
 //
-// Usage: eigen_init_bench [output.csv] [max_n1]   (defaults bench/results/eigen_init-cpu.csv,
-// 8191). Threads: OMP_NUM_THREADS (OPENBLAS_NUM_THREADS is recorded too).
+// Usage: eigen_init_bench [OUTPUT.csv [MAX_N1]]   (defaults bench/results/eigen_init-cpu.csv,
+// 8191; --help). Threads: OMP_NUM_THREADS (OPENBLAS_NUM_THREADS is recorded too). Exit code: 0
+// done, 1 the output cannot be written, 2 bad arguments.
 #include <omp.h>
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli.hpp"
+#include "common/error.hpp"
 #include "eigen_init/eigen_init.hpp"
 #include "problems/generate.hpp"
 
@@ -125,10 +128,32 @@ std::string environment(const char* name) {
   return value ? value : "unset";
 }
 
+constexpr const char* kUsage =
+    "usage: eigen_init_bench [OUTPUT.csv [MAX_N1]]   (defaults bench/results/eigen_init-cpu.csv, "
+    "8191)\n";
+
 int main(int argc, char** argv) {
   namespace pp = pscr::problems;
-  const std::string out = argc > 1 ? argv[1] : "bench/results/eigen_init-cpu.csv";
-  const index_t max_n = argc > 2 ? std::stol(argv[2]) : 8191;
+  if (argc >= 2 && pscr::bench::is_help(argv[1])) {
+    std::cout << kUsage
+              << "Times compute_eigen_data for dimension 1 of 2D Poisson and Helmholtz problems,\n"
+                 "n1 = 255, 511, ... up to MAX_N1 (see the file's header). Threads: "
+                 "OMP_NUM_THREADS.\n";
+    return 0;
+  }
+  std::string out = "bench/results/eigen_init-cpu.csv";
+  index_t max_n = 8191;
+  try {
+    if (argc > 3) PSCR_INPUT_ERROR("expected at most 2 arguments, found " << argc - 1);
+    for (int a = 1; a < argc; ++a)
+      if (argv[a][0] == '-') PSCR_INPUT_ERROR("unknown option '" << argv[a] << "'");
+    if (argc > 1) out = argv[1];
+    if (argc > 2) max_n = pscr::bench::parse_positive("MAX_N1", argv[2]);
+    if (max_n < 255) PSCR_INPUT_ERROR("MAX_N1: expected at least 255, found " << max_n);
+  } catch (const pscr::InputError& e) {
+    std::cerr << "eigen_init_bench: " << e.what() << '\n' << kUsage;
+    return 2;
+  }
   std::ofstream csv(out);
   if (!csv) {
     std::cerr << "eigen_init_bench: cannot write " << out << "\n";

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "common/error.hpp"
 #include "problems/generate.hpp"
 #include "pscr/reference/solver.hpp"
@@ -153,6 +154,10 @@ std::vector<Row> run_case(const Case& c, const std::vector<int>& threads, int re
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: pscr_cpu_bench [--cases LIST] [--threads LIST] [--repeat R] [--machine NAME] "
+    "[--csv FILE] [--refine on|off]\n";
+
 int main(int argc, char** argv) {
   std::string cases_arg = "quick";
   std::string threads_arg = "1,2";
@@ -160,48 +165,64 @@ int main(int argc, char** argv) {
   std::string csv;
   int repeat = 5;
   bool refine = true;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    auto value = [&]() -> std::string {
-      if (a + 1 >= argc) {
-        std::cerr << "pscr_cpu_bench: " << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++a];
-    };
-    if (arg == "--cases") {
-      cases_arg = value();
-    } else if (arg == "--threads") {
-      threads_arg = value();
-    } else if (arg == "--repeat") {
-      repeat = std::max(1, std::atoi(value().c_str()));
-    } else if (arg == "--machine") {
-      machine = value();
-    } else if (arg == "--csv") {
-      csv = value();
-    } else if (arg == "--refine") {
-      refine = value() != "off";
-    } else {
-      std::cerr << "usage: pscr_cpu_bench [--cases LIST] [--threads LIST] [--repeat R] "
-                   "[--machine NAME] [--csv FILE] [--refine on|off]\n";
-      return arg == "--help" ? 0 : 2;
-    }
-  }
   std::vector<std::string> names;
-  for (const auto& item : split(cases_arg)) {
-    if (item == "paper") {
-      for (const char* n :
-           {"p2-512", "p2-1024", "p2-2048", "p2-4096", "h2-511", "h2-1023", "h2-2047", "h2-4095",
-            "p3-63", "p3-127", "p3-255", "h3-63", "h3-127", "h3-255"})
-        names.push_back(n);
-    } else if (item == "quick") {
-      for (const char* n : {"p2-512", "p2-1024", "h2-511", "p3-63", "h3-63"}) names.push_back(n);
-    } else {
-      names.push_back(item);
-    }
-  }
   std::vector<int> threads;
-  for (const auto& t : split(threads_arg)) threads.push_back(std::max(1, std::atoi(t.c_str())));
+  try {
+    for (int a = 1; a < argc; ++a) {
+      const std::string arg = argv[a];
+      if (pscr::bench::is_help(arg)) {
+        std::cout << kUsage
+                  << "Times the CPU backend against the CPU tables of myllykoski2018 (see the "
+                     "file's header);\ncases: p2-N, h2-N, p3-N, h3-N of the paper, or the groups "
+                     "paper and quick (default).\n";
+        return 0;
+      }
+      auto value = [&]() -> std::string {
+        if (a + 1 >= argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
+        return argv[++a];
+      };
+      if (arg == "--cases") {
+        cases_arg = value();
+      } else if (arg == "--threads") {
+        threads_arg = value();
+      } else if (arg == "--repeat") {
+        repeat = pscr::bench::parse_positive<int>(arg, value());
+      } else if (arg == "--machine") {
+        machine = value();
+      } else if (arg == "--csv") {
+        csv = value();
+      } else if (arg == "--refine") {
+        const std::string mode = value();
+        if (mode != "on" && mode != "off")
+          PSCR_INPUT_ERROR("--refine: expected on or off, found '" << mode << "'");
+        refine = mode == "on";
+      } else {
+        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+      }
+    }
+    for (const auto& item : split(cases_arg)) {
+      if (item == "paper") {
+        for (const char* n :
+             {"p2-512", "p2-1024", "p2-2048", "p2-4096", "h2-511", "h2-1023", "h2-2047", "h2-4095",
+              "p3-63", "p3-127", "p3-255", "h3-63", "h3-127", "h3-255"})
+          names.push_back(n);
+      } else if (item == "quick") {
+        for (const char* n : {"p2-512", "p2-1024", "h2-511", "p3-63", "h3-63"}) names.push_back(n);
+      } else if (std::none_of(all_cases().begin(), all_cases().end(),
+                              [&](const Case& c) { return c.name == item; })) {
+        PSCR_INPUT_ERROR("--cases: unknown case '" << item << "'");
+      } else {
+        names.push_back(item);
+      }
+    }
+    for (const auto& t : split(threads_arg))
+      threads.push_back(pscr::bench::parse_positive<int>("--threads", t));
+    if (names.empty() || threads.empty())
+      PSCR_INPUT_ERROR("expected at least one case and one thread count");
+  } catch (const pscr::InputError& e) {
+    std::cerr << "pscr_cpu_bench: " << e.what() << '\n' << kUsage;
+    return 2;
+  }
 
   const std::string header =
       "machine,case,equation,dim,n,unknowns,threads,init_s,solve_median_s,solve_min_s,cpu_median_s,"
@@ -218,10 +239,6 @@ int main(int argc, char** argv) {
     for (const auto& name : names) {
       const auto it = std::find_if(all_cases().begin(), all_cases().end(),
                                    [&](const Case& c) { return c.name == name; });
-      if (it == all_cases().end()) {
-        std::cerr << "pscr_cpu_bench: unknown case " << name << "\n";
-        return 2;
-      }
       const auto rows = it->helmholtz ? run_case<std::complex<double>>(*it, threads, repeat, refine)
                                       : run_case<double>(*it, threads, repeat, refine);
       double t1 = 0;

@@ -34,12 +34,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/launch.cuh"
@@ -256,60 +258,61 @@ pscr::problems::ProblemSpec spec_for(const Sweep& sw, index_t n) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
+    "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d] [--sizes N[,N...]] "
+    "[--stages fused|separate|both]\n";
+
 int main(int argc, char** argv) {
   std::string csv, only, stages = "both";
   std::set<index_t> sizes;  // empty: every size of a sweep
   bool quick = false;
   int reps = 10;
   double max_solve_s = 2.0;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    auto value = [&]() -> std::string {
-      if (a + 1 >= argc) {
-        std::fprintf(stderr, "pscr_gpu_bench: %s needs a value\n", arg.c_str());
-        std::exit(2);
+  try {
+    for (int a = 1; a < argc; ++a) {
+      const std::string arg = argv[a];
+      if (pscr::bench::is_help(arg)) {
+        std::cout << kUsage
+                  << "Times GPU PSCR solves of the paper's 2D and 3D Poisson and Helmholtz "
+                     "sweeps (see the file's header).\n";
+        return 0;
       }
-      return argv[++a];
-    };
-    if (arg == "--csv") {
-      csv = value();
-    } else if (arg == "--quick") {
-      quick = true;
-    } else if (arg == "--reps") {
-      reps = std::max(1, std::atoi(value().c_str()));
-    } else if (arg == "--max-solve-s") {
-      max_solve_s = std::atof(value().c_str());
-    } else if (arg == "--only") {
-      only = value();
-    } else if (arg == "--sizes") {
-      std::istringstream list(value());
-      for (std::string item; std::getline(list, item, ',');) {
-        char* end = nullptr;
-        const long n = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || n < 1) {
-          std::fprintf(stderr,
-                       "pscr_gpu_bench: --sizes takes sizes ≥ 1 separated by commas, found '%s'\n",
-                       item.c_str());
-          return 2;
-        }
-        sizes.insert(n);
+      auto value = [&]() -> std::string {
+        if (a + 1 >= argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
+        return argv[++a];
+      };
+      if (arg == "--csv") {
+        csv = value();
+      } else if (arg == "--quick") {
+        quick = true;
+      } else if (arg == "--reps") {
+        reps = pscr::bench::parse_positive<int>(arg, value());
+      } else if (arg == "--max-solve-s") {
+        max_solve_s = pscr::bench::parse_positive_real(arg, value());
+      } else if (arg == "--only") {
+        only = value();
+        const std::vector<Sweep> all = sweeps();
+        if (std::none_of(all.begin(), all.end(), [&](const Sweep& sw) { return sw.name == only; }))
+          PSCR_INPUT_ERROR(
+              "--only: expected poisson2d, helmholtz2d, poisson3d or helmholtz3d, "
+              "found '"
+              << only << "'");
+      } else if (arg == "--sizes") {
+        std::istringstream list(value());
+        for (std::string item; std::getline(list, item, ',');)
+          sizes.insert(pscr::bench::parse_positive("--sizes", item));
+      } else if (arg == "--stages") {
+        stages = value();
+        if (stages != "fused" && stages != "separate" && stages != "both")
+          PSCR_INPUT_ERROR("--stages: expected fused, separate or both, found '" << stages << "'");
+      } else {
+        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
       }
-    } else if (arg == "--stages") {
-      stages = value();
-      if (stages != "fused" && stages != "separate" && stages != "both") {
-        std::fprintf(stderr, "pscr_gpu_bench: --stages must be fused, separate or both\n");
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr,
-                   "usage: pscr_gpu_bench --csv FILE [--quick] [--reps N] [--max-solve-s S] "
-                   "[--only poisson2d|helmholtz2d|poisson3d|helmholtz3d] [--sizes N[,N...]] "
-                   "[--stages fused|separate|both]\n");
-      return 2;
     }
-  }
-  if (csv.empty()) {
-    std::fprintf(stderr, "pscr_gpu_bench: --csv FILE is required\n");
+    if (csv.empty()) PSCR_INPUT_ERROR("--csv FILE is required");
+  } catch (const pscr::InputError& e) {
+    std::cerr << "pscr_gpu_bench: " << e.what() << '\n' << kUsage;
     return 2;
   }
   for (const index_t n : sizes) {

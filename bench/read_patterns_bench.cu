@@ -721,7 +721,7 @@ constexpr const char* kUsage = "usage: read_patterns_bench OUTPUT.csv [--reps R]
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+  if (argc >= 2 && pscr::bench::is_help(argv[1])) {
     std::cout
         << kUsage
         << "DRAM rates of the lanes passes' read and copy patterns and of the resident\n"

@@ -264,7 +264,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+  if (argc >= 2 && pscr::bench::is_help(argv[1])) {
     std::cout << kUsage
               << "Host cost of tridiag::cuda::solve_shifted calls and of the CUDA runtime calls a "
                  "launch may make (see the file's header).\n";

@@ -667,7 +667,7 @@ Arguments parse_arguments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+  if (argc >= 2 && pscr::bench::is_help(argv[1])) {
     std::cout << kUsage;
     return 0;
   }

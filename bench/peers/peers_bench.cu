@@ -26,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include "bench/cli.hpp"
 #include "bench/peers/fft_poisson.hpp"
 #include "bench/peers/gpu_support.hpp"
 #include "common/cuda/device_buffer.hpp"
@@ -48,19 +49,24 @@ struct Options {
   double solve_limit_s = 2.0;    // stop a sweep after a size whose median solve exceeds this
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::cerr << "peers_bench: " << why << "\n"
-            << "usage: peers_bench --csv PATH [--quick] [--reps N>=10] [--setup-budget-s S] "
-               "[--solve-limit-s S]\n";
-  std::exit(2);
-}
+constexpr const char* kUsage =
+    "usage: peers_bench --csv PATH [--quick] [--reps N>=10] [--setup-budget-s S] "
+    "[--solve-limit-s S]\n";
 
-Options parse(int argc, char** argv) {
+/// The options, or std::nullopt when --help was asked (the usage is then printed). Throws
+/// InputError naming a bad argument.
+std::optional<Options> parse(int argc, char** argv) {
   Options o;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
+    if (pscr::bench::is_help(a)) {
+      std::cout << kUsage
+                << "Times the peers of issue 6 (dense fast diagonalization with cuBLAS, cuFFT "
+                   "Poisson) on the GPU (see the file's header).\n";
+      return std::nullopt;
+    }
     auto value = [&]() -> std::string {
-      if (k + 1 >= argc) usage("missing value after " + a);
+      if (k + 1 >= argc) PSCR_INPUT_ERROR(a << ": expected a value after it");
       return argv[++k];
     };
     if (a == "--csv") {
@@ -68,17 +74,17 @@ Options parse(int argc, char** argv) {
     } else if (a == "--quick") {
       o.quick = true;
     } else if (a == "--reps") {
-      o.reps = std::atoi(value().c_str());
+      o.reps = pscr::bench::parse_positive<int>(a, value());
     } else if (a == "--setup-budget-s") {
-      o.setup_budget_s = std::atof(value().c_str());
+      o.setup_budget_s = pscr::bench::parse_positive_real(a, value());
     } else if (a == "--solve-limit-s") {
-      o.solve_limit_s = std::atof(value().c_str());
+      o.solve_limit_s = pscr::bench::parse_positive_real(a, value());
     } else {
-      usage("unknown argument '" + a + "'");
+      PSCR_INPUT_ERROR("unknown argument '" << a << "'");
     }
   }
-  if (o.csv.empty()) usage("--csv PATH is required");
-  if (o.reps < 10) usage("--reps must be at least 10");
+  if (o.csv.empty()) PSCR_INPUT_ERROR("--csv PATH is required");
+  if (o.reps < 10) PSCR_INPUT_ERROR("--reps: expected at least 10, found " << o.reps);
   return o;
 }
 
@@ -636,9 +642,16 @@ int run(const Options& opt) {
 }  // namespace pscr::peers
 
 int main(int argc, char** argv) {
-  const pscr::peers::Options opt = pscr::peers::parse(argc, argv);
+  std::optional<pscr::peers::Options> opt;
   try {
-    return pscr::peers::run(opt);
+    opt = pscr::peers::parse(argc, argv);
+  } catch (const pscr::InputError& e) {
+    std::cerr << "peers_bench: " << e.what() << '\n' << pscr::peers::kUsage;
+    return 2;
+  }
+  if (!opt) return 0;  // --help
+  try {
+    return pscr::peers::run(*opt);
   } catch (const std::exception& e) {
     std::cerr << "peers_bench: " << e.what() << "\n";
     return 1;
