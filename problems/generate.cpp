@@ -4,7 +4,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -136,35 +135,16 @@ void check_omega(double omega) {
 }
 
 /// A pure Neumann problem (c = 0 and every A_d singular) determines u only up to its null vector
-/// z = z_1⊗…⊗z_d; the solvers return the u with zᵀ M u = 0 (pscr/reference/solver.hpp), so each
-/// manufactured u of `count` is made so: u −= z (zᵀ M u) / (zᵀ M z). Other operators: unchanged.
+/// z; the solvers return the u with zᵀ M u = 0 (pscr/reference/solver.hpp), so each manufactured
+/// u of `count` is made so as they do: u −= z (zᵀ M u) / (zᵀ M z). Other operators: unchanged.
 template <class Scalar>
 void make_mean_zero(const SeparableOperator<Scalar>& op, Scalar* u, index_t count) {
-  if (op.c() != Scalar(0)) return;
-  const int d = op.dimension();
-  std::vector<std::vector<Scalar>> z1(d);
-  for (int k = 0; k < d; ++k)
-    if (!null_vector(op.factor(k).A, z1[k])) return;
-  const index_t n = op.grid_size();
-  std::vector<Scalar> z(n), mz(n);
-  for (index_t i = 0; i < n; ++i) {
-    Scalar zi(1);
-    index_t rest = i;  // row-major grid index: the last dimension varies fastest
-    for (int k = d - 1; k >= 0; --k) {
-      const index_t size = op.factor(k).size();
-      zi *= z1[k][rest % size];
-      rest /= size;
-    }
-    z[i] = zi;
-  }
-  std::vector<const SymTridiag<Scalar>*> mass;
-  for (int k = 0; k < d; ++k) mass.push_back(&op.factor(k).M);
-  apply_kronecker(mass, z.data(), mz.data());
-  const Scalar zmz = std::inner_product(z.begin(), z.end(), mz.begin(), Scalar(0));
+  const auto space = kronecker_null_space(op);
+  if (!space) return;
+  const auto shape = op.shape();
   for (index_t r = 0; r < count; ++r) {
-    Scalar* ur = u + r * n;
-    const Scalar mu = std::inner_product(mz.begin(), mz.end(), ur, Scalar(0)) / zmz;
-    for (index_t i = 0; i < n; ++i) ur[i] -= mu * z[i];
+    Scalar* ur = u + r * op.grid_size();
+    kron_axpy(shape, kron_dot(shape, space->mz, ur) / space->z_m_z, space->z, ur);
   }
 }
 

@@ -242,11 +242,75 @@ real_t<Scalar> SeparableOperator<Scalar>::relative_residual(const Scalar* u,
   return nf > 0 ? nr / nf : nr;
 }
 
-#define PSCR_INSTANTIATE_OPERATOR(S)                                   \
-  template struct SymTridiag<S>;                                       \
-  template class SeparableOperator<S>;                                 \
-  template bool null_vector<S>(const SymTridiag<S>&, std::vector<S>&); \
-  template real_t<S> norm2<S>(const S*, index_t);                      \
+template <class Scalar>
+std::optional<KroneckerNullSpace<Scalar>> kronecker_null_space(
+    const SeparableOperator<Scalar>& op) {
+  if (op.c() != Scalar(0)) return std::nullopt;
+  const int d = op.dimension();
+  KroneckerNullSpace<Scalar> space;
+  space.z.resize(d);
+  space.mz.resize(d);
+  for (int k = 0; k < d; ++k)
+    if (!null_vector(op.factor(k).A, space.z[k])) return std::nullopt;
+  for (int k = 0; k < d; ++k) {
+    const index_t n = op.factor(k).size();
+    space.mz[k].resize(n);
+    apply_along(op.factor(k).M, 1, 1, space.z[k].data(), space.mz[k].data());
+    space.z_m_z *= dot_t(space.z[k].data(), space.mz[k].data(), n);
+  }
+  return space;
+}
+
+template <class Scalar>
+Scalar kron_dot(const std::vector<index_t>& shape, const std::vector<std::vector<Scalar>>& a,
+                const Scalar* x) {
+  index_t inner = 1;
+  for (std::size_t k = 1; k < shape.size(); ++k) inner *= shape[k];
+  Scalar total(0);
+  for (index_t i = 0; i < shape[0]; ++i) {
+    const Scalar* xi = x + i * inner;
+    Scalar s(0);
+    if (shape.size() == 2) {
+      s = dot_t(a[1].data(), xi, shape[1]);
+    } else {
+      for (index_t j = 0; j < shape[1]; ++j)
+        s += a[1][j] * dot_t(a[2].data(), xi + j * shape[2], shape[2]);
+    }
+    total += a[0][i] * s;
+  }
+  return total;
+}
+
+template <class Scalar>
+void kron_axpy(const std::vector<index_t>& shape, Scalar mu,
+               const std::vector<std::vector<Scalar>>& a, Scalar* x) {
+  index_t inner = 1;
+  for (std::size_t k = 1; k < shape.size(); ++k) inner *= shape[k];
+  for (index_t i = 0; i < shape[0]; ++i) {
+    Scalar* xi = x + i * inner;
+    const Scalar ci = mu * a[0][i];
+    if (shape.size() == 2) {
+      for (index_t j = 0; j < shape[1]; ++j) xi[j] -= ci * a[1][j];
+    } else {
+      for (index_t j = 0; j < shape[1]; ++j) {
+        const Scalar cj = ci * a[1][j];
+        for (index_t l = 0; l < shape[2]; ++l) xi[j * shape[2] + l] -= cj * a[2][l];
+      }
+    }
+  }
+}
+
+#define PSCR_INSTANTIATE_OPERATOR(S)                                                             \
+  template struct SymTridiag<S>;                                                                 \
+  template class SeparableOperator<S>;                                                           \
+  template bool null_vector<S>(const SymTridiag<S>&, std::vector<S>&);                           \
+  template std::optional<KroneckerNullSpace<S>> kronecker_null_space<S>(                         \
+      const SeparableOperator<S>&);                                                              \
+  template S kron_dot<S>(const std::vector<index_t>&, const std::vector<std::vector<S>>&,        \
+                         const S*);                                                              \
+  template void kron_axpy<S>(const std::vector<index_t>&, S, const std::vector<std::vector<S>>&, \
+                             S*);                                                                \
+  template real_t<S> norm2<S>(const S*, index_t);                                                \
   template void apply_kronecker<S>(const std::vector<const SymTridiag<S>*>&, const S*, S*);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE_OPERATOR)
 

@@ -9,6 +9,7 @@
 /// grid after another: shape (nrhs, n1, n2[, n3]).
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "common/scalar.hpp"
@@ -86,6 +87,31 @@ class SeparableOperator {
 /// meaningless) otherwise; on success z has max-norm 1.
 template <class Scalar>
 bool null_vector(const SymTridiag<Scalar>& A, std::vector<Scalar>& z);
+
+/// @brief The null space of a pure Neumann operator (c = 0, every A_d singular), factor by
+/// factor: its null vector z = z_1⊗…⊗z_d, M z = M_1 z_1⊗…⊗M_d z_d and zᵀ M z (plain transposes).
+/// The solvers project f onto range(A) with it and return the u with zᵀ M u = 0.
+template <class Scalar>
+struct KroneckerNullSpace {
+  std::vector<std::vector<Scalar>> z;   ///< z_d, per dimension (null_vector)
+  std::vector<std::vector<Scalar>> mz;  ///< M_d z_d
+  Scalar z_m_z = Scalar(1);             ///< zᵀ M z = Π_d z_dᵀ M_d z_d
+};
+
+/// @brief op's null space when c = 0 and null_vector finds one for every A_d, else none (the
+/// solvers also check their plan's eigenvalues before they treat op as singular).
+template <class Scalar>
+std::optional<KroneckerNullSpace<Scalar>> kronecker_null_space(const SeparableOperator<Scalar>& op);
+
+/// @brief xᵀ (a_1⊗a_2[⊗a_3]) for a grid x of `shape` (plain transpose).
+template <class Scalar>
+Scalar kron_dot(const std::vector<index_t>& shape, const std::vector<std::vector<Scalar>>& a,
+                const Scalar* x);
+
+/// @brief x −= μ (a_1⊗a_2[⊗a_3]) for a grid x of `shape`.
+template <class Scalar>
+void kron_axpy(const std::vector<index_t>& shape, Scalar mu,
+               const std::vector<std::vector<Scalar>>& a, Scalar* x);
 
 /// @brief Euclidean norm of n entries.
 template <class Scalar>

@@ -40,16 +40,6 @@ class OrderEvent {
   cudaEvent_t event_ = nullptr;
 };
 
-/// Pure Neumann with c = 0: every A_d singular (the PSCR plan's test, before its eigenvalue check).
-template <class Scalar>
-bool singular_candidate(const SeparableOperator<Scalar>& op) {
-  if (op.c() != Scalar(0)) return false;
-  std::vector<Scalar> z;
-  for (int d = 0; d < op.dimension(); ++d)
-    if (!null_vector(op.factor(d).A, z)) return false;
-  return true;
-}
-
 }  // namespace
 
 template <class Scalar>
@@ -135,7 +125,7 @@ struct Solver<Scalar>::Impl {
       in.dense.push_back(fd::uses_dense_eigensolver(op.factor(d)));
     in.scalar_bytes = sizeof(Scalar);
     in.host_grids = fd::fd_host_grids(options.host_buffers, fd_checks());
-    in.singular = singular_candidate(op);
+    in.singular = kronecker_null_space(op).has_value();  // before the plan's eigenvalue check
     in.pscr_options = options.rhs_per_round != 0 || options.device_refinements != 0 ||
                       options.profile || options.pivoting != Pivoting::automatic || !options.fused;
     in.free_device_bytes = exec.free_bytes();

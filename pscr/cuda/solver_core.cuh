@@ -27,20 +27,6 @@ bool has_zero_eigenvalue(const Tables<Scalar>& t) {
   return std::abs(t.lambda[top.lambda + t.zero_lane]) <= 1e-8 * largest;
 }
 
-/// y = T x for one symmetric tridiagonal T (host).
-template <class Scalar>
-std::vector<Scalar> tridiag_times(const SymTridiag<Scalar>& T, const std::vector<Scalar>& x) {
-  const index_t n = T.size();
-  std::vector<Scalar> y(n);
-  for (index_t k = 0; k < n; ++k) {
-    Scalar v = T.diag[k] * x[k];
-    if (k > 0) v += T.off[k - 1] * x[k - 1];
-    if (k + 1 < n) v += T.off[k] * x[k + 1];
-    y[k] = v;
-  }
-  return y;
-}
-
 /// @brief The plan (see the file comment). `host_grids`: grid-sized staging buffers per right-hand
 /// side that the caller will allocate besides the plan (counted in the memory check).
 template <class Scalar, class Exec>
@@ -326,26 +312,18 @@ class SolverCore {
   /// Pure Neumann with c = 0 (pscr::reference::Solver's rule): every A_d singular and the pencil
   /// of dimension 1 (and 2 in 3D) with a zero eigenvalue.
   void detect_singular(Exec& exec) {
-    if (op_.c() != Scalar(0)) return;
-    const int d = op_.dimension();
-    std::vector<std::vector<Scalar>> z(d), mz(d);
-    for (int k = 0; k < d; ++k)
-      if (!null_vector(op_.factor(k).A, z[k])) return;
-    if (d == 2) {
+    const auto space = kronecker_null_space(op_);
+    if (!space) return;
+    if (op_.dimension() == 2) {
       if (!has_zero_eigenvalue(eng2_->tables())) return;
     } else {
       if (!has_zero_eigenvalue(eng3_->tables()) || !has_zero_eigenvalue(eng2_->tables())) return;
     }
-    Scalar eme(1);
-    for (int k = 0; k < d; ++k) {
-      mz[k] = tridiag_times(op_.factor(k).M, z[k]);
-      eme *= dot_t(z[k].data(), mz[k].data(), op_.factor(k).size());
+    for (int k = 0; k < op_.dimension(); ++k) {
+      z_.d.push_back(upload_vector<T>(exec, space->z[k]));
+      mz_.d.push_back(upload_vector<T>(exec, space->mz[k]));
     }
-    for (int k = 0; k < d; ++k) {
-      z_.d.push_back(upload_vector<T>(exec, z[k]));
-      mz_.d.push_back(upload_vector<T>(exec, mz[k]));
-    }
-    e_m_e_ = to_kernel(eme);
+    e_m_e_ = to_kernel(space->z_m_z);
     singular_ = true;
   }
 

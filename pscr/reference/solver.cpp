@@ -124,10 +124,9 @@ struct Solver<Scalar>::Impl {
   std::vector<Scalar> D;  ///< with refinement: a correction
   std::unique_ptr<detail::ResidualOperator<Scalar>> resop;  ///< with refinement
 
-  // Singular (pure Neumann, c = 0): null vectors z_d and M_d z_d per dimension.
+  // Singular (pure Neumann, c = 0): the operator's null space (its null vector is e below).
   bool singular = false;
-  std::vector<std::vector<Scalar>> z, mz;
-  Scalar e_m_e = Scalar(1);  ///< eᵀ M e = Π_d z_dᵀ M_d z_d
+  KroneckerNullSpace<Scalar> null_space;
 
   /// The plan from eigen-data that fit op (checked by the caller); the plans keep their own
   /// copies, `eigen_data` keeps them for Solver::eigen_data().
@@ -162,63 +161,16 @@ struct Solver<Scalar>::Impl {
   /// Pure Neumann with c = 0: every A_d singular, and the eigen-data agree (dimension 1, and 2
   /// in 3D, have a zero eigenvalue).
   void detect_singular() {
-    if (op.c() != Scalar(0)) return;
-    const int d = op.dimension();
-    z.resize(d);
-    mz.resize(d);
-    for (int k = 0; k < d; ++k)
-      if (!null_vector(op.factor(k).A, z[k])) return;
-    if (d == 2) {
+    auto space = kronecker_null_space(op);
+    if (!space) return;
+    if (op.dimension() == 2) {
       if (!has_zero_eigenvalue(plan2->eigen(), plan2->smallest_eigenvalue())) return;
     } else {
       if (!has_zero_eigenvalue(plan3->eigen(), plan3->smallest_eigenvalue())) return;
       if (!has_zero_eigenvalue(plan2->eigen(), plan2->smallest_eigenvalue())) return;
     }
-    e_m_e = Scalar(1);
-    for (int k = 0; k < d; ++k) {
-      const index_t n = op.factor(k).size();
-      mz[k].assign(n, Scalar(0));
-      detail::tridiag_apply(n, op.factor(k).M, z[k].data(), mz[k].data(), false);
-      e_m_e *= dot_t(z[k].data(), mz[k].data(), n);
-    }
+    null_space = std::move(*space);
     singular = true;
-  }
-
-  /// xᵀ (a1⊗a2[⊗a3]) for a grid x (plain transpose).
-  Scalar kron_dot(const std::vector<std::vector<Scalar>>& a, const Scalar* x) const {
-    const auto shape = op.shape();
-    const index_t inner = op.grid_size() / shape[0];
-    Scalar total(0);
-    for (index_t i = 0; i < shape[0]; ++i) {
-      const Scalar* xi = x + i * inner;
-      Scalar s(0);
-      if (shape.size() == 2) {
-        s = dot_t(a[1].data(), xi, shape[1]);
-      } else {
-        for (index_t j = 0; j < shape[1]; ++j)
-          s += a[1][j] * dot_t(a[2].data(), xi + j * shape[2], shape[2]);
-      }
-      total += a[0][i] * s;
-    }
-    return total;
-  }
-
-  /// x −= μ (a1⊗a2[⊗a3]).
-  void kron_axpy(Scalar mu, const std::vector<std::vector<Scalar>>& a, Scalar* x) const {
-    const auto shape = op.shape();
-    const index_t inner = op.grid_size() / shape[0];
-    for (index_t i = 0; i < shape[0]; ++i) {
-      Scalar* xi = x + i * inner;
-      const Scalar ci = mu * a[0][i];
-      if (shape.size() == 2) {
-        for (index_t j = 0; j < shape[1]; ++j) xi[j] -= ci * a[1][j];
-      } else {
-        for (index_t j = 0; j < shape[1]; ++j) {
-          const Scalar cj = ci * a[1][j];
-          for (index_t l = 0; l < shape[2]; ++l) xi[j * shape[2] + l] -= cj * a[2][l];
-        }
-      }
-    }
   }
 
   /// u = PSCR(F): F holds the right-hand side and is overwritten; returns the flops.
@@ -279,7 +231,8 @@ struct Solver<Scalar>::Impl {
       copy(f_in, R.data());
       if (singular) {
         // f̂ = f − μ M e with μ = eᵀ f / eᵀ M e: f projected onto range(A).
-        kron_axpy(kron_dot(z, R.data()) / e_m_e, mz, R.data());
+        const auto& e = null_space;
+        kron_axpy(op.shape(), kron_dot(op.shape(), e.z, R.data()) / e.z_m_z, e.mz, R.data());
         flops += flop_scale() * 4.0 * n;
       }
       f = R.data();
@@ -321,7 +274,8 @@ struct Solver<Scalar>::Impl {
     }
     if (singular) {
       // u −= e (eᵀ M u) / eᵀ M e: the solution of mean zero.
-      kron_axpy(kron_dot(mz, u) / e_m_e, z, u);
+      const auto& e = null_space;
+      kron_axpy(op.shape(), kron_dot(op.shape(), e.mz, u) / e.z_m_z, e.z, u);
       flops += flop_scale() * 4.0 * n;
     }
     if (!all_finite(u, n, threads))
