@@ -151,14 +151,23 @@ int cmd_generate(const std::vector<std::string>& argv) {
     throw UsageError("--omega and --ppw both set the wave number: give one of them");
   spec.seed = static_cast<std::uint64_t>(args.get_int("seed", 0));
   spec.omega = args.get_double("omega");
-  if (args.given("ppw")) {
-    const double ppw = args.get_double("ppw");
-    if (!(ppw > 0)) throw UsageError("--ppw expects a positive number, found " + args.get("ppw"));
+  if (helmholtz) {
+    // Points per wavelength on the coarsest step, 2π/(ω·h_max): below 2 (Nyquist) the mesh
+    // cannot represent the wave, and the discrete solution says nothing of the continuous one.
     double h_max = 0;
     for (std::size_t d = 0; d < spec.dims.size(); ++d)
       for (double h : problems::mesh_steps(spec.dims[d], problems::stream_seed(spec.seed, 1 + d)))
         h_max = std::max(h_max, h);
-    spec.omega = 2 * M_PI / (ppw * h_max);
+    if (args.given("ppw")) {
+      const double ppw = args.get_double("ppw");
+      if (!(ppw > 0)) throw UsageError("--ppw expects a positive number, found " + args.get("ppw"));
+      spec.omega = 2 * M_PI / (ppw * h_max);
+    }
+    const double ppw = 2 * M_PI / (std::abs(spec.omega) * h_max);
+    if (ppw < 2)
+      std::cerr << "pscr generate: warning: omega = " << spec.omega << " leaves " << ppw
+                << " mesh points per wavelength on the coarsest step (h = " << h_max
+                << "); below 2 the mesh cannot resolve the wave\n";
   }
   spec.screening = args.get_double("screening");
   spec.rhs = problems::parse_rhs_kind(args.get("rhs"));

@@ -93,6 +93,16 @@ class Cli(unittest.TestCase):
                 self.assertFalse(os.path.exists(a))
         run("generate", "-o", a, "--dim", 3, "--n", 5, "--mesh", "uniform,graded,random", "--ratio", 4,
             "--perturbation", "0.2", check_code=0)
+        # A wave the mesh cannot resolve (under 2 points per wavelength) is written, with a warning.
+        for extra in (["--ppw", "1.5"], ["--omega", "200"]):
+            with self.subTest(extra=extra):
+                h = self.path("h.h5")
+                p = run("generate", "-o", h, "--equation", "helmholtz", "--n", 31, *extra, "--force",
+                        check_code=0)
+                self.assertIn("points per wavelength", p.stderr)
+        p = run("generate", "-o", self.path("h.h5"), "--equation", "helmholtz", "--n", 31, "--ppw", 2.5,
+                "--force", check_code=0)
+        self.assertEqual(p.stderr, "")
         # A bad --tolerance is a usage error before the solve: no output written.
         for bad in ("abc", "-1", "nan", "inf"):
             with self.subTest(tolerance=bad):
