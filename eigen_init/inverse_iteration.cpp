@@ -41,17 +41,6 @@ inline double abs1(const C& x) {
   return std::abs(x.real()) + std::abs(x.imag());
 }
 
-/// y = T x for a tridiagonal with diagonal `d` and off-diagonal `o` (symmetric).
-void tridiag_apply(const std::vector<C>& d, const std::vector<C>& o, const C* x, C* y) {
-  const index_t m = static_cast<index_t>(d.size());
-  for (index_t k = 0; k < m; ++k) {
-    C s = d[k] * x[k];
-    if (k > 0) s += o[k - 1] * x[k - 1];
-    if (k + 1 < m) s += o[k] * x[k + 1];
-    y[k] = s;
-  }
-}
-
 /// LU with partial pivoting of the tridiagonal T = A − σM (LAPACK zgttrf), then solves.
 class ShiftedLU {
  public:
@@ -164,7 +153,7 @@ C refine(const Problem& p, index_t l, C lambda, const std::vector<Finished>& pre
   };
   project_out(x);
   normalize(x);
-  tridiag_apply(p.M.diag, p.M.off, x.data(), mx.data());
+  p.M.apply(x.data(), mx.data());
   C sigma = lambda;
   for (int refactor = 0; refactor < 3; ++refactor) {
     const double scale = p.norm_a + std::abs(sigma) * p.norm_m;
@@ -175,8 +164,8 @@ C refine(const Problem& p, index_t l, C lambda, const std::vector<Finished>& pre
       lu.solve(x.data());
       project_out(x);
       normalize(x);
-      tridiag_apply(p.M.diag, p.M.off, x.data(), mx.data());
-      tridiag_apply(p.A.diag, p.A.off, x.data(), ax.data());
+      p.M.apply(x.data(), mx.data());
+      p.A.apply(x.data(), ax.data());
       C xmx{}, xax{};
       for (index_t k = 0; k < m; ++k) {
         xmx += x[k] * mx[k];

@@ -30,6 +30,16 @@ struct SymTridiag {
   SymTridiag submatrix(index_t first, index_t last) const;
   /// ‖T‖∞, the largest absolute row sum.
   double infinity_norm() const;
+  /// y = T x, or y += T x where `accumulate`; x and y hold size() entries and do not overlap.
+  void apply(const Scalar* x, Scalar* y, bool accumulate = false) const {
+    const index_t n = size();
+    for (index_t k = 0; k < n; ++k) {
+      Scalar v = diag[k] * x[k];
+      if (k > 0) v += off[k - 1] * x[k - 1];
+      if (k + 1 < n) v += off[k] * x[k + 1];
+      y[k] = accumulate ? y[k] + v : v;
+    }
+  }
   /// Throws InputError unless off.size() == diag.size() − 1 ≥ 0 and every entry is finite;
   /// `what` names the matrix in the message.
   void validate(const char* what) const;

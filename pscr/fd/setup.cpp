@@ -45,18 +45,6 @@ std::vector<Scalar> dense(const SymTridiag<Scalar>& t) {
   return a;
 }
 
-/// y = T x for a symmetric tridiagonal T.
-template <class Scalar>
-void tridiag_apply(const SymTridiag<Scalar>& t, const Scalar* x, Scalar* y) {
-  const index_t n = t.size();
-  for (index_t k = 0; k < n; ++k) {
-    Scalar v = t.diag[k] * x[k];
-    if (k > 0) v += t.off[k - 1] * x[k - 1];
-    if (k + 1 < n) v += t.off[k] * x[k + 1];
-    y[k] = v;
-  }
-}
-
 bool is_diagonal(const SymTridiag<double>& t) {
   return std::all_of(t.off.begin(), t.off.end(), [](double x) { return x == 0.0; });
 }
@@ -162,7 +150,7 @@ FullEigen<std::complex<double>> dense_eigen(const Factor<std::complex<double>>& 
       for (index_t k = 0; k < n; ++k) w[k] -= c * u[k];
     }
     C* mw = mv.data() + l * n;
-    tridiag_apply(factor.M, w, mw);
+    factor.M.apply(w, mw);
     const C s = dot_t(w, mw, n);
     const double wnorm2 = std::real(dot_h(w, w, n));
     if (std::abs(s) <= 1e-10 * norm_m * wnorm2) {
@@ -299,8 +287,8 @@ Certificate certify(const FdSetup<Scalar>& setup, const SeparableOperator<Scalar
         col[i] = e.W[i * n + l];
         wmax = std::max(wmax, static_cast<double>(std::abs(col[i])));
       }
-      tridiag_apply(f.A, col.data(), aw.data());
-      tridiag_apply(f.M, col.data(), mw.data());
+      f.A.apply(col.data(), aw.data());
+      f.M.apply(col.data(), mw.data());
       for (index_t i = 0; i < n; ++i) {
         MW[i * n + l] = mw[i];
         rmax = std::max(rmax, static_cast<double>(std::abs(aw[i] - e.lambda[l] * mw[i])));

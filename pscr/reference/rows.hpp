@@ -41,18 +41,6 @@ void tridiag_combination(index_t n, const SymTridiag<Scalar>& A, const SymTridia
              (alpha * md[n - 1] + beta * ad[n - 1]) * x[n - 1];
 }
 
-/// y (+)= T x for a symmetric tridiagonal T of size n.
-template <class Scalar>
-void tridiag_apply(index_t n, const SymTridiag<Scalar>& T, const Scalar* x, Scalar* y,
-                   bool accumulate) {
-  for (index_t k = 0; k < n; ++k) {
-    Scalar v = T.diag[k] * x[k];
-    if (k > 0) v += T.off[k - 1] * x[k - 1];
-    if (k + 1 < n) v += T.off[k] * x[k + 1];
-    y[k] = accumulate ? y[k] + v : v;
-  }
-}
-
 /// @brief 2D rows: tridiagonal shifted systems (A2 + s M2) y = x, solved kLanes at a time by
 /// lane_thomas; lanes that fail its stability monitor are solved again with scaled partial
 /// pivoting (tridiag::reference::solve_shifted_pivoting).
@@ -298,9 +286,9 @@ class GridRows {
     Scalar* z = s.z.data();
     Scalar* w = s.w.data();
     for (index_t p = 0; p < n2; ++p) {
-      tridiag_apply(n3, f3_->M, a + p * n3, z + p * n3, false);
-      tridiag_apply(n3, f3_->A, b + p * n3, z + p * n3, true);
-      tridiag_apply(n3, f3_->M, b + p * n3, w + p * n3, false);
+      f3_->M.apply(a + p * n3, z + p * n3);
+      f3_->A.apply(b + p * n3, z + p * n3, true);
+      f3_->M.apply(b + p * n3, w + p * n3);
     }
     // Along dimension 2: y_p (−)= Σ_{p'} (M2)_{pp'} z_{p'} + (A2)_{pp'} w_{p'}.
     const Scalar sign = subtract ? Scalar(-1) : Scalar(1);

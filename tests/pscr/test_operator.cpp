@@ -35,6 +35,26 @@ template <class Scalar>
 class OperatorTest : public ::testing::Test {};
 TYPED_TEST_SUITE(OperatorTest, testing::ScalarTypes);
 
+// SymTridiag::apply, y = T x and y += T x, entry by entry through T(r, s), n = 1 to 33.
+TYPED_TEST(OperatorTest, TridiagonalApplyMatchesEntries) {
+  using Scalar = TypeParam;
+  for (index_t n : {1, 2, 3, 33}) {
+    const auto t = random_tridiag<Scalar>(n, 7 + n);
+    const auto x = testing::random_vector<Scalar>(n, 11 + n);
+    const auto y0 = testing::random_vector<Scalar>(n, 13 + n);
+    std::vector<Scalar> y(n), y_sum = y0;
+    t.apply(x.data(), y.data());
+    t.apply(x.data(), y_sum.data(), true);
+    for (index_t r = 0; r < n; ++r) {
+      Scalar expected(0);
+      for (index_t s = 0; s < n; ++s) expected += t(r, s) * x[s];
+      EXPECT_LE(std::abs(y[r] - expected), testing::tolerance<Scalar>(10)) << "n " << n;
+      EXPECT_LE(std::abs(y_sum[r] - (y0[r] + expected)), testing::tolerance<Scalar>(10))
+          << "n " << n;
+    }
+  }
+}
+
 TYPED_TEST(OperatorTest, MatchesAssembledMatrix) {
   using Scalar = TypeParam;
   const std::vector<std::vector<index_t>> shapes = {{1, 1},    {1, 5},     {7, 1},     {2, 3},
