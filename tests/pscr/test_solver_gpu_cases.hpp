@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "problems/generate.hpp"
+#include "tests/support/neumann.hpp"
 #include "tests/support/random.hpp"
 
 namespace pscr::testing {
@@ -194,36 +195,6 @@ double relative_difference(const std::vector<Scalar>& x, const std::vector<Scala
     den += std::norm(std::complex<double>(y[k]));
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-/// @brief The mean-zero problem's right-hand side f̂ = f − (eᵀ f / eᵀ M e) M e for a pure Neumann
-/// operator (e = ones: the null vector of Neumann Laplacians), and eᵀ M u / (‖M e‖ ‖u‖).
-template <class Scalar>
-std::vector<Scalar> project_neumann(const SeparableOperator<Scalar>& op, const Scalar* f) {
-  const index_t n = op.grid_size();
-  std::vector<Scalar> ones(n, Scalar(1)), me(n);
-  std::vector<const SymTridiag<Scalar>*> ms;
-  for (const auto& fac : op.factors()) ms.push_back(&fac.M);
-  apply_kronecker(ms, ones.data(), me.data());
-  Scalar ef(0), eme(0);
-  for (index_t k = 0; k < n; ++k) {
-    ef += f[k];
-    eme += me[k];
-  }
-  std::vector<Scalar> fh(f, f + n);
-  for (index_t k = 0; k < n; ++k) fh[k] -= ef / eme * me[k];
-  return fh;
-}
-template <class Scalar>
-double neumann_mean(const SeparableOperator<Scalar>& op, const Scalar* u) {
-  const index_t n = op.grid_size();
-  std::vector<Scalar> ones(n, Scalar(1)), me(n);
-  std::vector<const SymTridiag<Scalar>*> ms;
-  for (const auto& fac : op.factors()) ms.push_back(&fac.M);
-  apply_kronecker(ms, ones.data(), me.data());
-  Scalar s(0);
-  for (index_t k = 0; k < n; ++k) s += me[k] * u[k];
-  return std::abs(s) / (norm2(me.data(), n) * norm2(u, n));
 }
 
 /// A 3D Poisson-like operator of m³ unknowns (uniform factors, lumped mass, shift c): with
