@@ -31,6 +31,13 @@ inline double parse_positive_real(const std::string& what, const std::string& te
   return *v;
 }
 
+/// The value after option argv[i] (which it names), i advanced past it; an input error where the
+/// command line ends first.
+inline std::string option_value(int argc, char** argv, int& i) {
+  if (i + 1 >= argc) PSCR_INPUT_ERROR(argv[i] << ": expected a value after it");
+  return argv[++i];
+}
+
 /// Whether `arg` asks for the help (--help or -h).
 inline bool is_help(const std::string& arg) {
   return arg == "--help" || arg == "-h";

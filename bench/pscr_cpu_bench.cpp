@@ -177,10 +177,7 @@ int main(int argc, char** argv) {
                      "paper and quick (default).\n";
         return 0;
       }
-      auto value = [&]() -> std::string {
-        if (a + 1 >= argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
-        return argv[++a];
-      };
+      auto value = [&]() -> std::string { return pscr::bench::option_value(argc, argv, a); };
       if (arg == "--cases") {
         cases_arg = value();
       } else if (arg == "--threads") {

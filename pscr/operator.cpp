@@ -255,7 +255,7 @@ std::optional<KroneckerNullSpace<Scalar>> kronecker_null_space(
   for (int k = 0; k < d; ++k) {
     const index_t n = op.factor(k).size();
     space.mz[k].resize(n);
-    apply_along(op.factor(k).M, 1, 1, space.z[k].data(), space.mz[k].data());
+    op.factor(k).M.apply(space.z[k].data(), space.mz[k].data());
     space.z_m_z *= dot_t(space.z[k].data(), space.mz[k].data(), n);
   }
   return space;

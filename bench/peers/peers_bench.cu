@@ -65,10 +65,7 @@ std::optional<Options> parse(int argc, char** argv) {
                    "Poisson) on the GPU (see the file's header).\n";
       return std::nullopt;
     }
-    auto value = [&]() -> std::string {
-      if (k + 1 >= argc) PSCR_INPUT_ERROR(a << ": expected a value after it");
-      return argv[++k];
-    };
+    auto value = [&]() -> std::string { return pscr::bench::option_value(argc, argv, k); };
     if (a == "--csv") {
       o.csv = value();
     } else if (a == "--quick") {
