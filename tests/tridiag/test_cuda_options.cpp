@@ -210,6 +210,38 @@ TEST(CudaOptions, GuardedSweepEntriesStopAtTheirVerifiedRows) {
   expect(cuda::entry_options(real, 1500), Method::sweep, 0);
 }
 
+// A complex sweep entry of K = 16 (the cluster kernel's InBlock instance, up to
+// kSweepComplexWideMaxRows rows) measures nothing beyond those rows, where K = 8 runs: the H200's
+// complex contiguous 1024 × 2^14 entry serves its own n, and systems of 1025 to 1448 rows, nearer
+// to it than to the 2048-row entries, take the nearest entry that measured what they run (1100 ×
+// 15252 the 2048 × 8192 entry's segment method). Real entries of K = 16 serve any n their kernel
+// takes.
+TEST(CudaOptions, ComplexWideSweepEntriesServeTheirOwnRowsOnly) {
+  const cuda::SelectionEntry wide{false, true, false, false, 1024, 16384, Method::sweep, 16, false};
+  EXPECT_TRUE(cuda::entry_measures(wide, 769));
+  EXPECT_TRUE(cuda::entry_measures(wide, cuda::kSweepComplexWideMaxRows));
+  EXPECT_FALSE(cuda::entry_measures(wide, cuda::kSweepComplexWideMaxRows + 1));
+  const cuda::SelectionEntry narrow{false, true, false, false, 2047, 2047, Method::sweep, 8, false};
+  EXPECT_TRUE(cuda::entry_measures(narrow, 4000));
+  const cuda::SelectionEntry real{false, false,         false, false, 1024,
+                                  16384, Method::sweep, 16,    false};
+  EXPECT_TRUE(cuda::entry_measures(real, 4000));
+  const cuda::SelectionGpu h200 = cuda::SelectionGpu::h200;
+  const cuda::Options own = cuda::select_method(h200, 1024, 16384, false, true, false, false);
+  EXPECT_EQ(own.method, Method::sweep);
+  EXPECT_EQ(own.rows_per_thread, 16);
+  const cuda::Options beyond = cuda::select_method(h200, 1100, 15252, false, true, false, false);
+  const cuda::Options next = cuda::select_method(h200, 2048, 8192, false, true, false, false);
+  EXPECT_EQ(beyond.method, next.method);
+  EXPECT_EQ(beyond.rows_per_thread, next.rows_per_thread);
+  for (index_t n = cuda::kSweepComplexWideMaxRows + 1; n <= 1448; n += 53)
+    for (bool dominant : {false, true}) {
+      const cuda::Options o =
+          cuda::select_method(h200, n, (index_t{1} << 24) / n, false, true, false, dominant);
+      EXPECT_FALSE(o.method == Method::sweep && o.rows_per_thread > 8) << "n " << n;
+    }
+}
+
 // PSCR's 2D systems (batch ≈ n) take the entry measured at their own shape, n × n for the
 // benchmark's n = 255 to 4095, and beyond those the entry of their own n (2^24 rows), not a
 // neighbour's whose batch is nearer: at 2048 rows the 4096-row entry's sweep method once ran one

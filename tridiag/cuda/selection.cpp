@@ -76,6 +76,11 @@ Options entry_options(const SelectionEntry& e, index_t n) {
   return o;
 }
 
+bool entry_measures(const SelectionEntry& e, index_t n) {
+  return !(e.complex && e.method == Method::sweep && sweep_complex_wide(e.n, e.rows_per_thread) &&
+           !sweep_complex_wide(n, e.rows_per_thread));
+}
+
 namespace {
 
 /// An entry of a table with the log2 of its n and batch, taken once rather than at every
@@ -140,10 +145,12 @@ Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleav
   const std::vector<PlacedEntry>& kind =
       placed_table(gpu)[kind_of(interleaved, complex, general, complex && dominant)];
   double nearest = std::numeric_limits<double>::infinity();
-  for (const PlacedEntry& p : kind) nearest = std::min(nearest, near(p).dist);
+  for (const PlacedEntry& p : kind)
+    if (entry_measures(*p.entry, n)) nearest = std::min(nearest, near(p).dist);
   // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
   Near best{nullptr, 0.0, 0.0};
   for (const PlacedEntry& p : kind) {
+    if (!entry_measures(*p.entry, n)) continue;
     const Near c = near(p);
     if (c.dist > nearest + kTie) continue;
     if (!best.entry || c.dn < best.dn || (c.dn == best.dn && c.dist < best.dist)) best = c;

@@ -75,6 +75,13 @@ inline constexpr index_t kSweepGuardedMaxRows = 8192;
 /// systems. Longer complex systems take K = 8.
 inline constexpr index_t kSweepComplexWideMaxRows = 1024;
 
+/// @brief Whether complex systems of n rows that the sweep method's cluster kernel takes run
+/// K = 16 (its InBlock instance) where a call or a table entry asks for `requested` rows per lane:
+/// more than 8, up to kSweepComplexWideMaxRows rows; else K = 8.
+inline constexpr bool sweep_complex_wide(index_t n, int requested) {
+  return requested > 8 && n <= kSweepComplexWideMaxRows;
+}
+
 /// @brief Most rows per lane that the selection table gives the segment and columns methods on
 /// complex systems not declared dominant where one segment (32 lanes or chunks of K rows) covers a
 /// system: beyond kMaxComplexLaneRows they guard the solve of the segment's reduced rows and solve
@@ -103,10 +110,22 @@ inline constexpr int kMaxGuardedLaneRows = 16;
 /// kMaxGuardedLaneRows, else with kMaxComplexLaneRows. Every other entry is taken as it is.
 Options entry_options(const SelectionEntry& e, index_t n);
 
+/// @brief Whether entry e's configuration is the one systems of n rows would run: not so for a
+/// complex sweep entry of K = 16 (sweep_complex_wide: the cluster kernel's InBlock instance) and
+/// n > kSweepComplexWideMaxRows, which runs the K = 8 cluster kernel, a configuration the entry did
+/// not measure. Such entries lie near n = 1024 only; the systems of 1025 to 1448 rows in batches
+/// of 2^24 rows in all, whose nearest entry was the 1024 × 2^14 one, ran the K = 8 cluster 1.5–1.7
+/// times as long as the segment method with K = 4, which the next entry (2048 × 8192) holds
+/// (complex, contiguous, shifted; H200, tridiag_bench, 2026-12-05: 1100 × 15252 0.567 against
+/// 0.325 ms, 1400 × 11983 0.468 against 0.303 ms on Helmholtz systems; 1100² 0.0605 against 0.0589,
+/// 1400² 0.0773 against 0.0606; docs/tridiag-performance.md).
+bool entry_measures(const SelectionEntry& e, index_t n);
+
 /// @brief The configuration for this shape on `gpu`'s table: entry_options of the nearest entry
 /// of the same layout, scalar type and form in (log n, log batch), n weighted, among the complex
-/// entries the `dominant` ones where `dominant` (Options::dominant); method, rows_per_thread and
-/// staging all set (never automatic), and `dominant` as given.
+/// entries the `dominant` ones where `dominant` (Options::dominant), and among the entries whose
+/// configuration n runs (entry_measures); method, rows_per_thread and staging all set (never
+/// automatic), and `dominant` as given.
 Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
                       bool general, bool dominant);
 

@@ -313,8 +313,7 @@ static_assert(kSweepComplexWideMaxRows == detail::kSweepClusterBlockMaxRows,
 ///    / 0.0200 in one run, 2560² 0.0676 / 0.0666), not taken: PSCR's 2D Poisson 2048² (separate
 ///    stages, H200 A/B) ran 6% slower with K = 8 for every batch below 2^23 rows, 1024² 4% faster.
 int sweep_cluster_rows(index_t n, index_t batch, int requested, bool complex) {
-  if (complex)
-    return requested > 8 && n <= kSweepComplexWideMaxRows ? 16 : detail::kSweepClusterComplexRows;
+  if (complex) return sweep_complex_wide(n, requested) ? 16 : detail::kSweepClusterComplexRows;
   auto padded = [n](int K) {
     const index_t rows = static_cast<index_t>(detail::kWarpLanes) * K;
     return (n + rows - 1) / rows * rows;
