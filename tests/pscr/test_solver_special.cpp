@@ -98,7 +98,6 @@ ProblemSpec neumann_spec(const std::vector<index_t>& shape, MeshKind mesh, std::
   return spec;
 }
 
-/// M e for e = ones: the load vector of the constant 1.
 TEST(SolverSingular, MeanZeroSolutionOfPureNeumann) {
   const std::vector<std::vector<index_t>> shapes = {{2, 2},    {5, 17},     {16, 3},   {64, 65},
                                                     {4, 4, 4}, {17, 5, 16}, {2, 63, 3}};

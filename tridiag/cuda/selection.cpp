@@ -137,20 +137,21 @@ Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleav
   };
   const double log_n = std::log2(static_cast<double>(n));
   const double log_batch = std::log2(static_cast<double>(batch));
+  // An entry whose configuration these systems would not run (entry_measures) lies infinitely far.
   auto near = [&](const PlacedEntry& p) {
     const double dn = log_n - p.log_n;
     const double db = log_batch - p.log_batch;
-    return Near{p.entry, std::abs(dn), kNWeight * kNWeight * dn * dn + db * db};
+    const double dist = entry_measures(*p.entry, n) ? kNWeight * kNWeight * dn * dn + db * db
+                                                    : std::numeric_limits<double>::infinity();
+    return Near{p.entry, std::abs(dn), dist};
   };
   const std::vector<PlacedEntry>& kind =
       placed_table(gpu)[kind_of(interleaved, complex, general, complex && dominant)];
   double nearest = std::numeric_limits<double>::infinity();
-  for (const PlacedEntry& p : kind)
-    if (entry_measures(*p.entry, n)) nearest = std::min(nearest, near(p).dist);
+  for (const PlacedEntry& p : kind) nearest = std::min(nearest, near(p).dist);
   // Among the entries within kTie of the nearest, the one of the nearest n (then the nearest).
   Near best{nullptr, 0.0, 0.0};
   for (const PlacedEntry& p : kind) {
-    if (!entry_measures(*p.entry, n)) continue;
     const Near c = near(p);
     if (c.dist > nearest + kTie) continue;
     if (!best.entry || c.dn < best.dn || (c.dn == best.dn && c.dist < best.dist)) best = c;
