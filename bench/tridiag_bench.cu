@@ -627,31 +627,30 @@ struct Arguments {
 Arguments parse_arguments(int argc, char** argv) {
   Arguments a;
   a.output = argv[1];
-  for (int i = 2; i < argc; i += 2) {
+  for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a value after it");
+    const std::string value = pscr::bench::option_value(argc, argv, i);
     if (arg == "--reps")
-      a.reps = std::max(10, parse_positive<int>(arg, argv[i + 1]));
+      a.reps = std::max(10, parse_positive<int>(arg, value));
     else if (arg == "--shapes")
-      a.shapes = parse_shapes(argv[i + 1]);
+      a.shapes = parse_shapes(value);
     else if (arg == "--methods")
       a.sel.methods =
-          parse_list(arg, argv[i + 1],
+          parse_list(arg, value,
                      {"thomas", "partition", "warp", "segment", "block", "sweep", "columns",
                       "tiled_pcr", "automatic", "automatic_dominant", "pivoting", "cusparse"});
     else if (arg == "--layouts")
-      a.sel.layouts = parse_list(arg, argv[i + 1], {"contiguous", "interleaved"});
+      a.sel.layouts = parse_list(arg, value, {"contiguous", "interleaved"});
     else if (arg == "--scalars")
-      a.sel.scalars = parse_list(arg, argv[i + 1], {"real", "complex"});
+      a.sel.scalars = parse_list(arg, value, {"real", "complex"});
     else if (arg == "--forms")
-      a.sel.forms = parse_list(arg, argv[i + 1], {"shifted", "general"});
+      a.sel.forms = parse_list(arg, value, {"shifted", "general"});
     else if (arg == "--rows")
-      a.sel.rows = parse_list(arg, argv[i + 1], {"2", "4", "8", "16"});
+      a.sel.rows = parse_list(arg, value, {"2", "4", "8", "16"});
     else if (arg == "--systems") {
-      const std::string systems = argv[i + 1];
-      if (systems != "dominant" && systems != "helmholtz")
-        PSCR_INPUT_ERROR("--systems: expected dominant or helmholtz, found '" << systems << "'");
-      a.sel.helmholtz = systems == "helmholtz";
+      if (value != "dominant" && value != "helmholtz")
+        PSCR_INPUT_ERROR("--systems: expected dominant or helmholtz, found '" << value << "'");
+      a.sel.helmholtz = value == "helmholtz";
     } else
       PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
   }
