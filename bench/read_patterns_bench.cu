@@ -3,9 +3,12 @@
 // pattern, against a plain stream and the device-to-device copy (docs/tridiag-performance.md,
 // "The reduce pass's read pattern" and "Why the contiguous substitute passes are slower"); and
 // what a solver reading d once for few long systems could reach (the resident pattern, "Long
-// systems held in shared memory across blocks").
+// systems held in shared memory across blocks"); and whether the two passes in one launch, each
+// unit read again soon after its first read, find d in the L2 the second time (the lagged pattern,
+// "Both passes in one launch: the lagged pattern").
 //
-// Usage: read_patterns_bench OUTPUT.csv [--reps R]
+// Usage: read_patterns_bench OUTPUT.csv [--reps R] [--only PATTERN[,PATTERN...]]
+// (--only: stream, units, bulk, resident, lagged; the copy runs always.)
 // Patterns (reads only; the values are multiplied and summed so that no load is dropped):
 //  - copy: cudaMemcpy device to device of the same bytes (GB/s on its read + write bytes);
 //  - stream: a grid-stride loop, each thread 8 independent 16-byte loads per step (4 or 16 blocks
@@ -57,15 +60,34 @@
 //    once, and _tables sweeps on them (row r of A + shift·M, a shift per system) instead of on
 //    constants. _l2rows: the ticketed kernels' sweeps on the same rows read from global memory
 //    per row (through L1 and L2: the table is shared by every system), no slice staged.
+//  - lagged: the segment method's two passes over d in one launch (units of U = 256 or 64 rows,
+//    16-row tiles, jobs of 32 units per warp: 64 or 16 KB of d, which the resident warps' jobs
+//    span at once: 135 or 34 MB at 16 warps per SM on 132 SMs, against the L2's 50 MB, so that
+//    U = 256 can hardly find its units again in the L2 whatever the lag, and U = 64, the
+//    segments of K = 2, may): the 256 systems in groups of G (4 or 16: 2 or 8 MB of d),
+//    a group's units segment-major (order grouped), each warp drawing its jobs by ticket in order
+//    (an atomic counter): first the reduce jobs of the first L groups (the lag), then a substitute
+//    job and a reduce job L groups on, alternately. A reduce job reads its units and sums them,
+//    then counts itself done for its group; a substitute job waits until its group's reduce jobs
+//    are all done (the coarse solve's place; no coarse solve), reads the same units again and
+//    stores them to x at d's offsets, as they are or through a lane's Thomas sweep (_solved, the
+//    units_copy_solved arithmetic). Every job a substitute job waits on holds an earlier ticket,
+//    so no warp waits on one that has not started. order: groupG_unitU_lagMB[_solved], the lag in
+//    MB of d; a lag of all the groups is the two passes' order (every reduce job first: d read
+//    twice from DRAM), the control. Whether the second read found d in the L2 shows in the rate on
+//    d's and x's bytes against units_copy's (Nsight Compute's dram__bytes_read.sum says it
+//    directly).
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
-// registers and the next loading; resident: chunks per system), warps_per_sm (resident: 8, 16 or
-// 32 asked, fewer where the kernel's registers allow fewer; resident pattern: its blocks'),
-// median_ms, gbs (bytes read, or read + written for the copy and the units_copy and resident
-// patterns, per second). Median of R runs (default 21) after a warm-up. Exit codes: 0 written, 1
-// failure (no GPU, a CUDA error, an unwritable output), 2 bad arguments.
+// registers and the next loading; resident: chunks per system; lagged: the lag in groups),
+// warps_per_sm (resident: 8, 16 or 32 asked, fewer where the kernel's registers allow fewer;
+// resident pattern: its blocks'), median_ms, gbs (bytes read, or read + written for the copy and
+// the units_copy, resident and lagged patterns, d's and x's bytes once each, per second). Median of
+// R runs (default 21) after a warm-up. Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an
+// unwritable output), 2 bad arguments.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -89,7 +111,7 @@ constexpr int kBatch = static_cast<int>(kElements / kSystemRows);
 constexpr int kUnitRows = 256;
 constexpr int kBlockThreads = 128;
 
-enum class Order { segment_major, segment_skewed, system_major, interleaved };
+enum class Order { segment_major, segment_skewed, system_major, interleaved, grouped };
 
 /// The units pattern (file comment): per lane kLoads 16-byte loads per tile, one tile ahead.
 /// What becomes of each tile's pieces: none, summed (the loads kept); each_tile, stored to `out` at
@@ -113,104 +135,239 @@ __device__ __forceinline__ double2 load_piece(const double2* p) {
     return *p;
   }
 }
-/// Halves (segment-major 32-row tiles): each load and store instruction moves 128-byte halves of
-/// four units' lines, as at 16-row tiles, where otherwise it moves two units' whole 256-byte lines.
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// One job of the units pattern (file comment): 32 units of UnitRows rows (kUnitRows but in the
+/// lagged pattern), lane l unit 32·job + l, read tile by
+/// tile, each tile's pieces summed into `acc` or stored to `out` (stores; `x_after` the solved
+/// stores' carried value). Order::grouped (the lagged pattern's): groups of GroupSystems systems
+/// one after another, each group's units in segment-major order. Halves (segment-major 32-row
+/// tiles): each load and store instruction moves 128-byte halves of four units' lines, as at 16-row
+/// tiles, where otherwise it moves two units' whole 256-byte lines.
+template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false,
+          bool Halves = false, int GroupSystems = 1, int UnitRows = kUnitRows>
+__device__ __forceinline__ void unit_job(const double* __restrict__ d, double* __restrict__ out,
+                                         int lane, int job, double& acc, double& x_after) {
+  static_assert(!Halves || (TileRows == 32 && order == Order::segment_major));
+  constexpr int kPieces = TileRows / 2;  // 16-byte pieces of a unit's tile
+  constexpr int kLoads = kPieces;        // per lane: 32 units · kPieces pieces over 32 lanes
+  constexpr int kTiles = UnitRows / TileRows;
+  constexpr long long kSegments = kSystemRows / UnitRows;
+  const double2* src[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    // Halves: loads i and i + kLoads/2 take the two halves of the same four units' lines.
+    constexpr int kLinePieces = Halves ? kPieces / 2 : kPieces;
+    const int piece = (Halves ? i % (kLoads / 2) : i) * 32 + lane;
+    const long long unit = 32LL * job + piece / kLinePieces;
+    const long long system = unit % kBatch, segment = unit / kBatch;
+    if constexpr (order == Order::interleaved) {
+      // Tile rows of 256 bytes (the 256 systems' 16-byte pieces, 32 adjacent systems per warp):
+      // piece i·32 + lane is row piece / 16, systems 2·(piece mod 16) and the next.
+      const long long group = job % (kBatch / 32), seg = job / (kBatch / 32);
+      const long long row = seg * UnitRows + piece / 16;
+      src[i] = reinterpret_cast<const double2*>(d + row * kBatch + group * 32) + piece % 16;
+    } else {
+      long long first = order == Order::segment_major ? system * kSystemRows + segment * UnitRows
+                        : order == Order::segment_skewed
+                            ? system * kSystemRows + (segment + system) % kSegments * UnitRows
+                            : unit * UnitRows;
+      if constexpr (order == Order::grouped) {
+        constexpr long long kGroupUnits = GroupSystems * kSegments;
+        const long long in_group = unit % kGroupUnits;
+        first = (unit / kGroupUnits * GroupSystems + in_group % GroupSystems) * kSystemRows +
+                in_group / GroupSystems * UnitRows;
+      }
+      src[i] = reinterpret_cast<const double2*>(d + first) + piece % kLinePieces +
+               (Halves && i >= kLoads / 2 ? kLinePieces : 0);
+    }
+  }
+  // 16-byte pieces from one tile of a unit to its next.
+  constexpr long long kTileStep = order == Order::interleaved ? TileRows * kBatch / 2 : kPieces;
+  double2 current[kLoads], next[kLoads], held[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) current[i] = load_piece<Prefetch256>(src[i]);
+  for (int t = 0; t < kTiles; ++t) {
+    if (t + 1 < kTiles) {
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i)
+        next[i] = load_piece<Prefetch256>(src[i] + (t + 1) * kTileStep);
+    }
+    const auto store = [&](int tile, const double2(&v)[kLoads]) {
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i)
+        reinterpret_cast<double2*>(
+            out)[src[i] - reinterpret_cast<const double2*>(d) + tile * kTileStep] = v[i];
+    };
+    if constexpr (stores == Stores::each_tile) {
+      store(t, current);
+    } else if constexpr (stores == Stores::solved) {
+      double f[2 * kLoads], e[2 * kLoads];
+      double fd = 0.25, ed = 0;
+#pragma unroll
+      for (int r = 0; r < 2 * kLoads; ++r) {
+        const double v = r % 2 == 0 ? current[r / 2].x : current[r / 2].y;
+        fd = 1.0 / (4.0 + v - fd);
+        ed = (v - ed) * fd;
+        f[r] = fd;
+        e[r] = ed;
+      }
+      double2 x[kLoads];
+#pragma unroll
+      for (int r = 2 * kLoads - 1; r >= 0; --r) {
+        x_after = e[r] - f[r] * x_after;
+        if (r % 2 == 0)
+          x[r / 2].x = x_after;
+        else
+          x[r / 2].y = x_after;
+      }
+      store(t, x);
+    } else if constexpr (stores == Stores::paired) {
+      if (t % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < kLoads; ++i) held[i] = current[i];
+      } else {
+        store(t - 1, held);
+        store(t, current);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i) acc += current[i].x * current[i].y;
+    }
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) current[i] = next[i];
+  }
+}
+
+/// The units pattern (file comment): each warp takes the jobs warp, warp + warps, ...
 template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false,
           bool Halves = false>
 __global__ void __launch_bounds__(kBlockThreads)
     read_units(const double* __restrict__ d, double* __restrict__ out, double* sink, int jobs) {
-  static_assert(!Halves || (TileRows == 32 && order == Order::segment_major));
-  constexpr int kPieces = TileRows / 2;  // 16-byte pieces of a unit's tile
-  constexpr int kLoads = kPieces;        // per lane: 32 units · kPieces pieces over 32 lanes
-  constexpr int kTiles = kUnitRows / TileRows;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
   const int warps = static_cast<int>((gridDim.x * blockDim.x) >> 5);
   double acc = 0, x_after = 0;
-  for (int job = warp; job < jobs; job += warps) {
-    const double2* src[kLoads];
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      // Halves: loads i and i + kLoads/2 take the two halves of the same four units' lines.
-      constexpr int kLinePieces = Halves ? kPieces / 2 : kPieces;
-      const int piece = (Halves ? i % (kLoads / 2) : i) * 32 + lane;
-      const long long unit = 32LL * job + piece / kLinePieces;
-      const long long system = unit % kBatch, segment = unit / kBatch;
-      constexpr long long kSegments = kSystemRows / kUnitRows;
-      if constexpr (order == Order::interleaved) {
-        // Tile rows of 256 bytes (the 256 systems' 16-byte pieces, 32 adjacent systems per warp):
-        // piece i·32 + lane is row piece / 16, systems 2·(piece mod 16) and the next.
-        const long long group = job % (kBatch / 32), seg = job / (kBatch / 32);
-        const long long row = seg * kUnitRows + piece / 16;
-        src[i] = reinterpret_cast<const double2*>(d + row * kBatch + group * 32) + piece % 16;
-      } else {
-        const long long first =
-            order == Order::segment_major ? system * kSystemRows + segment * kUnitRows
-            : order == Order::segment_skewed
-                ? system * kSystemRows + (segment + system) % kSegments * kUnitRows
-                : unit * kUnitRows;
-        src[i] = reinterpret_cast<const double2*>(d + first) + piece % kLinePieces +
-                 (Halves && i >= kLoads / 2 ? kLinePieces : 0);
+  for (int job = warp; job < jobs; job += warps)
+    unit_job<order, TileRows, stores, Prefetch256, Halves>(d, out, lane, job, acc, x_after);
+  if (acc + x_after == 1.0) *sink = acc;  // never true for the zeros read; keeps the loads
+}
+
+/// Where the lagged pattern's warps meet: the ticket counter, and per group of systems the reduce
+/// jobs done and the substitute jobs done. Counts grow by launch (`epoch`, 1 for the first), so
+/// they are zeroed once per configuration, not before every launch.
+struct LaggedSync {
+  unsigned long long* tickets;
+  unsigned* reduced;
+  unsigned* substituted;
+};
+
+/// Jobs (32 units of `unit_rows` rows) per group of `systems` systems of the lagged pattern.
+__host__ __device__ constexpr long long lagged_group_jobs(int systems, int unit_rows) {
+  return static_cast<long long>(systems) * (kSystemRows / unit_rows) / 32;
+}
+
+/// The job of ticket t in the lagged pattern (jobs J, lag L ≥ a group's jobs): reduce jobs 0..L−1
+/// first, then a substitute job and a reduce job alternately (substitute i, reduce L + i), then the
+/// last L substitute jobs. Every reduce job of a substitute job's group then holds an earlier
+/// ticket.
+struct LaggedJob {
+  long long job;
+  bool substitute;
+};
+__host__ __device__ constexpr LaggedJob lagged_job(long long t, long long jobs, long long lag) {
+  if (t < lag) return {t, false};
+  if (t < 2 * jobs - lag) {
+    const long long k = t - lag;
+    return k % 2 == 0 ? LaggedJob{k / 2, true} : LaggedJob{lag + k / 2, false};
+  }
+  return {t - jobs, true};
+}
+/// Whether lagged_job gives each of `jobs` jobs (at most 64) one reduce ticket and one substitute
+/// ticket, every reduce job of a substitute job's group (`group_jobs` jobs) an earlier one.
+constexpr bool lagged_order_holds(long long jobs, long long lag, long long group_jobs) {
+  long long reduce_ticket[64] = {}, substitute_ticket[64] = {};
+  int seen[64] = {};
+  for (long long t = 0; t < 2 * jobs; ++t) {
+    const LaggedJob j = lagged_job(t, jobs, lag);
+    if (j.job < 0 || j.job >= jobs) return false;
+    seen[j.job] += j.substitute ? 2 : 1;
+    (j.substitute ? substitute_ticket : reduce_ticket)[j.job] = t;
+  }
+  for (long long i = 0; i < jobs; ++i) {
+    if (seen[i] != 3) return false;
+    const long long first = i / group_jobs * group_jobs;
+    for (long long r = first; r < first + group_jobs && r < jobs; ++r)
+      if (reduce_ticket[r] >= substitute_ticket[i]) return false;
+  }
+  return true;
+}
+static_assert(lagged_order_holds(8, 2, 2) && lagged_order_holds(8, 4, 2) &&
+              lagged_order_holds(8, 8, 2) && lagged_order_holds(64, 8, 8) &&
+              lagged_order_holds(64, 24, 8) && lagged_order_holds(64, 64, 8));
+static_assert(!lagged_order_holds(8, 1, 2), "a lag under a group's jobs waits on later tickets");
+
+/// The lagged pattern (file comment): the two passes of the segment method in one launch, each
+/// warp drawing jobs by ticket (lagged_job): a reduce job reads its 32 units and sums them, then
+/// counts itself done for its group; a substitute job waits until every reduce job of its group
+/// is done, reads the same units again and stores them (substitute: Stores::each_tile or
+/// Stores::solved), groups of GroupSystems systems, units of UnitRows rows. With the bytes of d
+/// between a unit's two reads within the L2, the second read should find d there.
+template <int GroupSystems, int UnitRows, int TileRows, Stores substitute>
+__global__ void __launch_bounds__(kBlockThreads)
+    read_lagged(const double* __restrict__ d, double* __restrict__ out, double* sink,
+                LaggedSync sync, long long jobs, long long lag, unsigned epoch) {
+  constexpr long long kGroupJobs = lagged_group_jobs(GroupSystems, UnitRows);
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  // Each launch takes every job's ticket and one past the end per warp.
+  const unsigned long long base =
+      (epoch - 1ull) * static_cast<unsigned long long>(2 * jobs + warps);
+  double acc = 0, x_after = 0;
+  for (;;) {
+    unsigned long long ticket = 0;
+    if (lane == 0) ticket = atomicAdd(sync.tickets, 1ull) - base;
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket >= static_cast<unsigned long long>(2 * jobs)) break;
+    const LaggedJob j = lagged_job(static_cast<long long>(ticket), jobs, lag);
+    const int job = static_cast<int>(j.job);  // fewer than 2^31: 2^19 / UnitRows jobs
+    const long long group = job / kGroupJobs;
+    if (j.substitute) {
+      if (lane == 0)
+        while (load_acquire(sync.reduced + group) < epoch * static_cast<unsigned>(kGroupJobs))
+          __nanosleep(64);
+      __syncwarp();
+      unit_job<Order::grouped, TileRows, substitute, false, false, GroupSystems, UnitRows>(
+          d, out, lane, job, acc, x_after);
+      __syncwarp();
+      if (lane == 0) atomicAdd(sync.substituted + group, 1u);
+    } else {
+      unit_job<Order::grouped, TileRows, Stores::none, false, false, GroupSystems, UnitRows>(
+          d, out, lane, job, acc, x_after);
+      __syncwarp();  // every lane's loads summed before the job counts as done
+      if (lane == 0) {
+        __threadfence();
+        atomicAdd(sync.reduced + group, 1u);
       }
-    }
-    // 16-byte pieces from one tile of a unit to its next.
-    constexpr long long kTileStep = order == Order::interleaved ? TileRows * kBatch / 2 : kPieces;
-    double2 current[kLoads], next[kLoads], held[kLoads];
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) current[i] = load_piece<Prefetch256>(src[i]);
-    for (int t = 0; t < kTiles; ++t) {
-      if (t + 1 < kTiles) {
-#pragma unroll
-        for (int i = 0; i < kLoads; ++i)
-          next[i] = load_piece<Prefetch256>(src[i] + (t + 1) * kTileStep);
-      }
-      const auto store = [&](int tile, const double2(&v)[kLoads]) {
-#pragma unroll
-        for (int i = 0; i < kLoads; ++i)
-          reinterpret_cast<double2*>(
-              out)[src[i] - reinterpret_cast<const double2*>(d) + tile * kTileStep] = v[i];
-      };
-      if constexpr (stores == Stores::each_tile) {
-        store(t, current);
-      } else if constexpr (stores == Stores::solved) {
-        double f[2 * kLoads], e[2 * kLoads];
-        double fd = 0.25, ed = 0;
-#pragma unroll
-        for (int r = 0; r < 2 * kLoads; ++r) {
-          const double v = r % 2 == 0 ? current[r / 2].x : current[r / 2].y;
-          fd = 1.0 / (4.0 + v - fd);
-          ed = (v - ed) * fd;
-          f[r] = fd;
-          e[r] = ed;
-        }
-        double2 x[kLoads];
-#pragma unroll
-        for (int r = 2 * kLoads - 1; r >= 0; --r) {
-          x_after = e[r] - f[r] * x_after;
-          if (r % 2 == 0)
-            x[r / 2].x = x_after;
-          else
-            x[r / 2].y = x_after;
-        }
-        store(t, x);
-      } else if constexpr (stores == Stores::paired) {
-        if (t % 2 == 0) {
-#pragma unroll
-          for (int i = 0; i < kLoads; ++i) held[i] = current[i];
-        } else {
-          store(t - 1, held);
-          store(t, current);
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kLoads; ++i) acc += current[i].x * current[i].y;
-      }
-#pragma unroll
-      for (int i = 0; i < kLoads; ++i) current[i] = next[i];
     }
   }
   if (acc + x_after == 1.0) *sink = acc;  // never true for the zeros read; keeps the loads
 }
+
+/// A configuration of the lagged pattern, its kernel's template arguments named for the host:
+/// 16-row tiles, groups of GroupSystems systems, units of UnitRows rows, the substitute jobs'
+/// stores through a lane's Thomas sweep (Solved) or as read.
+template <int GroupSystems, int UnitRows, bool Solved>
+struct LaggedConfig {
+  static constexpr int kGroupSystems = GroupSystems, kUnitRows = UnitRows;
+  static constexpr bool kSolved = Solved;
+  static constexpr auto kernel = read_lagged < GroupSystems, UnitRows, 16,
+                        Solved ? Stores::solved : Stores::each_tile > ;
+};
 
 /// Bytes of a lane's line in a bulk stage: 8·TileRows and 16 of padding, so that the 8 lanes of a
 /// phase of 16-byte shared reads (lines an odd number of 16-byte pieces apart) meet 8 distinct
@@ -276,12 +433,6 @@ struct ResidentSync {
   unsigned* arrivals;
   double* summaries;
 };
-
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 
 /// Inclusive sum of `v` over the block's threads; `warp_sums` (a shared array of a value per warp)
 /// then holds each warp's inclusive total, so that warp_sums[warps − 1] is the block's.
@@ -716,7 +867,11 @@ double median_ms(int reps, Launch launch) {
   return ms[ms.size() / 2];
 }
 
-constexpr const char* kUsage = "usage: read_patterns_bench OUTPUT.csv [--reps R]\n";
+constexpr const char* kUsage =
+    "usage: read_patterns_bench OUTPUT.csv [--reps R] [--only PATTERN[,PATTERN...]]\n";
+
+/// The patterns --only may name (the copy runs always: every rate is read against it).
+const std::vector<std::string> kPatterns = {"stream", "units", "bulk", "resident", "lagged"};
 
 }  // namespace
 
@@ -725,8 +880,13 @@ int main(int argc, char** argv) {
     std::cout
         << kUsage
         << "DRAM rates of the lanes passes' read and copy patterns and of the resident\n"
-           "pattern (one read of d for long systems held in shared memory) against a plain\n"
-           "stream and the copy (see the comment at the top of bench/read_patterns_bench.cu).\n"
+           "pattern (one read of d for long systems held in shared memory) and of the lagged\n"
+           "pattern (both passes in one launch, the second read meant to find d in the L2)\n"
+           "against a plain stream and the copy (see the comment at the top of\n"
+           "bench/read_patterns_bench.cu).\n"
+           "  --reps R      runs per configuration, the median reported (default 21)\n"
+           "  --only LIST   only these patterns (and the copy): stream, units, bulk,\n"
+           "                resident, lagged (default: all)\n"
            "Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output),\n"
            "2 bad arguments.\n";
     return 0;
@@ -737,14 +897,30 @@ int main(int argc, char** argv) {
   }
   const std::string output = argv[1];
   int reps = 21;
+  std::vector<std::string> only = kPatterns;
   try {
     if (output.rfind('-', 0) == 0)
       PSCR_INPUT_ERROR("expected OUTPUT.csv first, found '" << output << "'");
     for (int i = 2; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg != "--reps") PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
-      if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a positive integer after it");
-      reps = pscr::bench::parse_positive<int>(arg, argv[++i]);
+      if (arg == "--reps") {
+        if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a positive integer after it");
+        reps = pscr::bench::parse_positive<int>(arg, argv[++i]);
+      } else if (arg == "--only") {
+        if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a list of patterns after it");
+        only.clear();
+        std::stringstream list(argv[++i]);
+        for (std::string name; std::getline(list, name, ',');) {
+          if (std::find(kPatterns.begin(), kPatterns.end(), name) == kPatterns.end())
+            PSCR_INPUT_ERROR(arg << ": expected patterns among stream, units, bulk, resident, "
+                                    "lagged, found '"
+                                 << name << "'");
+          only.push_back(name);
+        }
+        if (only.empty()) PSCR_INPUT_ERROR(arg << ": expected a list of patterns after it");
+      } else {
+        PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
+      }
     }
   } catch (const pscr::InputError& e) {
     std::cerr << "read_patterns_bench: " << e.what() << '\n' << kUsage;
@@ -774,7 +950,11 @@ int main(int argc, char** argv) {
                   }),
         2 * mb);
     const int sms = prop.multiProcessorCount;
-    for (int blocks : {4, 16})
+    const auto runs = [&](const char* pattern) {
+      return std::find(only.begin(), only.end(), pattern) != only.end();
+    };
+    for (int blocks : {4, 16}) {
+      if (!runs("stream")) break;
       row("stream", "-", 0, 0, blocks * kBlockThreads / 32,
           median_ms(reps,
                     [&] {
@@ -783,8 +963,10 @@ int main(int argc, char** argv) {
                       PSCR_CUDA_CHECK_LAUNCH();
                     }),
           mb);
+    }
     const int jobs = static_cast<int>(kElements / kUnitRows / 32);
     for (int blocks : {2, 4, 8}) {
+      if (!runs("units")) break;
       auto units = [&](auto kernel, const char* order, int tile, const char* pattern = "units") {
         const bool copies = std::string(pattern).find("copy") != std::string::npos;
         // Warps resident per SM: the blocks launched per SM, or fewer where the kernel's
@@ -833,6 +1015,7 @@ int main(int argc, char** argv) {
     PSCR_CUDA_CHECK(
         cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
     auto bulk = [&](auto kernel, int tile, int stages) {
+      if (!runs("bulk")) return;
       const int bytes = bulk_smem(tile, stages);
       PSCR_CUDA_CHECK(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -874,6 +1057,7 @@ int main(int argc, char** argv) {
                                cudaMemcpyHostToDevice));
     const double* table_rows = table.data();
     auto resident = [&](auto config) {
+      if (!runs("resident")) return;
       using Config = decltype(config);
       constexpr auto kernel = Config::kernel;
       constexpr bool complex_rows = Config::kComplex;
@@ -967,6 +1151,76 @@ int main(int argc, char** argv) {
     resident(ResidentIndexedConfig<Complex, 7, 512, 1, kSlice>{});
     resident(ResidentIndexedConfig<Complex, 7, 512, 2, kSlice>{});
     resident(ResidentIndexedConfig<Complex, 5, 512, 1, kSlice>{});
+    // The lagged pattern: every group's reduce and substitute jobs counted after the runs of a
+    // configuration, and x (the copy of d's zeros, poisoned with NaN before the first run) read
+    // back, so that a run in which some job was skipped, or some store missed, fails here.
+    pscr::cuda::DeviceBuffer<unsigned long long> lagged_tickets(1);
+    pscr::cuda::DeviceBuffer<unsigned> reduced(kBatch), substituted(kBatch);  // per group
+    auto lagged = [&](auto config) {
+      if (!runs("lagged")) return;
+      using Config = decltype(config);
+      constexpr auto kernel = Config::kernel;
+      constexpr int group_systems = Config::kGroupSystems, unit_rows = Config::kUnitRows;
+      const long long jobs = kElements / unit_rows / 32;
+      const long long group_jobs = lagged_group_jobs(group_systems, unit_rows);
+      const long long groups = jobs / group_jobs;
+      const double job_mb = 32.0 * unit_rows * sizeof(double) / 1e6;
+      int resident_per_sm = 0;
+      PSCR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_per_sm, kernel,
+                                                                    kBlockThreads, 0));
+      // Lags of 1, 2, 4 and 8 groups where they are fewer than all jobs, and all of them (every
+      // reduce job before any substitute job: the two passes' DRAM bytes, the control).
+      std::vector<long long> lags_in_groups;
+      for (const long long g : {1LL, 2LL, 4LL, 8LL})
+        if (g < groups) lags_in_groups.push_back(g);
+      lags_in_groups.push_back(groups);
+      for (const long long lag_groups : lags_in_groups) {
+        const long long lag = lag_groups * group_jobs;
+        for (int blocks : {2, 4, 8}) {
+          const int warps = std::min(blocks, resident_per_sm) * kBlockThreads / 32;
+          PSCR_CUDA_CHECK(cudaMemset(lagged_tickets.data(), 0, sizeof(unsigned long long)));
+          PSCR_CUDA_CHECK(cudaMemset(reduced.data(), 0, groups * sizeof(unsigned)));
+          PSCR_CUDA_CHECK(cudaMemset(substituted.data(), 0, groups * sizeof(unsigned)));
+          PSCR_CUDA_CHECK(cudaMemset(copy.data(), 0xff, kElements * sizeof(double)));
+          const LaggedSync sync{lagged_tickets.data(), reduced.data(), substituted.data()};
+          unsigned epoch = 0;
+          const double ms = median_ms(reps, [&] {
+            ++epoch;
+            kernel<<<sms * blocks, kBlockThreads>>>(d.data(), copy.data(), sink.data(), sync, jobs,
+                                                    lag, epoch);
+            PSCR_CUDA_CHECK_LAUNCH();
+          });
+          PSCR_CUDA_CHECK(cudaDeviceSynchronize());
+          std::vector<unsigned> done(2 * groups);
+          PSCR_CUDA_CHECK(cudaMemcpy(done.data(), reduced.data(), groups * sizeof(unsigned),
+                                     cudaMemcpyDeviceToHost));
+          PSCR_CUDA_CHECK(cudaMemcpy(done.data() + groups, substituted.data(),
+                                     groups * sizeof(unsigned), cudaMemcpyDeviceToHost));
+          for (const unsigned c : done)
+            if (c != epoch * group_jobs)
+              throw std::runtime_error("lagged pattern: a group's jobs counted " +
+                                       std::to_string(c) + " times in " + std::to_string(epoch) +
+                                       " launches of " + std::to_string(group_jobs) + " jobs");
+          std::vector<double> x(kElements);
+          PSCR_CUDA_CHECK(cudaMemcpy(x.data(), copy.data(), kElements * sizeof(double),
+                                     cudaMemcpyDeviceToHost));
+          const auto wrong = std::find_if(x.begin(), x.end(), [](double v) { return v != 0.0; });
+          if (wrong != x.end())
+            throw std::runtime_error("lagged pattern: x[" + std::to_string(wrong - x.begin()) +
+                                     "] not stored");
+          std::ostringstream order;
+          order << "group" << group_systems << "_unit" << unit_rows << "_lag"
+                << std::lround(lag * job_mb) << "MB" << (Config::kSolved ? "_solved" : "");
+          row("lagged", order.str().c_str(), 16, static_cast<int>(lag_groups), warps, ms, 2 * mb);
+        }
+      }
+    };
+    lagged(LaggedConfig<4, 256, false>{});
+    lagged(LaggedConfig<16, 256, false>{});
+    lagged(LaggedConfig<4, 64, false>{});
+    lagged(LaggedConfig<16, 64, false>{});
+    lagged(LaggedConfig<4, 256, true>{});
+    lagged(LaggedConfig<4, 64, true>{});
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {

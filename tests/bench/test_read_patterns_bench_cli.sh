@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # read_patterns_bench's command line, without a GPU: --help and -h exit 0 with the usage; no
-# arguments, an option where OUTPUT.csv belongs, an option without its value, an unknown option and
-# a malformed count exit 2 with a message naming what was wrong; good arguments on a machine
+# arguments, an option where OUTPUT.csv belongs, an option without its value, an unknown option, a
+# malformed count and an unknown or empty pattern list exit 2 with a message naming what was wrong; good arguments on a machine
 # without a GPU exit 1 ("no CUDA device"). None of them writes the output. (The runs need a GPU.)
 # Usage: test_read_patterns_bench_cli.sh PATH/TO/read_patterns_bench
 set -u
@@ -19,7 +19,13 @@ expect 2 "unknown argument '--fast'" "$out" --fast
 expect 2 "--reps: expected a positive integer, found 'many'" "$out" --reps many
 expect 2 "--reps: expected a positive integer, found '0'" "$out" --reps 0
 expect 2 "--reps: expected a positive integer, found '99999999999'" "$out" --reps 99999999999
+expect 0 "--only LIST" --help
+expect 2 "--only: expected a list of patterns after it" "$out" --only
+expect 2 "--only: expected a list of patterns after it" "$out" --only ""
+expect 2 "--only: expected patterns among stream, units, bulk, resident, lagged, found 'copy'" \
+  "$out" --only lagged,copy
 if ! nvidia-smi -L > /dev/null 2>&1; then
   expect 1 "no CUDA device" "$out" --reps 3
+  expect 1 "no CUDA device" "$out" --only lagged,units
 fi
 exit $fail
