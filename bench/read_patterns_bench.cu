@@ -60,23 +60,23 @@
 //    once, and _tables sweeps on them (row r of A + shift·M, a shift per system) instead of on
 //    constants. _l2rows: the ticketed kernels' sweeps on the same rows read from global memory
 //    per row (through L1 and L2: the table is shared by every system), no slice staged.
-//  - lagged: the segment method's two passes over d in one launch (units of U = 256 or 64 rows,
-//    16-row tiles, jobs of 32 units per warp: 64 or 16 KB of d, which the resident warps' jobs
-//    span at once: 135 or 34 MB at 16 warps per SM on 132 SMs, against the L2's 50 MB, so that
-//    U = 256 can hardly find its units again in the L2 whatever the lag, and U = 64, the
-//    segments of K = 2, may): the 256 systems in groups of G (4 or 16: 2 or 8 MB of d),
-//    a group's units segment-major (order grouped), each warp drawing its jobs by ticket in order
-//    (an atomic counter): first the reduce jobs of the first L groups (the lag), then a substitute
-//    job and a reduce job L groups on, alternately. A reduce job reads its units and sums them,
-//    then counts itself done for its group; a substitute job waits until its group's reduce jobs
-//    are all done (the coarse solve's place; no coarse solve), reads the same units again and
-//    stores them to x at d's offsets, as they are or through a lane's Thomas sweep (_solved, the
-//    units_copy_solved arithmetic). Every job a substitute job waits on holds an earlier ticket,
-//    so no warp waits on one that has not started. order: groupG_unitU_lagMB[_solved], the lag in
-//    MB of d; a lag of all the groups is the two passes' order (every reduce job first: d read
-//    twice from DRAM), the control. Whether the second read found d in the L2 shows in the rate on
-//    d's and x's bytes against units_copy's (Nsight Compute's dram__bytes_read.sum says it
-//    directly).
+//  - lagged: the segment method's two passes over d in one launch (units of U = 256, 128 or 64
+//    rows, 16-row tiles, jobs of 32 units per warp: 64, 32 or 16 KB of d, which the resident
+//    warps' jobs span at once: 135, 68 or 34 MB at 16 warps per SM on 132 SMs, against the L2's
+//    50 MB, so that U = 256 can hardly find its units again in the L2 whatever the lag, and
+//    U = 64, the segments of K = 2, may; U = 128 has the bytes of complex units of 64 rows): the
+//    256 systems in groups of G (4 or 16: 2 or 8 MB of d), a group's units segment-major (order
+//    grouped), each warp drawing its jobs by ticket in order (an atomic counter): first the reduce
+//    jobs of the first L groups (the lag), then a substitute job and a reduce job L groups on,
+//    alternately. A reduce job reads its units and sums them, then counts itself done for its
+//    group; a substitute job waits until its group's reduce jobs are all done (the coarse solve's
+//    place; no coarse solve), reads the same units again and stores them to x at d's offsets, as
+//    they are or through a lane's Thomas sweep (_solved, the units_copy_solved arithmetic). Every
+//    job a substitute job waits on holds an earlier ticket, so no warp waits on one that has not
+//    started. order: groupG_unitU_lagMB[_solved], the lag in MB of d; a lag of all the groups is
+//    the two passes' order (every reduce job first: d read twice from DRAM), the control. Whether
+//    the second read found d in the L2 shows in the rate on d's and x's bytes against units_copy's
+//    (Nsight Compute's dram__bytes_read.sum says it directly).
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
 // registers and the next loading; resident: chunks per system; lagged: the lag in groups),
 // warps_per_sm (resident: 8, 16 or 32 asked, fewer where the kernel's registers allow fewer;
@@ -1217,6 +1217,7 @@ int main(int argc, char** argv) {
     };
     lagged(LaggedConfig<4, 256, false>{});
     lagged(LaggedConfig<16, 256, false>{});
+    lagged(LaggedConfig<4, 128, false>{});  // the jobs' bytes of complex units of 64 rows
     lagged(LaggedConfig<4, 64, false>{});
     lagged(LaggedConfig<16, 64, false>{});
     lagged(LaggedConfig<4, 256, true>{});
