@@ -73,7 +73,10 @@
 //    place; no coarse solve), reads the same units again and stores them to x at d's offsets, as
 //    they are or through a lane's Thomas sweep (_solved, the units_copy_solved arithmetic). Every
 //    job a substitute job waits on holds an earlier ticket, so no warp waits on one that has not
-//    started. order: groupG_unitU_lagMB[_solved], the lag in MB of d; a lag of all the groups is
+//    started. _hinted: the reduce jobs' loads with the L2 policy evict_last, the substitute jobs'
+//    loads and stores evict_first (createpolicy, L2::cache_hint), so that x and the units read for
+//    the last time make way for those still to be read again. order:
+//    groupG_unitU_lagMB[_solved][_hinted], the lag in MB of d; a lag of all the groups is
 //    the two passes' order (every reduce job first: d read twice from DRAM), the control. Whether
 //    the second read found d in the L2 shows in the rate on d's and x's bytes against units_copy's
 //    (Nsight Compute's dram__bytes_read.sum says it directly).
@@ -135,6 +138,32 @@ __device__ __forceinline__ double2 load_piece(const double2* p) {
     return *p;
   }
 }
+/// An L2 eviction policy for a whole access (createpolicy.fractional, fraction 1): evict_last for
+/// lines to be read again (the lagged pattern's reduce jobs), else evict_first (read for the last
+/// time, or x).
+template <bool Last>
+__device__ __forceinline__ unsigned long long l2_policy() {
+  unsigned long long policy;
+  if constexpr (Last)
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  else
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+/// A 16-byte load or store with an L2 eviction policy (l2_policy).
+__device__ __forceinline__ double2 load_hinted(const double2* p, unsigned long long policy) {
+  double2 v;
+  asm volatile("ld.global.L2::cache_hint.v2.f64 {%0, %1}, [%2], %3;\n"
+               : "=d"(v.x), "=d"(v.y)
+               : "l"(p), "l"(policy));
+  return v;
+}
+__device__ __forceinline__ void store_hinted(double2* p, double2 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v2.f64 [%0], {%1, %2}, %3;\n"
+               :
+               : "l"(p), "d"(v.x), "d"(v.y), "l"(policy)
+               : "memory");
+}
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -145,11 +174,14 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
 /// lagged pattern), lane l unit 32·job + l, read tile by
 /// tile, each tile's pieces summed into `acc` or stored to `out` (stores; `x_after` the solved
 /// stores' carried value). Order::grouped (the lagged pattern's): groups of GroupSystems systems
-/// one after another, each group's units in segment-major order. Halves (segment-major 32-row
+/// one after another, each group's units in segment-major order. Hinted (the lagged pattern's
+/// `_hinted`): loads and stores with an L2 eviction policy, evict_last where the job only reads
+/// (the units are read again) and evict_first where it stores (d read for the last time, and x).
+/// Halves (segment-major 32-row
 /// tiles): each load and store instruction moves 128-byte halves of four units' lines, as at 16-row
 /// tiles, where otherwise it moves two units' whole 256-byte lines.
 template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false,
-          bool Halves = false, int GroupSystems = 1, int UnitRows = kUnitRows>
+          bool Halves = false, int GroupSystems = 1, int UnitRows = kUnitRows, bool Hinted = false>
 __device__ __forceinline__ void unit_job(const double* __restrict__ d, double* __restrict__ out,
                                          int lane, int job, double& acc, double& x_after) {
   static_assert(!Halves || (TileRows == 32 && order == Order::segment_major));
@@ -188,20 +220,32 @@ __device__ __forceinline__ void unit_job(const double* __restrict__ d, double* _
   }
   // 16-byte pieces from one tile of a unit to its next.
   constexpr long long kTileStep = order == Order::interleaved ? TileRows * kBatch / 2 : kPieces;
+  [[maybe_unused]] unsigned long long policy = 0;
+  if constexpr (Hinted) policy = l2_policy<stores == Stores::none>();
+  const auto load = [&](const double2* p) {
+    if constexpr (Hinted)
+      return load_hinted(p, policy);
+    else
+      return load_piece<Prefetch256>(p);
+  };
   double2 current[kLoads], next[kLoads], held[kLoads];
 #pragma unroll
-  for (int i = 0; i < kLoads; ++i) current[i] = load_piece<Prefetch256>(src[i]);
+  for (int i = 0; i < kLoads; ++i) current[i] = load(src[i]);
   for (int t = 0; t < kTiles; ++t) {
     if (t + 1 < kTiles) {
 #pragma unroll
-      for (int i = 0; i < kLoads; ++i)
-        next[i] = load_piece<Prefetch256>(src[i] + (t + 1) * kTileStep);
+      for (int i = 0; i < kLoads; ++i) next[i] = load(src[i] + (t + 1) * kTileStep);
     }
     const auto store = [&](int tile, const double2(&v)[kLoads]) {
 #pragma unroll
-      for (int i = 0; i < kLoads; ++i)
-        reinterpret_cast<double2*>(
-            out)[src[i] - reinterpret_cast<const double2*>(d) + tile * kTileStep] = v[i];
+      for (int i = 0; i < kLoads; ++i) {
+        double2* x = reinterpret_cast<double2*>(out) +
+                     (src[i] - reinterpret_cast<const double2*>(d) + tile * kTileStep);
+        if constexpr (Hinted)
+          store_hinted(x, v[i], policy);
+        else
+          *x = v[i];
+      }
     };
     if constexpr (stores == Stores::each_tile) {
       store(t, current);
@@ -317,7 +361,7 @@ static_assert(!lagged_order_holds(8, 1, 2), "a lag under a group's jobs waits on
 /// is done, reads the same units again and stores them (substitute: Stores::each_tile or
 /// Stores::solved), groups of GroupSystems systems, units of UnitRows rows. With the bytes of d
 /// between a unit's two reads within the L2, the second read should find d there.
-template <int GroupSystems, int UnitRows, int TileRows, Stores substitute>
+template <int GroupSystems, int UnitRows, int TileRows, Stores substitute, bool Hinted>
 __global__ void __launch_bounds__(kBlockThreads)
     read_lagged(const double* __restrict__ d, double* __restrict__ out, double* sink,
                 LaggedSync sync, long long jobs, long long lag, unsigned epoch) {
@@ -341,13 +385,13 @@ __global__ void __launch_bounds__(kBlockThreads)
         while (load_acquire(sync.reduced + group) < epoch * static_cast<unsigned>(kGroupJobs))
           __nanosleep(64);
       __syncwarp();
-      unit_job<Order::grouped, TileRows, substitute, false, false, GroupSystems, UnitRows>(
+      unit_job<Order::grouped, TileRows, substitute, false, false, GroupSystems, UnitRows, Hinted>(
           d, out, lane, job, acc, x_after);
       __syncwarp();
       if (lane == 0) atomicAdd(sync.substituted + group, 1u);
     } else {
-      unit_job<Order::grouped, TileRows, Stores::none, false, false, GroupSystems, UnitRows>(
-          d, out, lane, job, acc, x_after);
+      unit_job<Order::grouped, TileRows, Stores::none, false, false, GroupSystems, UnitRows,
+               Hinted>(d, out, lane, job, acc, x_after);
       __syncwarp();  // every lane's loads summed before the job counts as done
       if (lane == 0) {
         __threadfence();
@@ -360,13 +404,14 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 /// A configuration of the lagged pattern, its kernel's template arguments named for the host:
 /// 16-row tiles, groups of GroupSystems systems, units of UnitRows rows, the substitute jobs'
-/// stores through a lane's Thomas sweep (Solved) or as read.
-template <int GroupSystems, int UnitRows, bool Solved>
+/// stores through a lane's Thomas sweep (Solved) or as read, loads and stores with L2 eviction
+/// policies (Hinted: unit_job) or without.
+template <int GroupSystems, int UnitRows, bool Solved, bool Hinted = false>
 struct LaggedConfig {
   static constexpr int kGroupSystems = GroupSystems, kUnitRows = UnitRows;
-  static constexpr bool kSolved = Solved;
-  static constexpr auto kernel = read_lagged < GroupSystems, UnitRows, 16,
-                        Solved ? Stores::solved : Stores::each_tile > ;
+  static constexpr bool kSolved = Solved, kHinted = Hinted;
+  static constexpr Stores kStores = Solved ? Stores::solved : Stores::each_tile;
+  static constexpr auto kernel = read_lagged<GroupSystems, UnitRows, 16, kStores, Hinted>;
 };
 
 /// Bytes of a lane's line in a bulk stage: 8·TileRows and 16 of padding, so that the 8 lanes of a
@@ -1210,7 +1255,8 @@ int main(int argc, char** argv) {
                                      "] not stored");
           std::ostringstream order;
           order << "group" << group_systems << "_unit" << unit_rows << "_lag"
-                << std::lround(lag * job_mb) << "MB" << (Config::kSolved ? "_solved" : "");
+                << std::lround(lag * job_mb) << "MB" << (Config::kSolved ? "_solved" : "")
+                << (Config::kHinted ? "_hinted" : "");
           row("lagged", order.str().c_str(), 16, static_cast<int>(lag_groups), warps, ms, 2 * mb);
         }
       }
@@ -1222,6 +1268,9 @@ int main(int argc, char** argv) {
     lagged(LaggedConfig<16, 64, false>{});
     lagged(LaggedConfig<4, 256, true>{});
     lagged(LaggedConfig<4, 64, true>{});
+    lagged(LaggedConfig<4, 256, false, true>{});
+    lagged(LaggedConfig<4, 128, false, true>{});
+    lagged(LaggedConfig<4, 64, false, true>{});
     std::ofstream file(output);
     if (!(file << csv.str()) || !file.flush()) throw std::runtime_error("cannot write " + output);
   } catch (const std::exception& e) {
