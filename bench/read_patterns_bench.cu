@@ -171,15 +171,14 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
 }
 
 /// One job of the units pattern (file comment): 32 units of UnitRows rows (kUnitRows but in the
-/// lagged pattern), lane l unit 32·job + l, read tile by
-/// tile, each tile's pieces summed into `acc` or stored to `out` (stores; `x_after` the solved
-/// stores' carried value). Order::grouped (the lagged pattern's): groups of GroupSystems systems
-/// one after another, each group's units in segment-major order. Hinted (the lagged pattern's
-/// `_hinted`): loads and stores with an L2 eviction policy, evict_last where the job only reads
-/// (the units are read again) and evict_first where it stores (d read for the last time, and x).
-/// Halves (segment-major 32-row
-/// tiles): each load and store instruction moves 128-byte halves of four units' lines, as at 16-row
-/// tiles, where otherwise it moves two units' whole 256-byte lines.
+/// lagged pattern), lane l unit 32·job + l, read tile by tile, each tile's pieces summed into `acc`
+/// or stored to `out` (stores; `x_after` the solved stores' carried value). Order::grouped (the
+/// lagged pattern's): groups of GroupSystems systems one after another, each group's units in
+/// segment-major order. Hinted (the lagged pattern's `_hinted`): loads and stores with an L2
+/// eviction policy, evict_last where the job only reads (the units are read again) and
+/// evict_first where it stores (d read for the last time, and x). Halves (segment-major 32-row
+/// tiles): each load and store instruction moves 128-byte halves of four units' lines, as at
+/// 16-row tiles, where otherwise it moves two units' whole 256-byte lines.
 template <Order order, int TileRows, Stores stores = Stores::none, bool Prefetch256 = false,
           bool Halves = false, int GroupSystems = 1, int UnitRows = kUnitRows, bool Hinted = false>
 __device__ __forceinline__ void unit_job(const double* __restrict__ d, double* __restrict__ out,
@@ -918,6 +917,13 @@ constexpr const char* kUsage =
 /// The patterns --only may name (the copy runs always: every rate is read against it).
 const std::vector<std::string> kPatterns = {"stream", "units", "bulk", "resident", "lagged"};
 
+/// kPatterns as a list for messages: "stream, units, ...".
+std::string pattern_list() {
+  std::string list;
+  for (const std::string& p : kPatterns) list += (list.empty() ? "" : ", ") + p;
+  return list;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -957,8 +963,7 @@ int main(int argc, char** argv) {
         std::stringstream list(argv[++i]);
         for (std::string name; std::getline(list, name, ',');) {
           if (std::find(kPatterns.begin(), kPatterns.end(), name) == kPatterns.end())
-            PSCR_INPUT_ERROR(arg << ": expected patterns among stream, units, bulk, resident, "
-                                    "lagged, found '"
+            PSCR_INPUT_ERROR(arg << ": expected patterns among " << pattern_list() << ", found '"
                                  << name << "'");
           only.push_back(name);
         }
@@ -1201,6 +1206,7 @@ int main(int argc, char** argv) {
     // back, so that a run in which some job was skipped, or some store missed, fails here.
     pscr::cuda::DeviceBuffer<unsigned long long> lagged_tickets(1);
     pscr::cuda::DeviceBuffer<unsigned> reduced(kBatch), substituted(kBatch);  // per group
+    std::vector<double> x_host(kElements);  // x read back after each configuration
     auto lagged = [&](auto config) {
       if (!runs("lagged")) return;
       using Config = decltype(config);
@@ -1246,12 +1252,12 @@ int main(int argc, char** argv) {
               throw std::runtime_error("lagged pattern: a group's jobs counted " +
                                        std::to_string(c) + " times in " + std::to_string(epoch) +
                                        " launches of " + std::to_string(group_jobs) + " jobs");
-          std::vector<double> x(kElements);
-          PSCR_CUDA_CHECK(cudaMemcpy(x.data(), copy.data(), kElements * sizeof(double),
+          PSCR_CUDA_CHECK(cudaMemcpy(x_host.data(), copy.data(), kElements * sizeof(double),
                                      cudaMemcpyDeviceToHost));
-          const auto wrong = std::find_if(x.begin(), x.end(), [](double v) { return v != 0.0; });
-          if (wrong != x.end())
-            throw std::runtime_error("lagged pattern: x[" + std::to_string(wrong - x.begin()) +
+          const auto wrong =
+              std::find_if(x_host.begin(), x_host.end(), [](double v) { return v != 0.0; });
+          if (wrong != x_host.end())
+            throw std::runtime_error("lagged pattern: x[" + std::to_string(wrong - x_host.begin()) +
                                      "] not stored");
           std::ostringstream order;
           order << "group" << group_systems << "_unit" << unit_rows << "_lag"

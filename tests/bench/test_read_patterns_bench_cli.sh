@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # read_patterns_bench's command line, without a GPU: --help and -h exit 0 with the usage; no
 # arguments, an option where OUTPUT.csv belongs, an option without its value, an unknown option, a
-# malformed count and an unknown or empty pattern list exit 2 with a message naming what was wrong; good arguments on a machine
-# without a GPU exit 1 ("no CUDA device"). None of them writes the output. (The runs need a GPU.)
+# malformed count and an unknown or empty pattern list exit 2 with a message naming what was
+# wrong; good arguments on a machine without a GPU exit 1 ("no CUDA device"). None of them writes
+# the output. (The runs need a GPU.)
 # Usage: test_read_patterns_bench_cli.sh PATH/TO/read_patterns_bench
 set -u
 exe=$1
