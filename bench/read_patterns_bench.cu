@@ -8,7 +8,9 @@
 // "Both passes in one launch: the lagged pattern").
 //
 // Usage: read_patterns_bench OUTPUT.csv [--reps R] [--only PATTERN[,PATTERN...]]
-// (--only: stream, units, bulk, resident, lagged; the copy runs always.)
+//                            [--warps-per-sm W[,W...]]
+// (--only: stream, units, bulk, resident, lagged; the copy runs always. --warps-per-sm: the units
+// and lagged patterns at 8, 16 or 32 warps per SM launched; all three by default.)
 // Patterns (reads only; the values are multiplied and summed so that no load is dropped):
 //  - copy: cudaMemcpy device to device of the same bytes (GB/s on its read + write bytes);
 //  - stream: a grid-stride loop, each thread 8 independent 16-byte loads per step (4 or 16 blocks
@@ -69,17 +71,19 @@
 //    grouped), each warp drawing its jobs by ticket in order (an atomic counter): first the reduce
 //    jobs of the first L groups (the lag), then a substitute job and a reduce job L groups on,
 //    alternately. A reduce job reads its units and sums them, then counts itself done for its
-//    group; a substitute job waits until its group's reduce jobs are all done (the coarse solve's
-//    place; no coarse solve), reads the same units again and stores them to x at d's offsets, as
-//    they are or through a lane's Thomas sweep (_solved, the units_copy_solved arithmetic). Every
-//    job a substitute job waits on holds an earlier ticket, so no warp waits on one that has not
-//    started. _hinted: the reduce jobs' loads with the L2 policy evict_last, the substitute jobs'
-//    loads and stores evict_first (createpolicy, L2::cache_hint), so that x and the units read for
-//    the last time make way for those still to be read again. order:
-//    groupG_unitU_lagMB[_solved][_hinted], the lag in MB of d; a lag of all the groups is
-//    the two passes' order (every reduce job first: d read twice from DRAM), the control. Whether
-//    the second read found d in the L2 shows in the rate on d's and x's bytes against units_copy's
-//    (Nsight Compute's dram__bytes_read.sum says it directly).
+//    group; the group's last one takes the coarse step (no coarse solve: it waits 0, or for units
+//    of 64 rows also 2 or 8 µs, about what one warp's solve of the coarse systems of 8192 and
+//    65536 rows would take, _coarseTus) and marks it done; a substitute job waits for that mark,
+//    reads the same units again and stores them to x at d's offsets, as they are or through a
+//    lane's Thomas sweep (_solved, the units_copy_solved arithmetic). Every job a substitute job
+//    waits on holds an earlier ticket, so no warp waits on one that has not started. _hinted:
+//    the reduce jobs' loads with the L2 policy evict_last, the substitute jobs' loads and stores
+//    evict_first (createpolicy, L2::cache_hint), so that x and the units read for the last time
+//    make way for those still to be read again. order:
+//    groupG_unitU_lagMB[_solved][_hinted][_coarseTus], the lag in MB of d; a lag of all the
+//    groups is the two passes' order (every reduce job first: d read twice from DRAM), the
+//    control. Whether the second read found d in the L2 shows in the rate on d's and x's bytes
+//    against units_copy's (Nsight Compute's dram__bytes_read.sum says it directly).
 // CSV columns: device, pattern, order, tile_rows, stages (bulk; 2 for the units, one tile in
 // registers and the next loading; resident: chunks per system; lagged: the lag in groups),
 // warps_per_sm (resident: 8, 16 or 32 asked, fewer where the kernel's registers allow fewer;
@@ -113,6 +117,9 @@ constexpr int kSystemRows = 65536;
 constexpr int kBatch = static_cast<int>(kElements / kSystemRows);
 constexpr int kUnitRows = 256;
 constexpr int kBlockThreads = 128;
+/// Blocks per SM that the units and lagged patterns launch: 8, 16 and 32 warps per SM
+/// (--warps-per-sm picks among them).
+constexpr int kBlocksPerSm[] = {2, 4, 8};
 
 enum class Order { segment_major, segment_skewed, system_major, interleaved, grouped };
 
@@ -168,6 +175,15 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
+}
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/// The GPU's nanosecond clock (%globaltimer), the same on every SM.
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
 
 /// One job of the units pattern (file comment): 32 units of UnitRows rows (kUnitRows but in the
@@ -301,11 +317,13 @@ __global__ void __launch_bounds__(kBlockThreads)
 }
 
 /// Where the lagged pattern's warps meet: the ticket counter, and per group of systems the reduce
-/// jobs done and the substitute jobs done. Counts grow by launch (`epoch`, 1 for the first), so
-/// they are zeroed once per configuration, not before every launch.
+/// jobs done, the launches whose coarse step is done (the epoch of the last) and the substitute
+/// jobs done. Counts grow by launch (`epoch`, 1 for the first), so they are zeroed once per
+/// configuration, not before every launch.
 struct LaggedSync {
   unsigned long long* tickets;
   unsigned* reduced;
+  unsigned* coarsened;
   unsigned* substituted;
 };
 
@@ -356,14 +374,17 @@ static_assert(!lagged_order_holds(8, 1, 2), "a lag under a group's jobs waits on
 
 /// The lagged pattern (file comment): the two passes of the segment method in one launch, each
 /// warp drawing jobs by ticket (lagged_job): a reduce job reads its 32 units and sums them, then
-/// counts itself done for its group; a substitute job waits until every reduce job of its group
-/// is done, reads the same units again and stores them (substitute: Stores::each_tile or
-/// Stores::solved), groups of GroupSystems systems, units of UnitRows rows. With the bytes of d
-/// between a unit's two reads within the L2, the second read should find d there.
+/// counts itself done for its group, and the group's last one takes the coarse step: it waits
+/// `coarse_ns` nanoseconds (where a solver's warp would solve the group's coarse systems) and
+/// marks the group's coarse step done; a substitute job waits for that mark, reads the same units
+/// again and stores them (substitute: Stores::each_tile or Stores::solved), groups of
+/// GroupSystems systems, units of UnitRows rows. With the bytes of d between a unit's two reads
+/// within the L2, the second read should find d there.
 template <int GroupSystems, int UnitRows, int TileRows, Stores substitute, bool Hinted>
 __global__ void __launch_bounds__(kBlockThreads)
     read_lagged(const double* __restrict__ d, double* __restrict__ out, double* sink,
-                LaggedSync sync, long long jobs, long long lag, unsigned epoch) {
+                LaggedSync sync, long long jobs, long long lag, unsigned epoch,
+                unsigned long long coarse_ns) {
   constexpr long long kGroupJobs = lagged_group_jobs(GroupSystems, UnitRows);
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -381,8 +402,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     const long long group = job / kGroupJobs;
     if (j.substitute) {
       if (lane == 0)
-        while (load_acquire(sync.reduced + group) < epoch * static_cast<unsigned>(kGroupJobs))
-          __nanosleep(64);
+        while (load_acquire(sync.coarsened + group) < epoch) __nanosleep(64);
       __syncwarp();
       unit_job<Order::grouped, TileRows, substitute, false, false, GroupSystems, UnitRows, Hinted>(
           d, out, lane, job, acc, x_after);
@@ -394,7 +414,13 @@ __global__ void __launch_bounds__(kBlockThreads)
       __syncwarp();  // every lane's loads summed before the job counts as done
       if (lane == 0) {
         __threadfence();
-        atomicAdd(sync.reduced + group, 1u);
+        if (atomicAdd(sync.reduced + group, 1u) + 1 == epoch * static_cast<unsigned>(kGroupJobs)) {
+          // The group's last reduce job: its coarse step, then the mark its substitute jobs wait
+          // for (the other lanes wait for lane 0 at the next ticket's shuffle).
+          const unsigned long long until = global_ns() + coarse_ns;
+          while (global_ns() < until) __nanosleep(64);
+          store_release(sync.coarsened + group, epoch);
+        }
       }
     }
   }
@@ -912,7 +938,8 @@ double median_ms(int reps, Launch launch) {
 }
 
 constexpr const char* kUsage =
-    "usage: read_patterns_bench OUTPUT.csv [--reps R] [--only PATTERN[,PATTERN...]]\n";
+    "usage: read_patterns_bench OUTPUT.csv [--reps R] [--only PATTERN[,PATTERN...]]\n"
+    "                           [--warps-per-sm W[,W...]]\n";
 
 /// The patterns --only may name (the copy runs always: every rate is read against it).
 const std::vector<std::string> kPatterns = {"stream", "units", "bulk", "resident", "lagged"};
@@ -921,6 +948,16 @@ const std::vector<std::string> kPatterns = {"stream", "units", "bulk", "resident
 std::string pattern_list() {
   std::string list;
   for (const std::string& p : kPatterns) list += (list.empty() ? "" : ", ") + p;
+  return list;
+}
+
+/// The items of option `what`'s comma-separated value `text`, at least one.
+std::vector<std::string> list_items(const std::string& what, const std::string& text,
+                                    const char* items) {
+  std::vector<std::string> list;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) list.push_back(item);
+  if (list.empty()) PSCR_INPUT_ERROR(what << ": expected a list of " << items << " after it");
   return list;
 }
 
@@ -938,6 +975,8 @@ int main(int argc, char** argv) {
            "  --reps R      runs per configuration, the median reported (default 21)\n"
            "  --only LIST   only these patterns (and the copy): stream, units, bulk,\n"
            "                resident, lagged (default: all)\n"
+           "  --warps-per-sm LIST  the units and lagged patterns at these warps per SM\n"
+           "                launched, among 8, 16, 32 (default: all three)\n"
            "Exit codes: 0 written, 1 failure (no GPU, a CUDA error, an unwritable output),\n"
            "2 bad arguments.\n";
     return 0;
@@ -949,6 +988,7 @@ int main(int argc, char** argv) {
   const std::string output = argv[1];
   int reps = 21;
   std::vector<std::string> only = kPatterns;
+  std::vector<int> warps_per_sm = {8, 16, 32};
   try {
     if (output.rfind('-', 0) == 0)
       PSCR_INPUT_ERROR("expected OUTPUT.csv first, found '" << output << "'");
@@ -959,15 +999,21 @@ int main(int argc, char** argv) {
         reps = pscr::bench::parse_positive<int>(arg, argv[++i]);
       } else if (arg == "--only") {
         if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a list of patterns after it");
-        only.clear();
-        std::stringstream list(argv[++i]);
-        for (std::string name; std::getline(list, name, ',');) {
+        only = list_items(arg, argv[++i], "patterns");
+        for (const std::string& name : only)
           if (std::find(kPatterns.begin(), kPatterns.end(), name) == kPatterns.end())
             PSCR_INPUT_ERROR(arg << ": expected patterns among " << pattern_list() << ", found '"
                                  << name << "'");
-          only.push_back(name);
+      } else if (arg == "--warps-per-sm") {
+        if (i + 1 == argc) PSCR_INPUT_ERROR(arg << ": expected a list of warp counts after it");
+        warps_per_sm.clear();
+        for (const std::string& item : list_items(arg, argv[++i], "warp counts")) {
+          const int warps = pscr::bench::parse_positive<int>(arg, item);
+          if (warps != 8 && warps != 16 && warps != 32)
+            PSCR_INPUT_ERROR(arg << ": expected warps per SM among 8, 16, 32, found '" << item
+                                 << "'");
+          warps_per_sm.push_back(warps);
         }
-        if (only.empty()) PSCR_INPUT_ERROR(arg << ": expected a list of patterns after it");
       } else {
         PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
       }
@@ -1003,6 +1049,11 @@ int main(int argc, char** argv) {
     const auto runs = [&](const char* pattern) {
       return std::find(only.begin(), only.end(), pattern) != only.end();
     };
+    // Whether the units and lagged patterns run at `blocks` blocks per SM (--warps-per-sm).
+    const auto at_warps = [&](int blocks) {
+      return std::find(warps_per_sm.begin(), warps_per_sm.end(), blocks * kBlockThreads / 32) !=
+             warps_per_sm.end();
+    };
     for (int blocks : {4, 16}) {
       if (!runs("stream")) break;
       row("stream", "-", 0, 0, blocks * kBlockThreads / 32,
@@ -1015,8 +1066,9 @@ int main(int argc, char** argv) {
           mb);
     }
     const int jobs = static_cast<int>(kElements / kUnitRows / 32);
-    for (int blocks : {2, 4, 8}) {
+    for (int blocks : kBlocksPerSm) {
       if (!runs("units")) break;
+      if (!at_warps(blocks)) continue;
       auto units = [&](auto kernel, const char* order, int tile, const char* pattern = "units") {
         const bool copies = std::string(pattern).find("copy") != std::string::npos;
         // Warps resident per SM: the blocks launched per SM, or fewer where the kernel's
@@ -1205,7 +1257,8 @@ int main(int argc, char** argv) {
     // configuration, and x (the copy of d's zeros, poisoned with NaN before the first run) read
     // back, so that a run in which some job was skipped, or some store missed, fails here.
     pscr::cuda::DeviceBuffer<unsigned long long> lagged_tickets(1);
-    pscr::cuda::DeviceBuffer<unsigned> reduced(kBatch), substituted(kBatch);  // per group
+    pscr::cuda::DeviceBuffer<unsigned> reduced(kBatch), coarsened(kBatch),
+        substituted(kBatch);                // per group
     std::vector<double> x_host(kElements);  // x read back after each configuration
     auto lagged = [&](auto config) {
       if (!runs("lagged")) return;
@@ -1225,47 +1278,65 @@ int main(int argc, char** argv) {
       for (const long long g : {1LL, 2LL, 4LL, 8LL})
         if (g < groups) lags_in_groups.push_back(g);
       lags_in_groups.push_back(groups);
-      for (const long long lag_groups : lags_in_groups) {
-        const long long lag = lag_groups * group_jobs;
-        for (int blocks : {2, 4, 8}) {
-          const int warps = std::min(blocks, resident_per_sm) * kBlockThreads / 32;
-          PSCR_CUDA_CHECK(cudaMemset(lagged_tickets.data(), 0, sizeof(unsigned long long)));
-          PSCR_CUDA_CHECK(cudaMemset(reduced.data(), 0, groups * sizeof(unsigned)));
-          PSCR_CUDA_CHECK(cudaMemset(substituted.data(), 0, groups * sizeof(unsigned)));
-          PSCR_CUDA_CHECK(cudaMemset(copy.data(), 0xff, kElements * sizeof(double)));
-          const LaggedSync sync{lagged_tickets.data(), reduced.data(), substituted.data()};
-          unsigned epoch = 0;
-          const double ms = median_ms(reps, [&] {
-            ++epoch;
-            kernel<<<sms * blocks, kBlockThreads>>>(d.data(), copy.data(), sink.data(), sync, jobs,
-                                                    lag, epoch);
-            PSCR_CUDA_CHECK_LAUNCH();
-          });
-          PSCR_CUDA_CHECK(cudaDeviceSynchronize());
-          std::vector<unsigned> done(2 * groups);
-          PSCR_CUDA_CHECK(cudaMemcpy(done.data(), reduced.data(), groups * sizeof(unsigned),
-                                     cudaMemcpyDeviceToHost));
-          PSCR_CUDA_CHECK(cudaMemcpy(done.data() + groups, substituted.data(),
-                                     groups * sizeof(unsigned), cudaMemcpyDeviceToHost));
-          for (const unsigned c : done)
-            if (c != epoch * group_jobs)
-              throw std::runtime_error("lagged pattern: a group's jobs counted " +
-                                       std::to_string(c) + " times in " + std::to_string(epoch) +
-                                       " launches of " + std::to_string(group_jobs) + " jobs");
-          PSCR_CUDA_CHECK(cudaMemcpy(x_host.data(), copy.data(), kElements * sizeof(double),
-                                     cudaMemcpyDeviceToHost));
-          const auto wrong =
-              std::find_if(x_host.begin(), x_host.end(), [](double v) { return v != 0.0; });
-          if (wrong != x_host.end())
-            throw std::runtime_error("lagged pattern: x[" + std::to_string(wrong - x_host.begin()) +
-                                     "] not stored");
-          std::ostringstream order;
-          order << "group" << group_systems << "_unit" << unit_rows << "_lag"
-                << std::lround(lag * job_mb) << "MB" << (Config::kSolved ? "_solved" : "")
-                << (Config::kHinted ? "_hinted" : "");
-          row("lagged", order.str().c_str(), 16, static_cast<int>(lag_groups), warps, ms, 2 * mb);
+      // The coarse step's time: none, and for units of 64 rows (whose coarse systems, 1/32 of the
+      // rows, a solver's warp would take longest to solve) 2 and 8 µs, about a warp's solve of
+      // the coarse systems of 8192 and 65536 rows.
+      std::vector<unsigned long long> coarse_times_ns = {0};
+      if (unit_rows == 64) coarse_times_ns.insert(coarse_times_ns.end(), {2000, 8000});
+      for (const unsigned long long coarse_ns : coarse_times_ns)
+        for (const long long lag_groups : lags_in_groups) {
+          const long long lag = lag_groups * group_jobs;
+          for (int blocks : kBlocksPerSm) {
+            if (!at_warps(blocks)) continue;
+            const int warps = std::min(blocks, resident_per_sm) * kBlockThreads / 32;
+            PSCR_CUDA_CHECK(cudaMemset(lagged_tickets.data(), 0, sizeof(unsigned long long)));
+            for (auto* count : {&reduced, &coarsened, &substituted})
+              PSCR_CUDA_CHECK(cudaMemset(count->data(), 0, groups * sizeof(unsigned)));
+            PSCR_CUDA_CHECK(cudaMemset(copy.data(), 0xff, kElements * sizeof(double)));
+            const LaggedSync sync{lagged_tickets.data(), reduced.data(), coarsened.data(),
+                                  substituted.data()};
+            unsigned epoch = 0;
+            const double ms = median_ms(reps, [&] {
+              ++epoch;
+              kernel<<<sms * blocks, kBlockThreads>>>(d.data(), copy.data(), sink.data(), sync,
+                                                      jobs, lag, epoch, coarse_ns);
+              PSCR_CUDA_CHECK_LAUNCH();
+            });
+            PSCR_CUDA_CHECK(cudaDeviceSynchronize());
+            // Per group: reduce jobs, the epoch of the last coarse step, substitute jobs.
+            std::vector<unsigned> done(3 * groups);
+            for (int i = 0; i < 3; ++i)
+              PSCR_CUDA_CHECK(cudaMemcpy(done.data() + i * groups,
+                                         (i == 0   ? reduced
+                                          : i == 1 ? coarsened
+                                                   : substituted)
+                                             .data(),
+                                         groups * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            for (long long i = 0; i < 3 * groups; ++i) {
+              const bool coarse = i / groups == 1;
+              const unsigned expected = coarse ? epoch : epoch * group_jobs;
+              if (done[i] != expected)
+                throw std::runtime_error(
+                    std::string("lagged pattern: a group's ") +
+                    (coarse ? "coarse step marked for launch " : "jobs counted ") +
+                    std::to_string(done[i]) + (coarse ? " after " : " times in ") +
+                    std::to_string(epoch) + " launches of " + std::to_string(group_jobs) + " jobs");
+            }
+            PSCR_CUDA_CHECK(cudaMemcpy(x_host.data(), copy.data(), kElements * sizeof(double),
+                                       cudaMemcpyDeviceToHost));
+            const auto wrong =
+                std::find_if(x_host.begin(), x_host.end(), [](double v) { return v != 0.0; });
+            if (wrong != x_host.end())
+              throw std::runtime_error("lagged pattern: x[" +
+                                       std::to_string(wrong - x_host.begin()) + "] not stored");
+            std::ostringstream order;
+            order << "group" << group_systems << "_unit" << unit_rows << "_lag"
+                  << std::lround(lag * job_mb) << "MB" << (Config::kSolved ? "_solved" : "")
+                  << (Config::kHinted ? "_hinted" : "");
+            if (coarse_ns > 0) order << "_coarse" << coarse_ns / 1000 << "us";
+            row("lagged", order.str().c_str(), 16, static_cast<int>(lag_groups), warps, ms, 2 * mb);
+          }
         }
-      }
     };
     lagged(LaggedConfig<4, 256, false>{});
     lagged(LaggedConfig<16, 256, false>{});
