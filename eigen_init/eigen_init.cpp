@@ -23,6 +23,7 @@ std::string block_key(const Factor<Scalar>& factor, const Block& b) {
   std::string key((2 + b.component_rows.size()) * sizeof(index_t) + entries * sizeof(Scalar), '\0');
   char* p = key.data();
   auto put = [&p](const void* src, std::size_t bytes) {
+    if (bytes == 0) return;  // src may be null (an empty vector's data()), which memcpy forbids
     std::memcpy(p, src, bytes);
     p += bytes;
   };
