@@ -206,6 +206,8 @@ class FileWriter {
                      hid_t memory_type, const void* data);
   void write_attribute(const std::string& object, const std::string& name, hid_t file_type,
                        hid_t memory_type, const void* data);
+  /// Writes `image` over the temporary file and flushes it to the disk; OutputError on failure.
+  void write_durably(const std::vector<char>& image) const;
   std::string path_;
   std::string temp_path_;
   bool force_;

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -145,6 +147,8 @@ TEST(ProblemFile, FailedWriteLeavesNothing) {
   } catch (const OutputError& e) {
     threw = true;
     EXPECT_NE(std::string(e.what()).find("big.h5"), std::string::npos) << e.what();
+    // The reason, as the system gives it.
+    EXPECT_NE(std::string(e.what()).find(std::strerror(EFBIG)), std::string::npos) << e.what();
   }
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
