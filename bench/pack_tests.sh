@@ -10,33 +10,39 @@
 # unpiped: what it printed comes back even when the call is stopped at its limit (a pipe into
 # `tail` then returns nothing), while only some of the files under $OUT come back.
 #
-# Usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N]
+# Usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N] [--sanitize TOOL]
 #   PACKDIR  a bench/pack.sh directory (its executables and libpscr.so.0)
 #   OUTDIR   where the logs and summary.txt go (e.g. $OUT); created, an existing summary.txt and
 #            logs of the same names replaced
 #   --filter  only test_tridiag_cuda, with this gtest filter (e.g. 'CudaTridiagTest/1.*'); the
 #             other executables, device_loop and the example are then not run
 #   --shards  shards of test_tridiag_cuda run at once (default 4)
+#   --sanitize  every test executable and device_loop under compute-sanitizer --tool TOOL
+#             (memcheck, with device memory leaks checked; racecheck; synccheck; initcheck), any
+#             error it reports failing the run; the example is then not run. Expect runs several
+#             times as long (use --filter for a part of test_tridiag_cuda).
 # Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed or the
-# pack has no test_tridiag_cuda, 2 bad arguments.
+# pack has no test_tridiag_cuda (or, with --sanitize, the machine has no compute-sanitizer), 2 bad
+# arguments.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 usage() {
   echo "usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N]" \
-    "(see --help)" >&2
+    "[--sanitize TOOL] (see --help)" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
 pack=$1 out=$2
 shift 2
-filter="" shards=4
+filter="" shards=4 tool=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --filter) [ $# -ge 2 ] || usage; filter=$2; shift 2 ;;
     --shards) [ $# -ge 2 ] || usage; shards=$2; shift 2 ;;
+    --sanitize) [ $# -ge 2 ] || usage; tool=$2; shift 2 ;;
     *) echo "pack_tests.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -44,6 +50,14 @@ if ! [[ "$shards" =~ ^[1-9][0-9]*$ ]]; then
   echo "pack_tests.sh: --shards must be a positive integer, got '$shards'" >&2
   exit 2
 fi
+case "$tool" in
+  "" | memcheck | racecheck | synccheck | initcheck) ;;
+  *)
+    echo "pack_tests.sh: --sanitize expects memcheck, racecheck, synccheck or initcheck, got" \
+      "'$tool'" >&2
+    exit 2
+    ;;
+esac
 if [ ! -f "$pack/PACKED" ]; then
   echo "pack_tests.sh: '$pack' is not a pack (no PACKED file; see bench/pack.sh)" >&2
   exit 2
@@ -79,7 +93,19 @@ run() {
   return "$rc"
 }
 
-echo "pack: $(head -n 1 "$pack/PACKED")" | tee -a "$summary"
+# The command prefix of every checked run: compute-sanitizer with --sanitize, else nothing.
+checked=()
+if [ -n "$tool" ]; then
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ ! -x "$sanitizer" ]; then
+    echo "pack_tests.sh: --sanitize: compute-sanitizer not found" | tee -a "$summary" >&2
+    exit 1
+  fi
+  checked=("$sanitizer" --tool "$tool" --error-exitcode 86 --print-limit 20)
+  [ "$tool" = memcheck ] && checked+=(--leak-check full)
+fi
+echo "pack: $(head -n 1 "$pack/PACKED")${tool:+ (under compute-sanitizer --tool $tool)}" |
+  tee -a "$summary"
 if [ ! -x "$pack/test_tridiag_cuda" ]; then
   echo "pack_tests.sh: the pack has no test_tridiag_cuda" | tee -a "$summary" >&2
   exit 1
@@ -90,7 +116,8 @@ for ((i = 0; i < shards; i++)); do
   (
     export GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i
     run "test_tridiag_cuda shard $((i + 1))/$shards" "$out/test_tridiag_cuda-shard$i.log" \
-      "$pack/test_tridiag_cuda" ${filter:+"--gtest_filter=$filter"} || touch "$status_dir/failed"
+      "${checked[@]}" "$pack/test_tridiag_cuda" ${filter:+"--gtest_filter=$filter"} ||
+      touch "$status_dir/failed"
   ) &
 done
 if [ -z "$filter" ]; then
@@ -99,7 +126,7 @@ if [ -z "$filter" ]; then
       name=$(basename "$exe")
       [ "$name" = test_tridiag_cuda ] && continue
       [ -x "$exe" ] || continue
-      run "$name" "$out/$name.log" "$exe" || touch "$status_dir/failed"
+      run "$name" "$out/$name.log" "${checked[@]}" "$exe" || touch "$status_dir/failed"
     done
   ) &
 fi
@@ -107,11 +134,11 @@ wait
 if [ -z "$filter" ]; then
   if [ -x "$pack/device_loop" ]; then
     for dim in 2d 3d; do
-      run "device_loop $dim" "$out/device_loop-$dim.log" "$pack/device_loop" "$dim" ||
-        touch "$status_dir/failed"
+      run "device_loop $dim" "$out/device_loop-$dim.log" "${checked[@]}" "$pack/device_loop" \
+        "$dim" || touch "$status_dir/failed"
     done
   fi
-  if [ -x "$pack/pscr" ]; then
+  if [ -x "$pack/pscr" ] && [ -z "$tool" ]; then
     run "example (pscr solve --backend gpu, pscr residual)" "$out/example.log" \
       "$root/scripts/check-example-gpu.sh" "$pack/pscr" "$status_dir/helmholtz-2d-solution.h5" ||
       touch "$status_dir/failed"

@@ -4,7 +4,9 @@
 # gtest's summary lines, a device_loop and a pscr): every run reported in summary.txt and logged,
 # test_tridiag_cuda's shards each given their own GTEST_SHARD_INDEX, exit 0; one shard failing
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
-# runs test_tridiag_cuda alone with that filter; a pack without test_tridiag_cuda exits 1.
+# runs test_tridiag_cuda alone with that filter; --sanitize runs the tests and device_loop under
+# compute-sanitizer (a stand-in) and not the example, and exits 1 where there is none, 2 for an
+# unknown tool; a pack without test_tridiag_cuda exits 1.
 # Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
 set -u
 script=$1
@@ -89,6 +91,47 @@ if ! grep -qF "args --gtest_filter=CudaTridiagTest/1.*" "$tmp/out3/test_tridiag_
     [ -e "$tmp/out3/test_solver_gpu.log" ] || [ -e "$tmp/out3/device_loop-2d.log" ]; then
   echo "FAIL: --filter ran $(ls "$tmp/out3" | tr '\n' ' ')"
   fail=1
+fi
+
+# --sanitize: a bad tool exits 2; every test executable and device_loop run through
+# compute-sanitizer (a stand-in that logs its arguments and runs the rest), the example not at all;
+# no compute-sanitizer exits 1.
+expect 2 "--sanitize expects memcheck, racecheck, synccheck or initcheck, got 'asan'" \
+  "$pack" "$tmp/out5" --sanitize asan
+mkdir -p "$tmp/bin"
+cat > "$tmp/bin/compute-sanitizer" <<'EOS'
+#!/usr/bin/env bash
+echo "sanitizer: $*"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tool | --error-exitcode | --print-limit | --leak-check) shift 2 ;;
+    *) break ;;
+  esac
+done
+exec "$@"
+EOS
+chmod +x "$tmp/bin/compute-sanitizer"
+PATH="$tmp/bin:$PATH" expect 0 "every run passed" "$pack" "$tmp/out5" --sanitize memcheck --shards 1
+checked="sanitizer: --tool memcheck --error-exitcode 86 --print-limit 20 --leak-check full"
+for log in test_tridiag_cuda-shard0 test_solver_gpu device_loop-2d device_loop-3d; do
+  if ! grep -qF "$checked" "$tmp/out5/$log.log" 2> /dev/null; then
+    echo "FAIL: --sanitize memcheck: $log.log: $(head -n 1 "$tmp/out5/$log.log" 2> /dev/null)"
+    fail=1
+  fi
+done
+if [ -e "$tmp/out5/example.log" ] ||
+    ! grep -qF "(under compute-sanitizer --tool memcheck)" "$tmp/out5/summary.txt"; then
+  echo "FAIL: --sanitize ran the example or did not say so: $(cat "$tmp/out5/summary.txt")"
+  fail=1
+fi
+PATH="$tmp/bin:$PATH" expect 0 "every run passed" "$pack" "$tmp/out6" --sanitize racecheck --shards 1
+if ! grep -qF "sanitizer: --tool racecheck --error-exitcode 86 --print-limit 20 $pack" \
+    "$tmp/out6/test_solver_gpu.log"; then
+  echo "FAIL: --sanitize racecheck: $(head -n 1 "$tmp/out6/test_solver_gpu.log")"
+  fail=1
+fi
+if [ ! -e /usr/local/cuda/bin/compute-sanitizer ]; then  # the fallback where PATH has none
+  PATH=/usr/bin:/bin expect 1 "compute-sanitizer not found" "$pack" "$tmp/out7" --sanitize memcheck
 fi
 
 rm "$pack/test_tridiag_cuda"
