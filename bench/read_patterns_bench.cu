@@ -1257,8 +1257,9 @@ int main(int argc, char** argv) {
     // configuration, and x (the copy of d's zeros, poisoned with NaN before the first run) read
     // back, so that a run in which some job was skipped, or some store missed, fails here.
     pscr::cuda::DeviceBuffer<unsigned long long> lagged_tickets(1);
-    pscr::cuda::DeviceBuffer<unsigned> reduced(kBatch), coarsened(kBatch),
-        substituted(kBatch);                // per group
+    // Per group, one array after the other: reduce jobs done, the epoch of the last coarse step,
+    // substitute jobs done (LaggedSync), zeroed and read back together.
+    pscr::cuda::DeviceBuffer<unsigned> counts(3 * kBatch);
     std::vector<double> x_host(kElements);  // x read back after each configuration
     auto lagged = [&](auto config) {
       if (!runs("lagged")) return;
@@ -1290,11 +1291,10 @@ int main(int argc, char** argv) {
             if (!at_warps(blocks)) continue;
             const int warps = std::min(blocks, resident_per_sm) * kBlockThreads / 32;
             PSCR_CUDA_CHECK(cudaMemset(lagged_tickets.data(), 0, sizeof(unsigned long long)));
-            for (auto* count : {&reduced, &coarsened, &substituted})
-              PSCR_CUDA_CHECK(cudaMemset(count->data(), 0, groups * sizeof(unsigned)));
+            PSCR_CUDA_CHECK(cudaMemset(counts.data(), 0, 3 * groups * sizeof(unsigned)));
             PSCR_CUDA_CHECK(cudaMemset(copy.data(), 0xff, kElements * sizeof(double)));
-            const LaggedSync sync{lagged_tickets.data(), reduced.data(), coarsened.data(),
-                                  substituted.data()};
+            const LaggedSync sync{lagged_tickets.data(), counts.data(), counts.data() + groups,
+                                  counts.data() + 2 * groups};
             unsigned epoch = 0;
             const double ms = median_ms(reps, [&] {
               ++epoch;
@@ -1303,15 +1303,9 @@ int main(int argc, char** argv) {
               PSCR_CUDA_CHECK_LAUNCH();
             });
             PSCR_CUDA_CHECK(cudaDeviceSynchronize());
-            // Per group: reduce jobs, the epoch of the last coarse step, substitute jobs.
             std::vector<unsigned> done(3 * groups);
-            for (int i = 0; i < 3; ++i)
-              PSCR_CUDA_CHECK(cudaMemcpy(done.data() + i * groups,
-                                         (i == 0   ? reduced
-                                          : i == 1 ? coarsened
-                                                   : substituted)
-                                             .data(),
-                                         groups * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            PSCR_CUDA_CHECK(cudaMemcpy(done.data(), counts.data(), done.size() * sizeof(unsigned),
+                                       cudaMemcpyDeviceToHost));
             for (long long i = 0; i < 3 * groups; ++i) {
               const bool coarse = i / groups == 1;
               const unsigned expected = coarse ? epoch : epoch * group_jobs;

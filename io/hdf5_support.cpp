@@ -499,24 +499,21 @@ void FileWriter::write_durably(const std::vector<char>& image) const {
   };
   const int fd = ::open(temp_path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) fail("cannot open");
-  for (std::size_t done = 0; done < image.size();) {
-    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      errno = err;
-      fail("cannot write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // Durable before the name points at it (commit).
-  if (::fsync(fd) != 0) {
+  const auto close_and_fail = [&](const char* what) {
     const int err = errno;
     ::close(fd);
     errno = err;
-    fail("cannot flush");
+    fail(what);
+  };
+  for (std::size_t done = 0; done < image.size();) {
+    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;
+    if (n <= 0) close_and_fail("cannot write");
+    done += static_cast<std::size_t>(n);
   }
+  // Durable before the name points at it (commit).
+  if (::fsync(fd) != 0) close_and_fail("cannot flush");
   if (::close(fd) != 0) fail("cannot close");
 }
 
