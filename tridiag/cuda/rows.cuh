@@ -119,19 +119,28 @@ __device__ void store_tile(T* __restrict__ dst, Strides s, index_t k0, int gv, i
 }
 
 /// One element from global to shared memory, asynchronously (cp.async: 8 bytes through L1,
-/// 16 bytes around it); the first `bytes` bytes are copied, the rest zero-filled.
+/// 16 bytes around it); the first `bytes` bytes are copied (0, 8 or 16), the rest zero-filled.
+/// A 16-byte element of fewer bytes (an array's last 8 bytes alone in their 16-byte piece, or
+/// none) goes as two 8-byte copies, the second zero-filling, so that nothing past `src + bytes` is
+/// read: a 16-byte cp.async with a source size of 8 reads no more, but compute-sanitizer's
+/// memcheck counts its copy size and reports the 8 bytes past an array's end
+/// (docs/tridiag-performance.md, "The GPU code under compute-sanitizer").
 /// copy_async_commit closes a group of the calling thread's copies, copy_async_wait waits for all
 /// of them (committed or not) and makes them visible to that thread.
 template <class T>
 __device__ __forceinline__ void copy_async(T* dst, const T* src, unsigned bytes = sizeof(T)) {
   static_assert(sizeof(T) == 8 || sizeof(T) == 16, "cp.async copies 8 or 16 bytes");
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (sizeof(T) == 8)
+  if constexpr (sizeof(T) == 8) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes)
                  : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes)
+  } else if (bytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 16;\n" ::"r"(s), "l"(src) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes)
                  : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, 0;\n" ::"r"(s + 8), "l"(src) : "memory");
+  }
 }
 __device__ __forceinline__ void copy_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");

@@ -24,7 +24,8 @@
 ///     again in order where ReducedGrowth flags the tree);
 ///  3. the warp writes its coarse rows into the shared memory of every block of the cluster
 ///     (st.async, distributed shared memory), each block's mbarrier counting the bytes, and waits
-///     at its own block's mbarrier until all of them have arrived;
+///     at its own block's mbarrier until all of them have arrived (a cluster of one block: plain
+///     shared stores and a named barrier of the slot's warps);
 ///  4. every warp solves the coarse system of 2·W·C rows itself (lane j: segment j's rows, as the
 ///     block method), takes its segment's outside unknowns X−, X+, and each lane's interface
 ///     unknowns follow from its spikes;
@@ -430,7 +431,7 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
     T* dx = buffers + parity * A;
     const int b = parity * slots + slot;  // the slot's buffer of coarse rows, and its mbarrier
     const unsigned bar = shared_address(bars + b);
-    if (!InBlock && own == 0 && lane == 0) mbarrier_expect(bar, coarse_bytes);
+    if (!InBlock && C > 1 && own == 0 && lane == 0) mbarrier_expect(bar, coarse_bytes);
     const T next_shift = k + step < batch ? shifts[k + step] : T(0);
     if (k + step < batch) {
       fetch(k + step, buffers + (parity ^ 1) * A);
@@ -459,16 +460,28 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
       segment_spikes<Guarded>(P, Q, xf, xl, f, l);
       const Condensed<T> rows = spike_coarse_rows(f, l);
       // Lane P·r + q writes piece q of the rows into block r (P pieces: one pass of the warp for
-      // real rows, clusters of at most 8 blocks, and for complex ones of at most 4, K = 8).
+      // real rows, clusters of at most 8 blocks, and for complex ones of at most 4, K = 8). A
+      // cluster of one block takes plain shared stores and its slot's named barrier, as the
+      // InBlock instance does: st.async is for clusters of at least 2 blocks (compute-sanitizer
+      // rejects it in one; docs/tridiag-performance.md, "The GPU code under compute-sanitizer").
       constexpr int kPieces = kCoarsePieces<T>;
       for (int i = lane; i < kPieces * C; i += kWarpLanes) {
         const int rank = i / kPieces, q = i % kPieces;
         double lo, hi;
         coarse_piece(rows, q, lo, hi);
-        const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
-        store_async(cluster_address(local, rank), lo, hi, cluster_address(bar, rank));
+        if (C == 1) {
+          reinterpret_cast<double2*>(buffer + g)[q] = make_double2(lo, hi);
+        } else {
+          const unsigned local = shared_address(buffer + g) + 16u * static_cast<unsigned>(q);
+          store_async(cluster_address(local, rank), lo, hi, cluster_address(bar, rank));
+        }
       }
-      mbarrier_wait(bar, uses & 1u);
+      // A cluster of one block: as the InBlock barrier below, a warp writes this buffer again
+      // two systems later, after the barrier of the system between.
+      if (C == 1)
+        barrier_sync(1 + slot, W * kWarpLanes);
+      else
+        mbarrier_wait(bar, uses & 1u);
       T x_minus, x_plus;
       {
         T cf, cl;
