@@ -1127,10 +1127,13 @@ struct SweepClusterLanes {
   }
 };
 
-/// The cluster kernel's InBlock instance on its sweep lanes: the segments' reduced rows gathered
-/// as the slot's warps write them (segment g's lane l: rows 64g + 2l, + 1), that system solved as
-/// each warp solves it (block_lane_reduce per lane, the warp's tree or, CoarseSolve::guarded, the
-/// guarded solve: `flagged`, where given, says whether it flagged; block_lane_unknowns), and every
+/// The cluster kernel's InBlock instance on its sweep lanes, per scalar type as the kernel takes
+/// it (sweep_cluster_pairs): the segments' reduced rows gathered as the slot's warps write them
+/// (segment g's lane l: rows 64g + 2l, + 1) and reduced by each solving lane (block_lane_reduce),
+/// or, complex, each lane pair's four rows reduced to two (pair_reduce) and gathered as the
+/// segment warps write them (PairSharedRows); that system solved as each warp solves it (the
+/// warp's tree or, CoarseSolve::guarded, the guarded solve: `flagged`, where given, says whether
+/// it flagged), the lanes' or pairs' unknowns (block_lane_unknowns, pair_unknowns), and every
 /// lane's interior substituted from its two unknowns.
 template <int K, class T>
 std::vector<T> emulate_block_reduced(SweepClusterLanes<K, T> lanes,
@@ -1139,25 +1142,45 @@ std::vector<T> emulate_block_reduced(SweepClusterLanes<K, T> lanes,
   namespace dt = cuda::detail;
   constexpr int L = dt::kWarpLanes, Kr = dt::kSweepClusterBlockLaneRows;
   constexpr int segments = dt::kSweepClusterBlockSegments;
-  std::vector<T> stored(dt::kSweepClusterBlockReducedScalars,
-                        T(std::numeric_limits<double>::quiet_NaN()));
-  const dt::BlockReducedRows<T> rows{stored.data()};
-  for (int j = 0; j < L * segments; ++j) {
-    dt::Row4<T> P, Q;
-    lanes.reduce(index_t{j} * K, P, Q);
-    rows.put(2 * j, P);
-    rows.put(2 * j + 1, Q);
-  }
+  static_assert(Kr == 4 && segments == 2, "a solving lane's rows are a lane pair's");
+  constexpr bool pairs = dt::sweep_cluster_pairs(static_cast<int>(sizeof(T)));
+  const T nan(std::numeric_limits<double>::quiet_NaN());
+  std::vector<dt::Row4<T>> reduced(2 * L * segments);  // lane j's P, Q: rows 2j, 2j + 1
+  for (int j = 0; j < L * segments; ++j)
+    lanes.reduce(index_t{j} * K, reduced[2 * j], reduced[2 * j + 1]);
   std::vector<dt::LaneState<Kr, T>> st(L);
-  std::vector<dt::Row4<T>> P(L), Q(L);
-  for (int l = 0; l < L; ++l) dt::block_lane_reduce(rows, l, st[l], P[l], Q[l]);
+  std::vector<dt::Row4<T>> P(L), Q(L);  // solving lane l's rows, lane pair l's
+  if constexpr (pairs) {
+    std::vector<T> stored(dt::kSweepClusterPairScalars, nan);
+    const dt::PairSharedRows<T> rows{stored.data()};
+    for (int l = 0; l < L; ++l) {
+      const dt::Row4<T> four[4] = {reduced[4 * l], reduced[4 * l + 1], reduced[4 * l + 2],
+                                   reduced[4 * l + 3]};
+      dt::Row4<T> first, last;
+      dt::pair_reduce(four, st[l], first, last);
+      rows.put(2 * l, first);  // by lanes 2l and 2l + 1 mod 32 of segment l / 16
+      rows.put(2 * l + 1, last);
+    }
+    for (int l = 0; l < L; ++l) {
+      P[l] = rows.row(2 * l);
+      Q[l] = rows.row(2 * l + 1);
+    }
+  } else {
+    std::vector<T> stored(dt::kSweepClusterBlockReducedScalars, nan);
+    const dt::BlockReducedRows<T> rows{stored.data()};
+    for (int r = 0; r < 2 * L * segments; ++r) rows.put(r, reduced[r]);
+    for (int l = 0; l < L; ++l) dt::block_lane_reduce(rows, l, st[l], P[l], Q[l]);
+  }
   EXPECT_NE(coarse, CoarseSolve::thomas) << "emulate_block_reduced: the tree or the guarded solve";
   const auto xr = coarse == CoarseSolve::guarded ? emulate_guarded_solve(P, Q, flagged)
                                                  : emulate_warp_solve(P, Q);
   std::vector<T> x(L * Kr);
   for (int l = 0; l < L; ++l) {
     T xs[Kr];
-    dt::block_lane_unknowns(st[l], l, xr.first[l][0], xr.last[l][0], xs);
+    if constexpr (pairs)
+      dt::pair_unknowns(st[l], xr.first[l][0], xr.last[l][0], xs);
+    else
+      dt::block_lane_unknowns(st[l], l, xr.first[l][0], xr.last[l][0], xs);
     std::copy(xs, xs + Kr, x.begin() + l * Kr);
   }
   for (int j = 0; j < L * segments; ++j) lanes.resolve(index_t{j} * K, x[2 * j], x[2 * j + 1]);
@@ -1654,9 +1677,11 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
                     dt::sweep_cluster_elements(K, shape, bytes));
         }
   // The InBlock instance's layout (K = 16, one block of kSweepClusterBlockSegments segment warps;
-  // the only launches that take it, 769 to kSweepClusterBlockMaxRows rows): the reduced rows in
-  // place of the coarse rows, their a, b, c, d (64 rows per segment) in each of two buffers per
-  // slot, the tables after them 16-byte aligned, real and complex.
+  // the only launches that take it, 769 to kSweepClusterBlockMaxRows rows): in place of the
+  // coarse rows, real, the reduced rows' a, b, c, d (64 rows per segment) in each of two buffers
+  // per slot, complex, the lane pairs' rows (32 per segment) in one; the tables after them 16-byte
+  // aligned; complex blocks of four slots within the 232448 bytes a block may take on compute
+  // capability 9.0 (three with the reduced rows' two buffers).
   const int W = dt::kSweepClusterBlockSegments;
   for (int bytes : {8, 16}) {
     SCOPED_TRACE(::testing::Message() << "InBlock, scalars of " << bytes);
@@ -1664,15 +1689,19 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
     EXPECT_TRUE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(769, 16, bytes)));
     EXPECT_FALSE(dt::sweep_cluster_in_block(16, dt::sweep_cluster_shape(1025, 16, bytes)));
     EXPECT_FALSE(dt::sweep_cluster_in_block(8, dt::sweep_cluster_shape(1024, 8, bytes)));
+    const int exchanged = bytes == 16 ? 4 * dt::kWarpLanes * W : 2 * 4 * 2 * dt::kWarpLanes * W;
+    EXPECT_EQ(dt::sweep_cluster_pairs(bytes), bytes == 16);
     for (int S = 1; S <= dt::sweep_cluster_max_slots(16, dt::SweepClusterShape{1, W}); ++S) {
       const dt::SweepClusterShape shape{1, W, S};
       const int reduced = 16 * S / bytes;
-      const int tables = reduced + 2 * S * 4 * 2 * dt::kWarpLanes * W;
+      const int tables = reduced + S * exchanged;
       EXPECT_EQ(tables * bytes % 16, 0);
       EXPECT_EQ(tables + (dt::kSweepTables * W + 2 * W * S) * dt::sweep_array(16),
                 dt::sweep_cluster_elements(16, shape, bytes));
     }
   }
+  EXPECT_EQ(dt::sweep_cluster_max_slots(16, dt::SweepClusterShape{1, W}), 4);
+  EXPECT_LE(16 * dt::sweep_cluster_elements(16, dt::SweepClusterShape{1, W, 4}, 16), 232448);
   EXPECT_EQ(dt::kSweepClusterBlockMaxRows, dt::kWarpLanes * 16 * W);
 }
 
@@ -1709,6 +1738,43 @@ TEST(BlockReducedRows, OneSlotPerRowAndNoBankConflicts) {
       for (int h = 0; h < 2; ++h)
         distinct([&](int l) { return 2 * (dt::kWarpLanes * g + l) + h; }, "write");
     for (int i = 0; i < Kr; ++i) distinct([&](int l) { return Kr * l + i; }, "read");
+  };
+  check(double{});
+  check(dt::Complex{});
+}
+
+// The complex InBlock instance's lane pairs' rows (PairSharedRows): one slot per row, and a phase
+// of a warp's accesses on distinct banks (slot mod 16 for 8-byte scalars, mod 8 for 16-byte ones):
+// the segment warps' writes (lane j of segment g: row 32g + j) and pair_shared_solve's reads of
+// rows 2l and 2l + 1 (lane l).
+TEST(PairSharedRows, OneSlotPerRowAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  constexpr int R = dt::kSweepClusterPairRows;
+  auto check = [&](auto scalar) {
+    using T = decltype(scalar);
+    const int phase = 128 / static_cast<int>(sizeof(T));
+    SCOPED_TRACE(::testing::Message() << "scalars of " << sizeof(T));
+    std::vector<int> row_at(R, -1);
+    for (int r = 0; r < R; ++r) {
+      const int t = dt::PairSharedRows<T>::at(r);
+      ASSERT_GE(t, 0);
+      ASSERT_LT(t, R);
+      ASSERT_EQ(row_at[t], -1) << "row " << r;
+      row_at[t] = r;
+    }
+    auto distinct = [&](auto row_of_lane, const char* what) {
+      for (int first = 0; first < dt::kWarpLanes; first += phase) {
+        std::vector<bool> used(phase, false);
+        for (int l = first; l < first + phase; ++l) {
+          const int bank = dt::PairSharedRows<T>::at(row_of_lane(l)) % phase;
+          EXPECT_FALSE(used[bank]) << what << ", lane " << l;
+          used[bank] = true;
+        }
+      }
+    };
+    for (int g = 0; g < dt::kSweepClusterBlockSegments; ++g)
+      distinct([&](int l) { return dt::kWarpLanes * g + l; }, "write");
+    for (int h = 0; h < 2; ++h) distinct([&](int l) { return 2 * l + h; }, "read");
   };
   check(double{});
   check(dt::Complex{});

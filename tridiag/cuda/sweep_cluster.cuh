@@ -39,7 +39,9 @@
 /// the system's whole reduced system of 128 rows itself, 4 rows per lane (block_reduced_solve;
 /// complex systems not declared dominant guarded as in step 2), with no spikes and no coarse
 /// system: 9% less time than the spikes' path at real 1024 × 2^14 (H200,
-/// docs/tridiag-performance.md). Clusters need compute capability 9.0. Include only from .cu
+/// docs/tridiag-performance.md). Complex slots first reduce each pair of lanes' four rows to two,
+/// which they share instead (pair_shared_solve: half the rows in one buffer, four slots per
+/// block; sweep_cluster_pairs). Clusters need compute capability 9.0. Include only from .cu
 /// files.
 
 #include <cooperative_groups.h>
@@ -142,6 +144,32 @@ constexpr int kSweepClusterBlockReducedRows = kWarpLanes * kSweepClusterBlockLan
 constexpr int kSweepClusterBlockReducedScalars = 4 * kSweepClusterBlockReducedRows;
 /// Most rows of a system of the InBlock instance: kSweepClusterBlockSegments segments of K = 16.
 constexpr index_t kSweepClusterBlockMaxRows = index_t{kWarpLanes} * 16 * kSweepClusterBlockSegments;
+/// Rows of a slot's system once each pair of lanes has reduced its four reduced rows to two
+/// (InBlock, complex: pair_shared_solve): one per lane of the segment warps.
+constexpr int kSweepClusterPairRows = kWarpLanes * kSweepClusterBlockSegments;
+/// Scalars of a slot's buffer of its pairs' rows (PairSharedRows: their a, b, c, d).
+constexpr int kSweepClusterPairScalars = 4 * kSweepClusterPairRows;
+
+/// Whether the InBlock instance's slots of scalars of `scalar_bytes` share their lane pairs' rows
+/// (pair_shared_solve, PairSharedRows: one buffer of kSweepClusterPairRows rows per slot) rather
+/// than their lanes' reduced rows (block_reduced_solve, BlockReducedRows: two buffers of
+/// kSweepClusterBlockReducedRows rows): complex ones, whose blocks then fit four slots in the
+/// shared memory of an SM (226112 bytes) where they fit three, 6 warps per SM against 8. Real
+/// blocks take two per SM either way, and the pairs' reduction before the exchange costs them
+/// time: H100 A/B (tridiag_bench, sweep K = 16, contiguous, the pairs for both scalar types
+/// against the reduced rows, ms), real 1024 × 16384 0.1125 → 0.1216, 769 × 21817 0.1214 → 0.1105,
+/// complex 1024 × 16384 0.2400 → 0.2192, 1000 × 16777 0.2408 → 0.2188, 769 × 21817 0.2984 →
+/// 0.2655 (docs/tridiag-performance.md, "The lagged pattern on an H100 ...").
+PSCR_HD constexpr bool sweep_cluster_pairs(int scalar_bytes) {
+  return scalar_bytes > 8;
+}
+
+/// Scalars of shared memory per slot of the InBlock instance for what its segment warps exchange
+/// (sweep_cluster_pairs): one buffer of their pairs' rows, or two of their lanes' reduced rows.
+PSCR_HD constexpr int sweep_cluster_block_exchange(int scalar_bytes) {
+  return sweep_cluster_pairs(scalar_bytes) ? kSweepClusterPairScalars
+                                           : 2 * kSweepClusterBlockReducedScalars;
+}
 
 /// Largest n of the cluster kernel with K rows per lane and scalars of `scalar_bytes`: as many
 /// segments as a cluster takes (kSweepClusterMaxSegments), but complex K = 16 only in the InBlock
@@ -170,7 +198,8 @@ PSCR_HD constexpr int sweep_cluster_max_block_warps(bool slotted, bool in_block)
 /// within kSweepClusterMaxSlotWarps warps, or kSweepClusterMaxWarps for the InBlock instance
 /// (sweep_cluster_in_block: its real blocks of two segment warps take 3 slots in two blocks per SM
 /// either way, and compiled for blocks of 12 warps it ran 0–4.5% slower at 1024 × 2^14 in two
-/// H200 A/Bs; complex ones fit 3 slots in one block per SM, 224 KB); K = 8 one, its only instance
+/// H200 A/Bs; complex ones fit 4 slots in one block per SM, 226112 bytes: sweep_cluster_pairs);
+/// K = 8 one, its only instance
 /// being compiled for one slot (it would take 2W warps of two slots for 2W segments of one:
 /// n ≤ 1024 rows, W ≤ 4, ran out of bounds, H100).
 PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape) {
@@ -181,14 +210,13 @@ PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& sh
 /// Scalars (of `scalar_bytes`, 8 or 16) of shared memory of one block of `shape`: 16 bytes per
 /// slot for one mbarrier per buffer (8 bytes each), the coarse rows (Condensed, 8 scalars per
 /// segment) in two buffers per slot, or where the launch takes the InBlock instance
-/// (sweep_cluster_in_block) the segments' reduced rows (BlockReducedRows: 4 scalars, 64 rows per
-/// segment) in two buffers per slot, then per segment warp its four tables, then per warp its two
-/// buffers of d (sweep_array(K) scalars each).
+/// (sweep_cluster_in_block) what its slots exchange (sweep_cluster_block_exchange), then per
+/// segment warp its four tables, then per warp its two buffers of d (sweep_array(K) scalars each).
 PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int scalar_bytes) {
-  // Scalars of each buffer: the segments' coarse rows, or the system's reduced rows.
-  const int exchanged =
-      sweep_cluster_in_block(K, shape) ? kSweepClusterBlockReducedScalars : 8 * shape.segments();
-  return 16 * shape.slots / scalar_bytes + 2 * exchanged * shape.slots +
+  const int exchanged = sweep_cluster_in_block(K, shape)
+                            ? sweep_cluster_block_exchange(scalar_bytes)
+                            : 2 * 8 * shape.segments();  // per slot
+  return 16 * shape.slots / scalar_bytes + exchanged * shape.slots +
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
@@ -282,6 +310,104 @@ __device__ void block_reduced_solve(const BlockReducedRows<T>& rows, int g, T& f
   }
 }
 
+/// The four reduced rows of a pair of lanes (InBlock, complex: lanes 2i and 2i + 1 of a segment
+/// warp, their P and Q in order), in registers, as a system of four rows for lane_reduce (rows 0
+/// to 3; compile-time indices once unrolled): its ends' couplings are the pair's to its
+/// neighbours, which lane_reduce keeps in its P and Q.
+template <class T>
+struct PairRows {
+  static constexpr bool padded = true;
+  const Row4<T> (&rows)[4];
+  PSCR_HD T sub(index_t r) const { return rows[r].a; }
+  PSCR_HD T diag(index_t r) const { return rows[r].b; }
+  PSCR_HD T sup(index_t r) const { return rows[r].c; }
+  PSCR_HD T get(index_t r) const { return rows[r].d[0]; }
+};
+
+/// A lane pair's four reduced rows eliminated to two (lane_reduce of four rows): P (the pair's
+/// first row, coupled to the pair before and to its last unknown) and Q (its last row), the two
+/// interior rows kept in `st` for pair_unknowns. The same arithmetic as block_lane_reduce on those
+/// rows, done before the exchange instead of after it.
+template <class T>
+PSCR_HD void pair_reduce(const Row4<T> (&rows)[4], LaneState<4, T>& st, Row4<T>& P, Row4<T>& Q) {
+  const PairRows<T> pair{rows};
+  lane_reduce<4>(pair, pair, 0, 4, st, P, Q);
+}
+
+/// The unknowns of a lane pair's four rows (`x`) from its first and last unknowns.
+template <class T>
+PSCR_HD void pair_unknowns(const LaneState<4, T>& st, T first, T last, T (&x)[4]) {
+  lane_substitute<4>(st, BlockLaneUnknowns<T>{x, 0}, 0, 4, first, last);
+}
+
+/// A slot's lane pairs' rows in shared memory (InBlock, complex: pair_shared_solve): segment g's
+/// lane j writes row kWarpLanes·g + j (pair i = 16g + j/2: its P at row 2i, its Q at 2i + 1), and
+/// the solving warp's lane l reads rows 2l and 2l + 1; their a, b, c, d in four arrays of
+/// kSweepClusterPairRows scalars, row r at r XOR ((r / W) mod 2), W the scalars of one 128-byte
+/// wavefront (16 real, 8 complex), so that both the writes and the reads of a wavefront's lanes
+/// fall on distinct banks.
+template <class T>
+struct PairSharedRows {
+  /// log2 of the scalars of a 128-byte wavefront.
+  static constexpr int kWavefrontShift = sizeof(T) == 8 ? 4 : 3;
+  T* base;
+  static PSCR_HD int at(int r) { return r ^ ((r >> kWavefrontShift) & 1); }
+  PSCR_HD Row4<T> row(int r) const {
+    const int t = at(r);
+    return {base[t],
+            base[kSweepClusterPairRows + t],
+            base[2 * kSweepClusterPairRows + t],
+            {base[3 * kSweepClusterPairRows + t]}};
+  }
+  PSCR_HD void put(int r, const Row4<T>& row) const {
+    const int t = at(r);
+    base[t] = row.a;
+    base[kSweepClusterPairRows + t] = row.b;
+    base[2 * kSweepClusterPairRows + t] = row.c;
+    base[3 * kSweepClusterPairRows + t] = row.d[0];
+  }
+};
+
+/// Row `r` of lane `src` of the calling warp.
+template <class T>
+__device__ __forceinline__ Row4<T> shfl_row(const Row4<T>& r, int src) {
+  return {shfl_from(r.a, src), shfl_from(r.b, src), shfl_from(r.c, src), {shfl_from(r.d[0], src)}};
+}
+
+/// The InBlock instance's exchange and solve for complex slots (sweep_cluster_pairs): each pair of
+/// lanes of segment warp g reduces its four reduced rows (P, Q of both lanes) to two (pair_reduce,
+/// both lanes alike), writes them into the slot's one buffer `rows` (PairSharedRows) and, after
+/// the slot's named barrier (`barrier`, `threads`: the slot's segment warps), every warp reads the
+/// system of kSweepClusterPairRows rows, two per lane, passes the barrier again (the buffer is
+/// then free for the next system's rows) and solves it (guarded_reduced_solve: Guarded, for
+/// complex systems not declared dominant, solved again in order where the tree's growth flags).
+/// Returns the lane's interface unknowns (its P's and Q's rows), from its pair's unknowns
+/// (pair_unknowns). Half the shared memory of block_reduced_solve's rows and one buffer, not two:
+/// a complex block of two segment warps fits four slots.
+template <bool Guarded, class T>
+__device__ void pair_shared_solve(const PairSharedRows<T>& rows, int g, int barrier, int threads,
+                                  const Row4<T>& P, const Row4<T>& Q, T& first, T& last) {
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
+  const bool odd = lane & 1;
+  const Row4<T> other_p = shfl_row(P, lane ^ 1), other_q = shfl_row(Q, lane ^ 1);
+  const Row4<T> four[4] = {odd ? other_p : P, odd ? other_q : Q, odd ? P : other_p,
+                           odd ? Q : other_q};
+  LaneState<4, T> st;
+  Row4<T> pair_first, pair_last;
+  pair_reduce(four, st, pair_first, pair_last);
+  rows.put(kWarpLanes * g + lane, odd ? pair_last : pair_first);
+  barrier_sync(barrier, threads);
+  const Row4<T> F = rows.row(2 * lane), L = rows.row(2 * lane + 1);
+  barrier_sync(barrier, threads);
+  T xf, xl;
+  guarded_reduced_solve<Guarded>(F, L, xf, xl);
+  const int pair = kWarpLanes / 2 * g + lane / 2;  // the solving warp's lane of the lane's pair
+  T x[4];
+  pair_unknowns(st, shfl_from(xf, pair), shfl_from(xl, pair), x);
+  first = odd ? x[2] : x[0];
+  last = odd ? x[3] : x[1];
+}
+
 /// The cluster's exchange of coarse rows (sm_90 PTX): each block's mbarrier per buffer counts the
 /// bytes the warps of the cluster write into that buffer with st.async, so that a block waits for
 /// the rows it reads and nothing else. A cluster barrier per system, measured first, put a
@@ -363,12 +489,13 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   const int g = static_cast<int>(cluster.block_rank()) * W + own;  // the warp's segment
   const int A = sweep_array(K);
-  // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments] (InBlock: the
-  // reduced rows [2][slots][64·segments]; sweep_cluster_elements).
+  // One mbarrier per buffer and slot, then the coarse rows [2][slots][segments] (InBlock: what
+  // the slots exchange, sweep_cluster_block_exchange scalars each; sweep_cluster_elements).
+  constexpr bool kPairs = sweep_cluster_pairs(static_cast<int>(sizeof(T)));
   auto* bars = reinterpret_cast<unsigned long long*>(smem_raw);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw + 16 * slots);
-  T* reduced = reinterpret_cast<T*>(coarse);
-  T* tables = InBlock ? reduced + 2 * slots * kSweepClusterBlockReducedScalars
+  T* exchange = reinterpret_cast<T*>(coarse);
+  T* tables = InBlock ? exchange + slots * sweep_cluster_block_exchange(static_cast<int>(sizeof(T)))
                       : reinterpret_cast<T*>(coarse + 2 * slots * segments);
   T* ad = tables + own * A;
   T* md = ad + W * A;
@@ -444,8 +571,11 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
     Row4<T> P, Q;
     sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
     T x_first, x_last;  // the lane's interface unknowns
-    if constexpr (InBlock) {
-      const BlockReducedRows<T> rows{reduced + b * kSweepClusterBlockReducedScalars};
+    if constexpr (InBlock && kPairs) {
+      const PairSharedRows<T> rows{exchange + slot * kSweepClusterPairScalars};
+      pair_shared_solve<Guarded>(rows, own, 1 + slot, W * kWarpLanes, P, Q, x_first, x_last);
+    } else if constexpr (InBlock) {
+      const BlockReducedRows<T> rows{exchange + b * kSweepClusterBlockReducedScalars};
       rows.put(2 * (own * kWarpLanes + lane), P);
       rows.put(2 * (own * kWarpLanes + lane) + 1, Q);
       // Every segment warp of the slot has written its rows; a warp writes this buffer again two
