@@ -430,9 +430,10 @@ TYPED_TEST(CudaTridiagTest, ColumnsTwoSegments) {
 // kernel is K = 8's, fall back to the segment method), each cluster solving several systems with
 // the next one's d copied in under the current one. Complex ones take K = 8 (the shapes of real
 // K = 8: 1023 odd stride in place) but where K = 16 is asked for up to 1024 rows (1000, 1023: the
-// InBlock instance, one block of two segment warps, three slots), guarded, and unguarded where
+// InBlock instance, one block of two segment warps, four slots), guarded, and unguarded where
 // declared dominant (these systems are), exchanging coarse rows of 8 pieces of 16 bytes per
-// segment or (InBlock) sharing their reduced rows in the block.
+// segment or (InBlock) sharing their lane pairs' rows in the block (one buffer per slot, written
+// again for each system).
 TYPED_TEST(CudaTridiagTest, SweepMethodManySystemsPerWarp) {
   std::vector<Config> configs = {{"sweep K=8", false, {cuda::Method::sweep, 8}},
                                  {"sweep K=16", false, {cuda::Method::sweep, 16}}};
