@@ -1705,20 +1705,20 @@ TEST(SweepClusterShape, CoversEverySizeWithinPortableClusters) {
   EXPECT_EQ(dt::kSweepClusterBlockMaxRows, dt::kWarpLanes * 16 * W);
 }
 
-// The InBlock instance's reduced rows (BlockReducedRows): one slot per row, and a phase of a
-// warp's accesses on distinct banks (slot mod 16 for 8-byte scalars, mod 8 for 16-byte ones): the
-// segment warps' writes of rows 2j and 2j + 1 (lane j of segment g: j = 32g + lane) and
-// block_reduced_solve's reads of rows 4l + i (lane l, i = 0..3).
-TEST(BlockReducedRows, OneSlotPerRowAndNoBankConflicts) {
+/// A swizzled layout of R rows in shared memory (`Rows::at`, row to slot; BlockReducedRows,
+/// PairSharedRows), for both scalar types: one slot per row, and each phase of a warp's accesses
+/// on distinct banks (slot mod 16 for 8-byte scalars, mod 8 for 16-byte ones) for every access
+/// `accesses(distinct)` names by calling distinct(row_of_lane, what).
+template <template <class> class Rows, class Accesses>
+void expect_one_slot_per_row_and_no_bank_conflicts(int R, const Accesses& accesses) {
   namespace dt = cuda::detail;
-  constexpr int R = dt::kSweepClusterBlockReducedRows, Kr = dt::kSweepClusterBlockLaneRows;
   auto check = [&](auto scalar) {
     using T = decltype(scalar);
     const int phase = 128 / static_cast<int>(sizeof(T));
     SCOPED_TRACE(::testing::Message() << "scalars of " << sizeof(T));
     std::vector<int> row_at(R, -1);
     for (int r = 0; r < R; ++r) {
-      const int t = dt::BlockReducedRows<T>::at(r);
+      const int t = Rows<T>::at(r);
       ASSERT_GE(t, 0);
       ASSERT_LT(t, R);
       ASSERT_EQ(row_at[t], -1) << "row " << r;
@@ -1728,56 +1728,43 @@ TEST(BlockReducedRows, OneSlotPerRowAndNoBankConflicts) {
       for (int first = 0; first < dt::kWarpLanes; first += phase) {
         std::vector<bool> used(phase, false);
         for (int l = first; l < first + phase && l < dt::kWarpLanes; ++l) {
-          const int bank = dt::BlockReducedRows<T>::at(row_of_lane(l)) % phase;
+          const int bank = Rows<T>::at(row_of_lane(l)) % phase;
           EXPECT_FALSE(used[bank]) << what << ", lane " << l;
           used[bank] = true;
         }
       }
     };
-    for (int g = 0; g < dt::kSweepClusterBlockSegments; ++g)
-      for (int h = 0; h < 2; ++h)
-        distinct([&](int l) { return 2 * (dt::kWarpLanes * g + l) + h; }, "write");
-    for (int i = 0; i < Kr; ++i) distinct([&](int l) { return Kr * l + i; }, "read");
+    accesses(distinct);
   };
   check(double{});
   check(dt::Complex{});
 }
 
-// The complex InBlock instance's lane pairs' rows (PairSharedRows): one slot per row, and a phase
-// of a warp's accesses on distinct banks (slot mod 16 for 8-byte scalars, mod 8 for 16-byte ones):
-// the segment warps' writes (lane j of segment g: row 32g + j) and pair_shared_solve's reads of
-// rows 2l and 2l + 1 (lane l).
+// The InBlock instance's reduced rows (BlockReducedRows): the segment warps' writes of rows 2j and
+// 2j + 1 (lane j of segment g: j = 32g + lane) and block_reduced_solve's reads of rows 4l + i
+// (lane l, i = 0..3).
+TEST(BlockReducedRows, OneSlotPerRowAndNoBankConflicts) {
+  namespace dt = cuda::detail;
+  constexpr int Kr = dt::kSweepClusterBlockLaneRows;
+  expect_one_slot_per_row_and_no_bank_conflicts<dt::BlockReducedRows>(
+      dt::kSweepClusterBlockReducedRows, [](const auto& distinct) {
+        for (int g = 0; g < dt::kSweepClusterBlockSegments; ++g)
+          for (int h = 0; h < 2; ++h)
+            distinct([&](int l) { return 2 * (dt::kWarpLanes * g + l) + h; }, "write");
+        for (int i = 0; i < Kr; ++i) distinct([&](int l) { return Kr * l + i; }, "read");
+      });
+}
+
+// The complex InBlock instance's lane pairs' rows (PairSharedRows): the segment warps' writes
+// (lane j of segment g: row 32g + j) and pair_shared_solve's reads of rows 2l and 2l + 1 (lane l).
 TEST(PairSharedRows, OneSlotPerRowAndNoBankConflicts) {
   namespace dt = cuda::detail;
-  constexpr int R = dt::kSweepClusterPairRows;
-  auto check = [&](auto scalar) {
-    using T = decltype(scalar);
-    const int phase = 128 / static_cast<int>(sizeof(T));
-    SCOPED_TRACE(::testing::Message() << "scalars of " << sizeof(T));
-    std::vector<int> row_at(R, -1);
-    for (int r = 0; r < R; ++r) {
-      const int t = dt::PairSharedRows<T>::at(r);
-      ASSERT_GE(t, 0);
-      ASSERT_LT(t, R);
-      ASSERT_EQ(row_at[t], -1) << "row " << r;
-      row_at[t] = r;
-    }
-    auto distinct = [&](auto row_of_lane, const char* what) {
-      for (int first = 0; first < dt::kWarpLanes; first += phase) {
-        std::vector<bool> used(phase, false);
-        for (int l = first; l < first + phase; ++l) {
-          const int bank = dt::PairSharedRows<T>::at(row_of_lane(l)) % phase;
-          EXPECT_FALSE(used[bank]) << what << ", lane " << l;
-          used[bank] = true;
-        }
-      }
-    };
-    for (int g = 0; g < dt::kSweepClusterBlockSegments; ++g)
-      distinct([&](int l) { return dt::kWarpLanes * g + l; }, "write");
-    for (int h = 0; h < 2; ++h) distinct([&](int l) { return 2 * l + h; }, "read");
-  };
-  check(double{});
-  check(dt::Complex{});
+  expect_one_slot_per_row_and_no_bank_conflicts<dt::PairSharedRows>(
+      dt::kSweepClusterPairRows, [](const auto& distinct) {
+        for (int g = 0; g < dt::kSweepClusterBlockSegments; ++g)
+          distinct([&](int l) { return dt::kWarpLanes * g + l; }, "write");
+        for (int h = 0; h < 2; ++h) distinct([&](int l) { return 2 * l + h; }, "read");
+      });
 }
 
 // The walk of the segment kernels (tridiag's and pscr's segment stage) over the (system, segment)

@@ -154,7 +154,7 @@ constexpr int kSweepClusterPairScalars = 4 * kSweepClusterPairRows;
 /// (pair_shared_solve, PairSharedRows: one buffer of kSweepClusterPairRows rows per slot) rather
 /// than their lanes' reduced rows (block_reduced_solve, BlockReducedRows: two buffers of
 /// kSweepClusterBlockReducedRows rows): complex ones, whose blocks then fit four slots in the
-/// shared memory of an SM (226112 bytes) where they fit three, 6 warps per SM against 8. Real
+/// shared memory of an SM (226112 bytes) where they fit three, 8 warps per SM against 6. Real
 /// blocks take two per SM either way, and the pairs' reduction before the exchange costs them
 /// time: H100 A/B (tridiag_bench, sweep K = 16, contiguous, the pairs for both scalar types
 /// against the reduced rows, ms), real 1024 × 16384 0.1125 → 0.1216, 769 × 21817 0.1214 → 0.1105,
@@ -199,9 +199,8 @@ PSCR_HD constexpr int sweep_cluster_max_block_warps(bool slotted, bool in_block)
 /// (sweep_cluster_in_block: its real blocks of two segment warps take 3 slots in two blocks per SM
 /// either way, and compiled for blocks of 12 warps it ran 0–4.5% slower at 1024 × 2^14 in two
 /// H200 A/Bs; complex ones fit 4 slots in one block per SM, 226112 bytes: sweep_cluster_pairs);
-/// K = 8 one, its only instance
-/// being compiled for one slot (it would take 2W warps of two slots for 2W segments of one:
-/// n ≤ 1024 rows, W ≤ 4, ran out of bounds, H100).
+/// K = 8 one, its only instance being compiled for one slot (it would take 2W warps of two slots
+/// for 2W segments of one: n ≤ 1024 rows, W ≤ 4, ran out of bounds, H100).
 PSCR_HD constexpr int sweep_cluster_max_slots(int K, const SweepClusterShape& shape) {
   if (K <= 8) return 1;
   return sweep_cluster_max_block_warps(true, sweep_cluster_in_block(K, shape)) / shape.warps;
@@ -220,6 +219,21 @@ PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int sc
          (kSweepTables * shape.warps + 2 * shape.block_warps()) * sweep_array(K);
 }
 
+/// log2 of the scalars T of a 128-byte shared-memory wavefront (16 real, 8 complex): the period of
+/// BlockReducedRows' and PairSharedRows' swizzles.
+template <class T>
+constexpr int kWavefrontScalarsLog2 = sizeof(T) == 8 ? 4 : 3;
+
+/// Stores `row` at slot t of four arrays of `rows` scalars from `base` (its a, b, c, d): the
+/// layout of BlockReducedRows and PairSharedRows.
+template <class T>
+PSCR_HD void put_row4(T* base, int rows, int t, const Row4<T>& row) {
+  base[t] = row.a;
+  base[rows + t] = row.b;
+  base[2 * rows + t] = row.c;
+  base[3 * rows + t] = row.d[0];
+}
+
 /// The reduced rows of a slot's system in shared memory (InBlock): segment g's lane j's rows P, Q
 /// are rows 64g + 2j and 64g + 2j + 1, their a, b, c, d in four arrays of
 /// kSweepClusterBlockReducedRows scalars, row r at r XOR ((r / W) mod 4), W the scalars of one
@@ -231,20 +245,16 @@ PSCR_HD int sweep_cluster_elements(int K, const SweepClusterShape& shape, int sc
 template <class T>
 struct BlockReducedRows {
   static constexpr bool padded = true;
-  /// log2 of the scalars of a 128-byte wavefront.
-  static constexpr int kWavefrontShift = sizeof(T) == 8 ? 4 : 3;
   T* base;
-  static PSCR_HD int at(index_t r) { return static_cast<int>(r ^ ((r >> kWavefrontShift) & 3)); }
+  static PSCR_HD int at(index_t r) {
+    return static_cast<int>(r ^ ((r >> kWavefrontScalarsLog2<T>)&3));
+  }
   PSCR_HD T sub(index_t r) const { return base[at(r)]; }
   PSCR_HD T diag(index_t r) const { return base[kSweepClusterBlockReducedRows + at(r)]; }
   PSCR_HD T sup(index_t r) const { return base[2 * kSweepClusterBlockReducedRows + at(r)]; }
   PSCR_HD T get(index_t r) const { return base[3 * kSweepClusterBlockReducedRows + at(r)]; }
   PSCR_HD void put(index_t r, const Row4<T>& row) const {
-    const int t = at(r);
-    base[t] = row.a;
-    base[kSweepClusterBlockReducedRows + t] = row.b;
-    base[2 * kSweepClusterBlockReducedRows + t] = row.c;
-    base[3 * kSweepClusterBlockReducedRows + t] = row.d[0];
+    put_row4(base, kSweepClusterBlockReducedRows, at(r), row);
   }
 };
 
@@ -348,10 +358,8 @@ PSCR_HD void pair_unknowns(const LaneState<4, T>& st, T first, T last, T (&x)[4]
 /// fall on distinct banks.
 template <class T>
 struct PairSharedRows {
-  /// log2 of the scalars of a 128-byte wavefront.
-  static constexpr int kWavefrontShift = sizeof(T) == 8 ? 4 : 3;
   T* base;
-  static PSCR_HD int at(int r) { return r ^ ((r >> kWavefrontShift) & 1); }
+  static PSCR_HD int at(int r) { return r ^ ((r >> kWavefrontScalarsLog2<T>)&1); }
   PSCR_HD Row4<T> row(int r) const {
     const int t = at(r);
     return {base[t],
@@ -360,11 +368,7 @@ struct PairSharedRows {
             {base[3 * kSweepClusterPairRows + t]}};
   }
   PSCR_HD void put(int r, const Row4<T>& row) const {
-    const int t = at(r);
-    base[t] = row.a;
-    base[kSweepClusterPairRows + t] = row.b;
-    base[2 * kSweepClusterPairRows + t] = row.c;
-    base[3 * kSweepClusterPairRows + t] = row.d[0];
+    put_row4(base, kSweepClusterPairRows, at(r), row);
   }
 };
 
@@ -606,7 +610,7 @@ __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock
           store_async(cluster_address(local, rank), lo, hi, cluster_address(bar, rank));
         }
       }
-      // A cluster of one block: as the InBlock barrier below, a warp writes this buffer again
+      // A cluster of one block: as at the InBlock barrier above, a warp writes this buffer again
       // two systems later, after the barrier of the system between.
       if (C == 1)
         barrier_sync(1 + slot, W * kWarpLanes);
