@@ -8,7 +8,10 @@
 # "NAME: FAILED ..." with gtest's counts, or the last line of a run that is not a gtest), so a
 # call stopped at its time limit still returns the runs that finished. In a device call run it
 # unpiped: what it printed comes back even when the call is stopped at its limit (a pipe into
-# `tail` then returns nothing), while only some of the files under $OUT come back.
+# `tail` then returns nothing), while only some of the files under $OUT come back. Stopped by
+# SIGTERM or SIGINT (`timeout`, which signals the children too), it first says of every run that
+# had not finished how far it got ("NAME: STOPPED ..." with the gtest tests done and the one
+# running), so a slow or hanging test is named even where the logs do not come back.
 #
 # Usage: bench/pack_tests.sh PACKDIR OUTDIR [--filter GTEST_FILTER] [--shards N] [--sanitize TOOL]
 #   PACKDIR  a bench/pack.sh directory (its executables and libpscr.so.0)
@@ -23,10 +26,10 @@
 #             times as long (use --filter for a part of test_tridiag_cuda).
 # Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed or the
 # pack has no test_tridiag_cuda (or, with --sanitize, the machine has no compute-sanitizer), 2 bad
-# arguments.
+# arguments, 143 or 130 stopped by SIGTERM or SIGINT.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 usage() {
@@ -84,13 +87,38 @@ report() {
   fi
 }
 # run NAME LOG COMMAND...: runs COMMAND, its output into LOG, and reports it; returns its status.
+# Each run is listed in status_dir as started (with its log and process id), then as finished, for
+# stopped.
 run() {
-  local name=$1 log=$2 rc
+  local name=$1 log=$2 pid rc
   shift 2
-  "$@" > "$log" 2>&1
+  "$@" > "$log" 2>&1 &
+  pid=$!
+  printf '%s\t%s\t%s\n' "$name" "$log" "$pid" >> "$status_dir/started"
+  wait "$pid"
   rc=$?
   report "$name" "$rc" "$log"
+  echo "$name" >> "$status_dir/finished"
   return "$rc"
+}
+# stopped SIGNAL: on SIGTERM or SIGINT, every run started and not finished is stopped too (where
+# the signal reached this script alone) and reported in one line (the gtest tests it finished and
+# the last one it started, from its log); then exit 128 + the signal's number.
+stopped() {
+  local name log pid tests_done running
+  # The runners of shards first (subshells: they die without reporting the run they wait for).
+  # shellcheck disable=SC2046  # one process id per word
+  kill -TERM $(jobs -p) 2> /dev/null
+  while IFS=$'\t' read -r name log pid; do
+    grep -qxF -- "$name" "$status_dir/finished" 2> /dev/null && continue
+    kill -TERM "$pid" 2> /dev/null
+    tests_done=$(grep -cE '^\[ +(OK|FAILED) +\] .* \([0-9]+ ms\)$' "$log" 2> /dev/null)
+    running=$(grep -E '^\[ RUN +\] ' "$log" 2> /dev/null | tail -n 1 | sed -E 's/^\[ RUN +\] //')
+    [ -z "$running" ] || running="; the last started: $running"
+    echo "$name: STOPPED before it finished (gtest tests done: ${tests_done:-0}$running)" |
+      tee -a "$summary"
+  done < "$status_dir/started"
+  exit $((128 + $1))
 }
 
 # The command prefix of every checked run: compute-sanitizer with --sanitize, else nothing.
@@ -111,7 +139,10 @@ if [ ! -x "$pack/test_tridiag_cuda" ]; then
   exit 1
 fi
 status_dir=$(mktemp -d)
+: > "$status_dir/started"
 trap 'rm -rf "$status_dir"' EXIT
+trap 'stopped 15' TERM
+trap 'stopped 2' INT
 for ((i = 0; i < shards; i++)); do
   (
     export GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i

@@ -6,7 +6,8 @@
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
 # runs test_tridiag_cuda alone with that filter; --sanitize runs the tests and device_loop under
 # compute-sanitizer (a stand-in) and not the example, and exits 1 where there is none, 2 for an
-# unknown tool; a pack without test_tridiag_cuda exits 1.
+# unknown tool; stopped by timeout, it names the run that had not finished and the test it was in;
+# a pack without test_tridiag_cuda exits 1.
 # Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
 set -u
 script=$1
@@ -20,6 +21,12 @@ echo library > "$pack/libpscr.so.0"
 cat > "$pack/test_tridiag_cuda" <<'EOS'
 #!/usr/bin/env bash
 echo "shard ${GTEST_SHARD_INDEX:-none} of ${GTEST_TOTAL_SHARDS:-none} args $*"
+if [ "${SLOW_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
+  echo "[ RUN      ] CudaTridiagTest/0.Quick"
+  echo "[       OK ] CudaTridiagTest/0.Quick (12 ms)"
+  echo "[ RUN      ] CudaTridiagTest/0.Slow"
+  sleep 30
+fi
 if [ "${FAIL_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
   echo "[  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex"
   echo "[  PASSED  ] 3 tests."
@@ -132,6 +139,26 @@ if ! grep -qF "sanitizer: --tool racecheck --error-exitcode 86 --print-limit 20 
 fi
 if [ ! -e /usr/local/cuda/bin/compute-sanitizer ]; then  # the fallback where PATH has none
   PATH=/usr/bin:/bin expect 1 "compute-sanitizer not found" "$pack" "$tmp/out7" --sanitize memcheck
+fi
+
+# Stopped by timeout's SIGTERM while a shard is in a slow test: that shard named as stopped, with
+# the tests it finished and the one it started, the shard that finished reported as usual, exit 143
+# (timeout itself exits 124).
+start=$(date +%s)
+text=$(SLOW_SHARD=0 timeout 3 bash "$script" "$pack" "$tmp/out8" --filter 'CudaTridiagTest/0.*' \
+  --shards 2 2>&1)
+rc=$?
+stopped="STOPPED before it finished (gtest tests done: 1; the last started: CudaTridiagTest/0.Slow)"
+for line in "test_tridiag_cuda shard 2/2: ok" "test_tridiag_cuda shard 1/2: $stopped"; do
+  if [ "$rc" -ne 124 ] || ! grep -qF -- "$line" <<< "$text" ||
+      ! grep -qF -- "$line" "$tmp/out8/summary.txt" 2> /dev/null; then
+    echo "FAIL: stopped by timeout -> exit $rc (want 124), no '$line' in: $text"
+    fail=1
+  fi
+done
+if [ $(($(date +%s) - start)) -gt 20 ]; then
+  echo "FAIL: stopped by timeout, it still waited for the slow shard"
+  fail=1
 fi
 
 rm "$pack/test_tridiag_cuda"
