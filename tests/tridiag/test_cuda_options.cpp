@@ -275,14 +275,16 @@ TEST(CudaOptions, GpuNamesFindTheirTables) {
 }
 
 // The tables differ where their GPUs' measurements did: a shape whose fastest configuration the
-// H200's run found elsewhere than the H100's (complex 180 × 32400, 3D PSCR 180³'s level-3 batch:
-// the H100's table the columns method with K = 16, the H200's the sweep).
+// H200's run found elsewhere than the H100's (complex contiguous 4095 × 4095 declared dominant,
+// 2D PSCR 4095²'s level-3 batch: the H100's table the sweep method with K = 8, the H200's the
+// segment method with K = 16; runs of 2026-12-06 and 2026-12-04).
 TEST(CudaOptions, EachGpuTakesItsOwnTable) {
   const cuda::Options h100 =
-      cuda::select_method(cuda::SelectionGpu::h100, 180, 32400, false, true, false, false);
+      cuda::select_method(cuda::SelectionGpu::h100, 4095, 4095, false, true, false, true);
   const cuda::Options h200 =
-      cuda::select_method(cuda::SelectionGpu::h200, 180, 32400, false, true, false, false);
-  EXPECT_NE(h100.method, h200.method);
+      cuda::select_method(cuda::SelectionGpu::h200, 4095, 4095, false, true, false, true);
+  EXPECT_EQ(h100.method, cuda::Method::sweep);
+  EXPECT_EQ(h200.method, cuda::Method::segment);
 }
 
 // Each table (tridiag/cuda/selection_table_<gpu>.inc) as select_method reads it: complex systems
