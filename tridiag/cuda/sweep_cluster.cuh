@@ -399,7 +399,12 @@ __device__ void pair_shared_solve(const PairSharedRows<T>& rows, int g, int barr
   LaneState<4, T> st;
   Row4<T> pair_first, pair_last;
   pair_reduce(four, st, pair_first, pair_last);
-  rows.put(kWarpLanes * g + lane, odd ? pair_last : pair_first);
+  // Chosen scalar by scalar: a choice of the whole row picks an address, and the two rows then
+  // live in a local stack frame (128 bytes, 8 st.local and 4 ld.local per system).
+  rows.put(kWarpLanes * g + lane, {odd ? pair_last.a : pair_first.a,
+                                   odd ? pair_last.b : pair_first.b,
+                                   odd ? pair_last.c : pair_first.c,
+                                   {odd ? pair_last.d[0] : pair_first.d[0]}});
   barrier_sync(barrier, threads);
   const Row4<T> F = rows.row(2 * lane), L = rows.row(2 * lane + 1);
   barrier_sync(barrier, threads);
