@@ -1,7 +1,7 @@
 // Dependent-chain latency of the operations the tridiagonal kernels chain row by row (FP64
-// arithmetic, the reciprocal `recip` of tridiag/cuda/complex.cuh, a shuffle of a double, a shared
-// load): one warp runs 4096 steps of each chain, each step waiting on the one before, and the
-// cycles between clock64() reads over the steps are printed, for the chain models of
+// arithmetic, the reciprocal `recip` of tridiag/cuda/complex.cuh itself, a shuffle of a double, a
+// shared load): one warp runs 4096 steps of each chain, each step waiting on the one before, and
+// the cycles between clock64() reads over the steps are printed, for the chain models of
 // docs/tridiag-performance.md (results: bench/results/latency-probe-*.txt).
 //
 // Usage: latency_probe [--help]
@@ -12,21 +12,19 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
+
+#include "tridiag/cuda/complex.cuh"
 
 namespace {
 
 constexpr int kSteps = 4096;
 
+// The hardware estimate alone (the first instruction of recip).
 __device__ __forceinline__ double rcp_approx(double x) {
   double r;
   asm volatile("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
   return r;
-}
-// As tridiag/cuda/complex.cuh's recip: the estimate and one third-order Newton step.
-__device__ __forceinline__ double recip3(double x) {
-  const double r = rcp_approx(x);
-  const double e = fma(-x, r, 1.0);
-  return fma(r, fma(e, e, e), r);
 }
 
 template <int Op>
@@ -44,7 +42,7 @@ __global__ void chain(double seed, double* out, long long* cycles) {
     if constexpr (Op == 1) x = x * y;
     if constexpr (Op == 2) x = x + y;
     if constexpr (Op == 3) x = rcp_approx(x);
-    if constexpr (Op == 4) x = recip3(x);
+    if constexpr (Op == 4) x = pscr::tridiag::cuda::detail::recip(x);
     if constexpr (Op == 5) x = __shfl_sync(~0u, x, (threadIdx.x + 1) & 31);
     if constexpr (Op == 6) idx = static_cast<int>(sh[idx & 63]) & 63;
   }
@@ -62,16 +60,19 @@ const char* const kNames[kOps] = {"DFMA",
                                   "shfl of a double (2 SHFL)",
                                   "LDS.64 + F2I (pointer chase)"};
 
-template <int Op>
-cudaError_t run(double* out, long long* cyc, long long& cycles) {
-  chain<Op><<<1, 32>>>(1.0, out, cyc);
-  return cudaMemcpy(&cycles, cyc, sizeof cycles, cudaMemcpyDeviceToHost);
-}
-
 bool check(cudaError_t e) {
   if (e == cudaSuccess) return true;
   std::fprintf(stderr, "latency_probe: CUDA error: %s\n", cudaGetErrorString(e));
   return false;
+}
+
+// Runs every chain once, its cycles into c[Op]; false at the first CUDA error.
+template <int... Ops>
+bool run_all(double* out, long long* cyc, long long (&c)[kOps],
+             std::integer_sequence<int, Ops...>) {
+  return ((chain<Ops><<<1, 32>>>(1.0, out, cyc),
+           check(cudaMemcpy(&c[Ops], cyc, sizeof c[Ops], cudaMemcpyDeviceToHost))) &&
+          ...);
 }
 
 }  // namespace
@@ -92,13 +93,8 @@ int main(int argc, char** argv) {
     return 1;
   std::printf("%s\n", p.name);
   long long c[kOps] = {};
-  for (int rep = 0; rep < 2; ++rep) {
-    if (!check(run<0>(out, cyc, c[0])) || !check(run<1>(out, cyc, c[1])) ||
-        !check(run<2>(out, cyc, c[2])) || !check(run<3>(out, cyc, c[3])) ||
-        !check(run<4>(out, cyc, c[4])) || !check(run<5>(out, cyc, c[5])) ||
-        !check(run<6>(out, cyc, c[6])))
-      return 1;
-  }
+  for (int rep = 0; rep < 2; ++rep)
+    if (!run_all(out, cyc, c, std::make_integer_sequence<int, kOps>{})) return 1;
   for (int k = 0; k < kOps; ++k)
     std::printf("%-32s %6.1f cycles per dependent step\n", kNames[k],
                 static_cast<double>(c[k]) / kSteps);
