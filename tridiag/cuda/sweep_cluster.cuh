@@ -72,7 +72,9 @@ constexpr int kSweepClusterMaxWarps = 8;
 /// 0.1765; 8192 × 2048, 12000 × 1398 (W = 3) and 2047² to 6000 × 2796 (W = 2) within the copy's
 /// spread: their blocks keep their slots, since blocks of 12 warps would leave them 12 warps per
 /// SM, as two blocks of 6 do, and the launch prefers two blocks per SM (sweep_cluster_plan,
-/// solve.cu; docs/tridiag-performance.md).
+/// solve.cu; docs/tridiag-performance.md). More warps need at most 128 registers (an SM's four
+/// register files of 16384 each, four warps on one): at 16 the kernel ran 5–28% slower (H100, 3
+/// rounds, 8192 × 2^11 0.127 → 0.150 ms, 16384 × 2^10 0.143 → 0.186), as at 128 registers before.
 constexpr int kSweepClusterMaxSlotWarps = 12;
 /// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
 /// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
@@ -97,7 +99,9 @@ constexpr int kSweepClusterMaxBlocks = 8;
 ///    other's wait on their cluster) where that takes at most kSweepClusterComplexPairedBlocks
 ///    blocks, else of 8 (one per SM);
 ///  - K = 16: W = 2, 3 or 4 with at most 8 blocks, the fewest identity segments, then the smallest
-///    W. A segment's tables take 17 KB and a warp's two buffers of d 9 KB, so blocks of one system
+///    W (the largest, one block of 12 warps per SM, ran up to 10% slower: H100, 8192 × 2^11 in
+///    clusters of 4 blocks of W = 4 0.123 → 0.132 ms, 12000 × 1400 0.147 → 0.161). A segment's
+///    tables take 17 KB and a warp's two buffers of d 9 KB, so blocks of one system
 ///    (S = 1) hold at most 8 warps per SM; with W = 2 and S = 3 (8192 rows: 8 blocks of 6 warps,
 ///    93 KB) or W = 4 and S = 3 (16384 rows: 8 blocks of 12 warps, 176 KB) the registers (158 per
 ///    thread) allow 12 (kSweepClusterMaxSlotWarps).
