@@ -73,8 +73,10 @@ constexpr int kSweepClusterMaxWarps = 8;
 /// spread: their blocks keep their slots, since blocks of 12 warps would leave them 12 warps per
 /// SM, as two blocks of 6 do, and the launch prefers two blocks per SM (sweep_cluster_plan,
 /// solve.cu; docs/tridiag-performance.md). More warps need at most 128 registers (an SM's four
-/// register files of 16384 each, four warps on one): at 16 the kernel ran 5–28% slower (H100, 3
-/// rounds, 8192 × 2^11 0.127 → 0.150 ms, 16384 × 2^10 0.143 → 0.186), as at 128 registers before.
+/// register files of 16384 each, four warps on one): at 16 the kernel ran 5–28% slower with
+/// ptxas's spills (H100, 3 rounds, 8192 × 2^11 0.127 → 0.150 ms) and 10–14% slower with none
+/// (its loop-invariant addresses recomputed where used; 0.128 → 0.143 ms): each warp runs about
+/// 1.5 times as long per system at 128 registers.
 constexpr int kSweepClusterMaxSlotWarps = 12;
 /// Most blocks of a complex cluster of blocks of 4 warps, two per SM (sweep_cluster_shape); larger
 /// clusters take blocks of 8 warps, one per SM. H100 A/B (tridiag_bench, complex, shifted,
