@@ -73,13 +73,14 @@ constexpr bool sweep_lane_rows_taken(int K) {
 enum class SweepStaging { wait, registers, buffers };
 
 /// Most warps per block of sweep_kernel<T, RegisterRows, Staging>, its launch bounds, so that
-/// ptxas may give each thread 65536 / (32 · warps) registers:
+/// ptxas may give each thread 65536 / (32 · warps) registers, warps rounded up to a multiple of 4
+/// (each of the SM's four register files holds a quarter of them: 11 warps get 12's 168):
 ///  - c′ in shared memory (RegisterRows = 0), real c′ alone in registers, real buffers up to
 ///    K = 16: kSweepMaxWarps (128 registers; real buffers take 91 at K = 8 to 128 at K = 16, no
 ///    spill);
 ///  - real buffers from K = 18: 11 (148 registers at K = 18 to 168 at K = 24);
-///  - complex buffers up to K = 10: 11 (184 registers: 120 at K = 4 to 168 at K = 10, guarded 131
-///    to 168 with 32 bytes of spill at K = 10);
+///  - complex buffers up to K = 10: 11 (120 registers at K = 4 to 168 at K = 10, guarded 131 to
+///    168 with 32 bytes of spill at K = 10);
 ///  - complex buffers from K = 12: 8 (198, 220 and 236 registers at K = 12, 14, 16; guarded 222,
 ///    236, 242).
 template <class T, int RegisterRows, SweepStaging Staging>
