@@ -10,8 +10,10 @@
 //           issue's "if memory allows" ones, beyond the paper's tables (empty paper_ms and
 //           speedup_vs_paper); --quick: the sizes up to 512 (2D) and 63 (3D); --sizes: only
 //           these sizes of the sweeps run (each must be a size of one of them);
-//   stages: the fused stage where it applies (SolverOptions::fused), the separate stages, or
-//           both, one PSCR row each (default both). In 3D one more row, stages "default": the
+//   stages: the fused stages wherever they apply (SolverOptions::fusion = StageFusion::always),
+//           the separate stages (never), or both, one PSCR row each (default both); the default
+//           (automatic) is one of the two per size and GPU (segment_stage_pays in
+//           pscr/cuda/stage_fusion.hpp, chosen from these rows). In 3D one more row, "default": the
 //           solver with default options (SolverMethod::automatic; column method says what it
 //           chose: pscr or fast_diagonalization), what a user gets without asking.
 // Exit code: 0 when every solve's residual, computed again on the host, is below its bound
@@ -172,15 +174,16 @@ struct Row {
   double device_mib = 0;
 };
 
-/// The plan's options for a row: PSCR profiled, one right-hand side per round, fused or separate
-/// stages; or ("default") the solver's defaults.
+/// The plan's options for a row: PSCR profiled, one right-hand side per round, fused stages
+/// wherever they apply or separate stages; or ("default") the solver's defaults.
 pscr::cuda::SolverOptions options_for(const std::string& variant) {
   pscr::cuda::SolverOptions options;
   if (variant == "default") return options;
   options.method = pscr::SolverMethod::pscr;
   options.profile = true;
   options.rhs_per_round = 1;
-  options.fused = variant == "fused";
+  options.fusion =
+      variant == "fused" ? pscr::cuda::StageFusion::always : pscr::cuda::StageFusion::never;
   return options;
 }
 

@@ -34,6 +34,7 @@
 ///   template <class T> void download(T* dst, const T* src, index_t count);  // synchronous
 ///   template <class T> index_t tridiag_workspace(index_t n, index_t batch, bool pivoting);
 ///   static constexpr bool kSegmentStage;   // whether it runs the segment stage (GPU only):
+///   tridiag::cuda::SelectionGpu selection_gpu();  // its GPU, for segment_stage_pays
 ///   template <class T> index_t segment_stage_workspace(index_t n, index_t batch);
 ///   template <class T> void segment_stage(const SegmentStage<T>& s, T* ws, index_t wc);
 ///   template <class T> void tridiag(const TridiagRowOp<T>& am, index_t n, const T* shifts,
@@ -189,15 +190,19 @@ class TridiagSolve {
   /// The fused stages (fused.cuh, segment_stage.cuh) can take this solver's stages.
   static constexpr bool kCanFuse = true;
 
-  TridiagSolve(Exec& exec, const Factor<Scalar>& factor, Pivoting pivoting, bool fused)
+  TridiagSolve(Exec& exec, const Factor<Scalar>& factor, Pivoting pivoting, StageFusion fusion)
       : factors_(exec, factor), pivoting_(pivoting) {
     const index_t n = factor.size();
-    if (!fused || pivoting == Pivoting::always) return;
+    if (fusion == StageFusion::never || pivoting == Pivoting::always) return;
     if (n <= kFusedMaxN &&
-        FusedShape::make(n, kChunkLanes).smem_elems * sizeof(T) <= exec.shared_limit())
+        FusedShape::make(n, kChunkLanes).smem_elems * sizeof(T) <= exec.shared_limit()) {
       fusion_ = Fusion::block;
-    else if (Exec::kSegmentStage && n >= kSegmentStageMinN)
-      fusion_ = Fusion::segment;
+    } else if constexpr (Exec::kSegmentStage) {
+      if (n >= kSegmentStageMinN &&
+          (fusion == StageFusion::always ||
+           segment_stage_pays(n, exec.selection_gpu(), is_complex_v<Scalar>)))
+        fusion_ = Fusion::segment;
+    }
   }
 
   /// How this stage runs: fused (the solver's kind of fusion) when no system is to be pivoted and

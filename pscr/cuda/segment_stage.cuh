@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "pscr/cuda/kernels.cuh"
+#include "pscr/cuda/stage_fusion.hpp"
 #include "tridiag/cuda/segment.cuh"
 
 namespace pscr::cuda::detail {
@@ -39,13 +40,6 @@ inline constexpr int kSegmentStageRows = std::is_floating_point_v<T> ? 8 : 4;
 template <class T>
 inline constexpr index_t kSegmentStageSegmentRows =
     static_cast<index_t>(tridiag::cuda::detail::kWarpLanes) * kSegmentStageRows<T>;
-
-/// Smallest system the segment stage takes (shorter ones: FusedStage up to kFusedMaxN, separate
-/// stages between). Measured on an H100 (2D, fused against separate stages, same run): faster
-/// from n = 2047 (complex: 2.84 against 3.19 ms) and 2048 (real: 1.31 against 1.46 ms), slower at
-/// 1023 / 1024 (1.00 against 0.97 ms, 0.92 against 0.76 ms), its chunks of 16 eigenvalues leaving
-/// too few warps at work on the top levels of short systems.
-inline constexpr index_t kSegmentStageMinN = 2047;
 
 /// Eigenvalues per chunk where the segment stage runs (engine.cuh: TridiagSolve::chunk_lanes).
 inline constexpr index_t kSegmentStageChunkLanes = 16;

@@ -127,7 +127,8 @@ struct Solver<Scalar>::Impl {
     in.host_grids = fd::fd_host_grids(options.host_buffers, fd_checks());
     in.singular = kronecker_null_space(op).has_value();  // before the plan's eigenvalue check
     in.pscr_options = options.rhs_per_round != 0 || options.device_refinements != 0 ||
-                      options.profile || options.pivoting != Pivoting::automatic || !options.fused;
+                      options.profile || options.pivoting != Pivoting::automatic ||
+                      options.fusion != StageFusion::automatic;
     in.free_device_bytes = exec.free_bytes();
     in.setup_budget_s = options.fd_setup_budget_s;
     if (automatic) {

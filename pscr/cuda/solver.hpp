@@ -37,7 +37,7 @@
 /// cuBLAS GEMMs and batched Thomas solves on the GPU), or automatic: the rule of
 /// pscr/fd/choice.hpp (FD for non-singular 3D problems whose FD plan fits in device memory and
 /// whose estimated CPU setup is within fd_setup_budget_s, unless an option only PSCR honors is
-/// set: rhs_per_round, device_refinements, profile, pivoting, fused; PSCR otherwise), then FD only
+/// set: rhs_per_round, device_refinements, profile, pivoting, fusion; PSCR otherwise), then FD only
 /// when its setup is certified (fd::certify: ‖Wᵀ M W − I‖max and the eigenpairs' backward errors at
 /// most 1e-12, and every shifted tridiagonal system passes the CPU backend's growth monitor for LU
 /// without pivoting), PSCR when not or when the setup throws. What FD guarantees, then: the
@@ -76,6 +76,19 @@ enum class Pivoting {
   always,  ///< always scaled partial pivoting (tridiag::cuda::solve_shifted_pivoting)
 };
 
+/// @brief Whether a level's right-hand sides, tridiagonal solves and sums run fused, so that the
+/// shifted systems never reach device memory: in shared memory for tridiagonal dimensions
+/// n ≤ 64 (fused.cuh), in registers from n = 2047 (the segment stage, segment_stage.cuh). Only
+/// stages that need no pivoting and hold no singular lane run fused.
+enum class StageFusion {
+  /// Where that measured faster on this GPU: n ≤ 64 always; the segment stage for real systems
+  /// from 4095 rows, complex ones from 2047 rows on an H100 and never on an H200
+  /// (segment_stage_pays in pscr/cuda/stage_fusion.hpp says why).
+  automatic,
+  always,  ///< wherever the fused stages apply (n ≤ 64, n ≥ 2047)
+  never,   ///< separate launches for every stage
+};
+
 /// @brief Options of the GPU solver.
 struct SolverOptions {
   /// PSCR, fast diagonalization or the automatic choice (see the file comment).
@@ -97,11 +110,8 @@ struct SolverOptions {
   /// programs that only call solve_device (saves two grids per round; host solves then throw
   /// InputError).
   bool host_buffers = true;
-  /// Fuse the right-hand sides, the tridiagonal solves and the sums of a level so that the
-  /// systems never reach device memory, where that measured faster along the tridiagonal
-  /// dimension: n ≤ 64 in shared memory (fused.cuh), n ≥ 2047 in registers (the segment stage,
-  /// segment_stage.cuh); only for stages that need no pivoting and hold no singular lane.
-  bool fused = true;
+  /// Where a level's stages run fused (StageFusion).
+  StageFusion fusion = StageFusion::automatic;
   /// Time every stage with CUDA events (SolveStats::stages); host solves only. Costs a little.
   bool profile = false;
 };

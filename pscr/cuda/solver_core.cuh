@@ -71,10 +71,10 @@ class SolverCore {
     factor1_ = std::make_unique<FactorBuffers<Scalar, Exec>>(exec, f[0]);
     const EigenData<Scalar>& eigen1 = eigen_[0];
     if (d == 2) {
-      tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting, options.fused);
+      tri_ = std::make_unique<Tri>(exec, f[1], options.pivoting, options.fusion);
       eng2_ = std::make_unique<Engine2>(exec, f[0], eigen1, tri_->row_op(), shape_[1], tri_.get());
     } else {
-      tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting, options.fused);
+      tri_ = std::make_unique<Tri>(exec, f[2], options.pivoting, options.fusion);
       eng2_ =
           std::make_unique<Engine2>(exec, f[1], eigen_[1], tri_->row_op(), shape_[2], tri_.get());
       inner_ = std::make_unique<Inner>(eng2_.get());

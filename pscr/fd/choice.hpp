@@ -11,12 +11,12 @@
 /// - 3D: FD, which is 10–15× faster at every measured size (511³ Poisson 15.6 vs 228 ms, 361³
 ///   Helmholtz 15.9 vs 170 ms), when all of these hold:
 ///   no option that only PSCR honors is set (an explicit round size, device refinement steps,
-///   stage profiling, a pivoting mode other than automatic, fused = false), the operator is not the
-///   singular pure-Neumann one (c = 0 and every A_d singular: FD has no mean-zero handling), the FD
-///   plan fits in 90% of the free device memory (fd_device_bytes), every size fits cuBLAS's int
-///   arguments, and the estimated CPU setup (fd_setup_seconds) is at most the budget
-///   (SolverOptions::fd_setup_budget_s, default 5 s: it admits 361³ Helmholtz, 2.75 s measured, and
-///   rejects 511³ Helmholtz, 8.76 s measured).
+///   stage profiling, a pivoting mode other than automatic, a stage fusion other than automatic),
+///   the operator is not the singular pure-Neumann one (c = 0 and every A_d singular: FD has no
+///   mean-zero handling), the FD plan fits in 90% of the free device memory (fd_device_bytes),
+///   every size fits cuBLAS's int arguments, and the estimated CPU setup (fd_setup_seconds) is at
+///   most the budget (SolverOptions::fd_setup_budget_s, default 5 s: it admits 361³ Helmholtz, 2.75
+///   s measured, and rejects 511³ Helmholtz, 8.76 s measured).
 /// The solver then builds the FD setup and certifies it (fd::certify); an uncertified setup
 /// falls back to PSCR (automatic) or throws (fast_diagonalization requested).
 

@@ -15,6 +15,7 @@
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "pscr/cuda/solver.hpp"
+#include "pscr/cuda/stage_fusion.hpp"
 #include "pscr/reference/solver.hpp"
 #include "tests/pscr/test_solver_gpu_cases.hpp"
 #include "tests/support/typed.hpp"
@@ -101,8 +102,9 @@ std::vector<Scalar> solve_on_device(cuda::Solver<Scalar>& gpu, index_t grids,
 }
 
 template <class Scalar>
-void check_against_cpu(const testing::GpuCase& c, bool fused) {
-  SCOPED_TRACE(c.name() + (fused ? " (fused stages)" : " (separate stages)"));
+void check_against_cpu(const testing::GpuCase& c, cuda::StageFusion fusion) {
+  SCOPED_TRACE(c.name() +
+               (fusion == cuda::StageFusion::never ? " (separate stages)" : " (default stages)"));
   const Problem<Scalar> p = testing::make_problem<Scalar>(c);
   const auto shape = p.op.shape();
   const index_t n = p.op.grid_size();
@@ -119,7 +121,7 @@ void check_against_cpu(const testing::GpuCase& c, bool fused) {
   // as many as the host solves may take (near-resonance Helmholtz needs one).
   cuda::SolverOptions options;
   options.device_refinements = 2;
-  options.fused = fused;
+  options.fusion = fusion;
   cuda::Solver<Scalar> gpu(p.op, options);
   ASSERT_EQ(gpu.singular(), cpu.singular());
   const auto f = gpu.singular() ? testing::project_neumann(p.op, p.f.data()) : p.f;
@@ -145,7 +147,7 @@ TYPED_TEST(SolverGpuTest, MatchesCpuBackendOnEveryCase) {
   index_t ran = 0;
   for (const auto& c : testing::gpu_cases()) {
     if (!c.template runs_as<Scalar>()) continue;
-    check_against_cpu<Scalar>(c, true);
+    check_against_cpu<Scalar>(c, cuda::StageFusion::automatic);
     ++ran;
   }
   EXPECT_GT(ran, 10);
@@ -154,17 +156,17 @@ TYPED_TEST(SolverGpuTest, MatchesCpuBackendOnEveryCase) {
 TYPED_TEST(SolverGpuTest, SeparateStagesMatchCpuBackend) {
   using Scalar = TypeParam;
   for (const auto& c : testing::gpu_cases())
-    if (c.template runs_as<Scalar>()) check_against_cpu<Scalar>(c, false);
+    if (c.template runs_as<Scalar>()) check_against_cpu<Scalar>(c, cuda::StageFusion::never);
 }
 
 TYPED_TEST(SolverGpuTest, SegmentStageAsAccurateAsSeparateStages) {
   using Scalar = TypeParam;
-  // Tridiagonal dimensions of 2047 to 4100 rows, where the segment stage runs (fused) and the
-  // separate stages are the established path. Both are compared with the CPU backend on three
-  // right-hand sides in rounds of two (P = 2, then 1): the fused solution may not be further from
-  // it, nor have a larger residual, than the bound of issue 6 or twice the separate stages'
-  // (long random-mesh Poisson problems are conditioned so that both paths differ from the CPU by
-  // up to ~1e-11, measured). So must the device API's, on a stream of ours with the output
+  // Tridiagonal dimensions of 2047 to 4100 rows, where the segment stage runs (fused, asked for
+  // on every GPU) and the separate stages are the established path. Both are compared with the CPU
+  // backend on three right-hand sides in rounds of two (P = 2, then 1): the fused solution may not
+  // be further from it, nor have a larger residual, than the bound of issue 6 or twice the separate
+  // stages' (long random-mesh Poisson problems are conditioned so that both paths differ from the
+  // CPU by up to ~1e-11, measured). So must the device API's, on a stream of ours with the output
   // poisoned (two unconditional refinement steps, as in check_against_cpu), against the separate
   // stages' device API.
   index_t ran = 0;
@@ -183,9 +185,9 @@ TYPED_TEST(SolverGpuTest, SegmentStageAsAccurateAsSeparateStages) {
       std::vector<Scalar> u;
       double diff = 0, residual = 0, mean = 0, device_diff = 0;
     };
-    auto run = [&](bool fused) {
+    auto run = [&](cuda::StageFusion fusion) {
       cuda::SolverOptions o;
-      o.fused = fused;
+      o.fusion = fusion;
       o.rhs_per_round = 2;
       o.device_refinements = 2;
       cuda::Solver<Scalar> gpu(p.op, o);
@@ -206,7 +208,7 @@ TYPED_TEST(SolverGpuTest, SegmentStageAsAccurateAsSeparateStages) {
       r.device_diff = testing::relative_difference(solve_on_device(gpu, 3, p.f), ref);
       return r;
     };
-    const Result fused = run(true), separate = run(false);
+    const Result fused = run(cuda::StageFusion::always), separate = run(cuda::StageFusion::never);
     EXPECT_LE(separate.diff, 1e-9) << "separate: " << where(separate.u, ref, p.op.shape());
     EXPECT_LE(fused.diff, std::max(tol, 2 * separate.diff))
         << "fused: " << where(fused.u, ref, p.op.shape());
@@ -297,15 +299,29 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
   using Scalar = TypeParam;
   testing::GpuCase c;
   c.complex_poisson = is_complex_v<Scalar>;
-  // n2 ≤ kFusedMaxN: FusedStage; n2 = 2100: the segment stage.
-  for (const auto& [n2, fused] : std::vector<std::pair<index_t, bool>>{
-           {63, true}, {63, false}, {2100, true}, {2100, false}}) {
+  using cuda::StageFusion;
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  const tridiag::cuda::SelectionGpu gpu = tridiag::cuda::device_selection_gpu(device);
+  // n2 ≤ kFusedMaxN: FusedStage; n2 ≥ 2047: the segment stage, by default where it pays on this
+  // GPU (segment_stage_pays).
+  for (const auto& [n2, fusion] :
+       std::vector<std::pair<index_t, StageFusion>>{{63, StageFusion::automatic},
+                                                    {63, StageFusion::never},
+                                                    {2100, StageFusion::always},
+                                                    {2100, StageFusion::never},
+                                                    {2100, StageFusion::automatic},
+                                                    {4100, StageFusion::automatic}}) {
+    const bool fused =
+        fusion == StageFusion::always ||
+        (fusion == StageFusion::automatic &&
+         (n2 <= 64 || cuda::detail::segment_stage_pays(n2, gpu, is_complex_v<Scalar>)));
     SCOPED_TRACE(std::to_string(n2) + (fused ? ", fused stages" : ", separate stages"));
     c.spec.dims = {{255}, {n2}};
     const Problem<Scalar> p = testing::make_problem<Scalar>(c);
     cuda::SolverOptions o;
     o.profile = true;
-    o.fused = fused;
+    o.fusion = fusion;
     cuda::Solver<Scalar> gpu(p.op, o);
     std::vector<Scalar> u(p.op.grid_size());
     gpu.solve(p.f.data(), u.data());

@@ -147,9 +147,9 @@ inline std::vector<GpuCase> gpu_cases() {
 }
 
 /// @brief Problems whose tridiagonal dimension (n2 in 2D, n3 in 3D) is long enough for the
-/// segment stage (pscr/cuda/segment_stage.cuh, from 2047 rows): 8 to 33 segments (256 rows real,
-/// 128 complex), split top-level blocks (n1 > 16), a singular problem, Helmholtz shifts, and the
-/// inner problems of 3D.
+/// segment stage (pscr/cuda/segment_stage.cuh, from 2047 rows with StageFusion::always): 8 to 33
+/// segments (256 rows real, 128 complex), split top-level blocks (n1 > 16), a singular problem,
+/// Helmholtz shifts, and the inner problems of 3D.
 inline std::vector<GpuCase> long_system_cases() {
   using problems::Boundary;
   using problems::Equation;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pscr/cuda/solver_core.cuh"
+#include "pscr/cuda/stage_fusion.hpp"
 #include "pscr/reference/solver.hpp"
 #include "tests/pscr/test_solver_gpu_cases.hpp"
 #include "tests/support/oracle.hpp"
@@ -241,7 +242,7 @@ TYPED_TEST(SolverGpuEmulation, UnfusedStagesToo) {
     SCOPED_TRACE(c.name());
     const Problem<Scalar> p = testing::make_problem<Scalar>(c);
     cuda::SolverOptions fused, separate;
-    separate.fused = false;
+    separate.fusion = cuda::StageFusion::never;
     const auto u1 = emulate(p.op, p.f, 1, fused, false);
     const auto u2 = emulate(p.op, p.f, 1, separate, false);
     // Both are PSCR with the same partition method per system, the right-hand sides and sums
@@ -267,7 +268,7 @@ TYPED_TEST(SolverGpuEmulation, FusedPlanKeepsNoSystemsArray) {
       HostExec exec;
       cuda::SolverOptions fused, separate;
       fused.rhs_per_round = separate.rhs_per_round = R;
-      separate.fused = false;
+      separate.fusion = cuda::StageFusion::never;
       using Core = cuda::detail::SolverCore<Scalar, HostExec>;
       const Core with_fusion(exec, p.op, fused, 0), without(exec, p.op, separate, 0);
       // The engine whose row solver is the tridiagonal one: dimension 1 of 2D, 2 of 3D, whose
@@ -493,6 +494,23 @@ TEST(SolverGpuEmulationHelmholtz, InitialResidualIsTheCpuBackends) {
   EXPECT_GT(cpu_residual, 1e-13);
   EXPECT_LE(gpu_residual, 1.2 * cpu_residual);
   EXPECT_GE(gpu_residual, cpu_residual / 1.2);
+}
+
+// Where the default options fuse a level's long tridiagonal stages into the segment stage
+// (segment_stage_pays): real systems from 4095 rows on every GPU; complex ones from 2047 rows,
+// but not on the H200, whose separate stages measured faster at every size.
+TEST(SegmentStage, PaysWhereItMeasuredFaster) {
+  using cuda::detail::segment_stage_pays;
+  using tridiag::cuda::SelectionGpu;
+  for (const SelectionGpu gpu : tridiag::cuda::kSelectionGpus) {
+    for (const index_t n : {1024, 2048, 4094}) EXPECT_FALSE(segment_stage_pays(n, gpu, false)) << n;
+    for (const index_t n : {4095, 8192, 16384}) EXPECT_TRUE(segment_stage_pays(n, gpu, false)) << n;
+  }
+  EXPECT_FALSE(segment_stage_pays(2046, SelectionGpu::h100, true));
+  for (const index_t n : {2047, 4095, 8191})
+    EXPECT_TRUE(segment_stage_pays(n, SelectionGpu::h100, true)) << n;
+  for (const index_t n : {1023, 2047, 4095, 8191, 16383})
+    EXPECT_FALSE(segment_stage_pays(n, SelectionGpu::h200, true)) << n;
 }
 
 }  // namespace
