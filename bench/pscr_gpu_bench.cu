@@ -9,7 +9,9 @@
 //           helmholtz3d (31…511); the largest 2D Poisson, 2D and 3D Helmholtz sizes are the
 //           issue's "if memory allows" ones, beyond the paper's tables (empty paper_ms and
 //           speedup_vs_paper); --quick: the sizes up to 512 (2D) and 63 (3D); --sizes: only
-//           these sizes of the sweeps run (each must be a size of one of them);
+//           these sizes of the sweeps run (each must be a size of one of them), or with --only
+//           any sizes of that sweep's problem, in increasing order (empty paper_ms where the
+//           paper has no such size);
 //   stages: the fused stages wherever they apply (SolverOptions::fusion = StageFusion::always),
 //           the separate stages (never), or both, one PSCR row each (default both); the default
 //           (automatic) is one of the two per size and GPU (segment_stage_pays in
@@ -316,12 +318,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const index_t n : sizes) {
-    bool found = false;
+    bool found = !only.empty();  // --only: any size of its problem
     for (const Sweep& sw : sweeps())
-      if (only.empty() || only == sw.name)
-        found = found || std::count(sw.sizes.begin(), sw.sizes.end(), n) > 0;
+      found = found || std::count(sw.sizes.begin(), sw.sizes.end(), n) > 0;
     if (!found) {
-      std::fprintf(stderr, "pscr_gpu_bench: --sizes %ld: no sweep run has this size\n",
+      std::fprintf(stderr,
+                   "pscr_gpu_bench: --sizes %ld: no sweep has this size (name the sweep with "
+                   "--only to run sizes it does not list)\n",
                    static_cast<long>(n));
       return 2;
     }
@@ -349,10 +352,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> goals;
   for (const Sweep& sw : sweeps()) {
     if (!only.empty() && only != sw.name) continue;
-    for (std::size_t k = 0; k < sw.sizes.size(); ++k) {
-      const index_t n = sw.sizes[k];
+    // The sweep's sizes, or those of --sizes (with --only, also sizes the sweep does not list).
+    std::vector<index_t> run_sizes;
+    for (const index_t n : sw.sizes)
+      if (sizes.empty() || sizes.count(n) > 0) run_sizes.push_back(n);
+    if (!only.empty())
+      for (const index_t n : sizes)
+        if (std::count(sw.sizes.begin(), sw.sizes.end(), n) == 0) run_sizes.push_back(n);
+    std::sort(run_sizes.begin(), run_sizes.end());
+    for (const index_t n : run_sizes) {
       if (quick && n > (sw.dim == 2 ? 512 : 63)) break;
-      if (!sizes.empty() && sizes.count(n) == 0) continue;
+      // The paper's time where the sweep lists n (its k-th size).
+      const std::size_t k = static_cast<std::size_t>(
+          std::find(sw.sizes.begin(), sw.sizes.end(), n) - sw.sizes.begin());
       const bool helm = sw.equation == pscr::problems::Equation::helmholtz;
       index_t unknowns = 1;
       for (int d = 0; d < sw.dim; ++d) unknowns *= n;

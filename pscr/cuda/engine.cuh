@@ -55,6 +55,7 @@
 #include "pscr/cuda/kernels.cuh"
 #include "pscr/cuda/segment_stage.cuh"
 #include "pscr/cuda/solver.hpp"
+#include "pscr/cuda/stage_fusion.hpp"
 #include "pscr/cuda/tables.hpp"
 #include "pscr/operator.hpp"
 #include "tridiag/layout.hpp"
@@ -196,7 +197,8 @@ class TridiagSolve {
     if (fusion == StageFusion::never || pivoting == Pivoting::always) return;
     if (n <= kFusedMaxN &&
         FusedShape::make(n, kChunkLanes).smem_elems * sizeof(T) <= exec.shared_limit()) {
-      fusion_ = Fusion::block;
+      if (fusion == StageFusion::always || block_stage_pays(n, is_complex_v<Scalar>))
+        fusion_ = Fusion::block;
     } else if constexpr (Exec::kSegmentStage) {
       if (n >= kSegmentStageMinN &&
           (fusion == StageFusion::always ||

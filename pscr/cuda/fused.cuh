@@ -33,7 +33,8 @@ inline constexpr int kFusedThreads = 256;
 /// Largest system the fused stage takes. Measured on an H200 (bench/results/pscr-gpu-h200.csv,
 /// fused vs separate stages): faster up to n = 64 (2D n = 64: 0.175 vs 0.208 ms; 3D 63³: 0.67 vs
 /// 0.94 ms), slower from n = 90 on (2D n = 128: 0.33 vs 0.22 ms; n = 1024: 5.2 vs 0.72 ms; 3D
-/// 90³: 3.2 vs 2.3 ms), so the stages stay separate beyond 64.
+/// 90³: 3.2 vs 2.3 ms), so the stages stay separate beyond 64 (complex ones by default beyond 41:
+/// block_stage_pays, stage_fusion.hpp).
 inline constexpr index_t kFusedMaxN = 64;
 
 /// @brief Launch shape of the fused stage for systems of size n and at most `lanes` eigenvalues

@@ -81,9 +81,10 @@ enum class Pivoting {
 /// n ≤ 64 (fused.cuh), in registers from n = 2047 (the segment stage, segment_stage.cuh). Only
 /// stages that need no pivoting and hold no singular lane run fused.
 enum class StageFusion {
-  /// Where that measured faster on this GPU: n ≤ 64 always; the segment stage for real systems
-  /// from 4095 rows, complex ones from 2047 rows on an H100 and never on an H200
-  /// (segment_stage_pays in pscr/cuda/stage_fusion.hpp says why).
+  /// Where that measured faster on this GPU: in shared memory real systems of n ≤ 64, complex
+  /// ones of n ≤ 41; the segment stage for real systems from 4095 rows, complex ones from 2047
+  /// rows on an H100 and never on an H200 (block_stage_pays and segment_stage_pays in
+  /// pscr/cuda/stage_fusion.hpp say why).
   automatic,
   always,  ///< wherever the fused stages apply (n ≤ 64, n ≥ 2047)
   never,   ///< separate launches for every stage

@@ -1,12 +1,26 @@
 #pragma once
-/// @file Where the GPU engine runs a level's long tridiagonal stages as the segment stage
-/// (segment_stage.cuh) rather than as separate launches (internal, host C++: the rule the engine
-/// applies and the tests check).
+/// @file Where the GPU engine runs a level's stages fused by default (StageFusion::automatic):
+/// short tridiagonal systems in shared memory (FusedStage, fused.cuh), long ones as the segment
+/// stage (segment_stage.cuh), rather than as separate launches (internal, host C++: the rules the
+/// engine applies and the tests check).
 
 #include "common/scalar.hpp"
 #include "tridiag/cuda/selection.hpp"
 
 namespace pscr::cuda::detail {
+
+/// @brief Whether FusedStage measured faster than the separate stages for systems of n ≤ kFusedMaxN
+/// rows, real or complex: real always; complex up to 41 rows, where the fused stage's shared
+/// systems (complex: twice the bytes, fewer blocks per SM) start to lose. H100, pscr_gpu_bench
+/// --stages both, 3 rounds (bench/results/pscr-gpu-h100-fused-block.csv), ms fused / separate:
+/// 2D Helmholtz 39² 0.097 / 0.104, 41² 0.103 / 0.104, 43² 0.112 / 0.105, 47² 0.116 / 0.107,
+/// 55² 0.130 / 0.109, 63² 0.150 / 0.113; 3D Helmholtz 44³ 0.651 / 0.700, 47³ 0.706 / 0.734,
+/// 49³ 0.758 / 0.748, 53³ 0.817 / 0.747, 63³ 1.014 / 0.825 (3D Helmholtz takes FD by default);
+/// 2D and 3D Poisson fused faster or level at every size to 63 / 64. The H200 (its CSV of
+/// c867846): complex 2D 63² and 3D 63³ also separate, 3D 44³ level.
+inline bool block_stage_pays(index_t n, bool complex) {
+  return !complex || n <= 41;
+}
 
 /// Smallest system the segment stage takes at all (SolverOptions::fusion = StageFusion::always;
 /// shorter ones: FusedStage up to kFusedMaxN, separate stages between): its range in the tests,

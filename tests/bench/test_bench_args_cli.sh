@@ -44,7 +44,7 @@ if [ $# -ge 4 ]; then
   expect 2 "--only: expected poisson2d, helmholtz2d, poisson3d or helmholtz3d, found 'p2'" --csv "$out" --only p2
   expect 2 "--sizes: expected a positive integer, found 'a'" --csv "$out" --sizes 511,a
   expect 2 "--stages: expected fused, separate or both" --csv "$out" --stages all
-  expect 2 "--sizes 3: no sweep run has this size" --csv "$out" --sizes 3
+  expect 2 "--sizes 3: no sweep has this size (name the sweep with --only" --csv "$out" --sizes 3
   exe=$4
   expect 0 "usage: peers_bench --csv PATH" --help
   expect 2 "--csv PATH is required"
@@ -54,6 +54,7 @@ if [ $# -ge 4 ]; then
   if ! nvidia-smi -L > /dev/null 2>&1; then
     exe=$3
     expect 1 "no CUDA device" --csv "$out" --quick
+    expect 1 "no CUDA device" --csv "$out" --only helmholtz2d --sizes 3,47
     exe=$4
     expect 1 "no CUDA device" --csv "$out" --quick
   fi

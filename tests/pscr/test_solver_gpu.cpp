@@ -104,7 +104,7 @@ std::vector<Scalar> solve_on_device(cuda::Solver<Scalar>& gpu, index_t grids,
 template <class Scalar>
 void check_against_cpu(const testing::GpuCase& c, cuda::StageFusion fusion) {
   SCOPED_TRACE(c.name() +
-               (fusion == cuda::StageFusion::never ? " (separate stages)" : " (default stages)"));
+               (fusion == cuda::StageFusion::never ? " (separate stages)" : " (fused stages)"));
   const Problem<Scalar> p = testing::make_problem<Scalar>(c);
   const auto shape = p.op.shape();
   const index_t n = p.op.grid_size();
@@ -147,7 +147,7 @@ TYPED_TEST(SolverGpuTest, MatchesCpuBackendOnEveryCase) {
   index_t ran = 0;
   for (const auto& c : testing::gpu_cases()) {
     if (!c.template runs_as<Scalar>()) continue;
-    check_against_cpu<Scalar>(c, cuda::StageFusion::automatic);
+    check_against_cpu<Scalar>(c, cuda::StageFusion::always);
     ++ran;
   }
   EXPECT_GT(ran, 10);
@@ -302,12 +302,14 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
   using cuda::StageFusion;
   int device = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  const tridiag::cuda::SelectionGpu gpu = tridiag::cuda::device_selection_gpu(device);
-  // n2 ≤ kFusedMaxN: FusedStage; n2 ≥ 2047: the segment stage, by default where it pays on this
-  // GPU (segment_stage_pays).
+  const tridiag::cuda::SelectionGpu selection = tridiag::cuda::device_selection_gpu(device);
+  // n2 ≤ kFusedMaxN: FusedStage; n2 ≥ 2047: the segment stage; by default where they pay on this
+  // GPU (block_stage_pays, segment_stage_pays).
   for (const auto& [n2, fusion] :
-       std::vector<std::pair<index_t, StageFusion>>{{63, StageFusion::automatic},
+       std::vector<std::pair<index_t, StageFusion>>{{33, StageFusion::automatic},
+                                                    {63, StageFusion::always},
                                                     {63, StageFusion::never},
+                                                    {63, StageFusion::automatic},
                                                     {2100, StageFusion::always},
                                                     {2100, StageFusion::never},
                                                     {2100, StageFusion::automatic},
@@ -315,7 +317,8 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
     const bool fused =
         fusion == StageFusion::always ||
         (fusion == StageFusion::automatic &&
-         (n2 <= 64 || cuda::detail::segment_stage_pays(n2, gpu, is_complex_v<Scalar>)));
+         (n2 <= 64 ? cuda::detail::block_stage_pays(n2, is_complex_v<Scalar>)
+                   : cuda::detail::segment_stage_pays(n2, selection, is_complex_v<Scalar>)));
     SCOPED_TRACE(std::to_string(n2) + (fused ? ", fused stages" : ", separate stages"));
     c.spec.dims = {{255}, {n2}};
     const Problem<Scalar> p = testing::make_problem<Scalar>(c);

@@ -236,12 +236,13 @@ TYPED_TEST(SolverGpuEmulation, MatchesOracleOnEveryCase) {
 
 TYPED_TEST(SolverGpuEmulation, UnfusedStagesToo) {
   using Scalar = TypeParam;
-  // The fused stage (default where it applies) against the separate stages, case by case.
+  // The fused stages wherever they apply against the separate stages, case by case.
   for (const auto& c : testing::gpu_cases()) {
     if (!c.template runs_as<Scalar>()) continue;
     SCOPED_TRACE(c.name());
     const Problem<Scalar> p = testing::make_problem<Scalar>(c);
     cuda::SolverOptions fused, separate;
+    fused.fusion = cuda::StageFusion::always;
     separate.fusion = cuda::StageFusion::never;
     const auto u1 = emulate(p.op, p.f, 1, fused, false);
     const auto u2 = emulate(p.op, p.f, 1, separate, false);
@@ -268,6 +269,7 @@ TYPED_TEST(SolverGpuEmulation, FusedPlanKeepsNoSystemsArray) {
       HostExec exec;
       cuda::SolverOptions fused, separate;
       fused.rhs_per_round = separate.rhs_per_round = R;
+      fused.fusion = cuda::StageFusion::always;
       separate.fusion = cuda::StageFusion::never;
       using Core = cuda::detail::SolverCore<Scalar, HostExec>;
       const Core with_fusion(exec, p.op, fused, 0), without(exec, p.op, separate, 0);
@@ -496,12 +498,17 @@ TEST(SolverGpuEmulationHelmholtz, InitialResidualIsTheCpuBackends) {
   EXPECT_GE(gpu_residual, cpu_residual / 1.2);
 }
 
-// Where the default options fuse a level's long tridiagonal stages into the segment stage
-// (segment_stage_pays): real systems from 4095 rows on every GPU; complex ones from 2047 rows,
-// but not on the H200, whose separate stages measured faster at every size.
-TEST(SegmentStage, PaysWhereItMeasuredFaster) {
+// Where the default options fuse a level's stages: in shared memory real systems up to kFusedMaxN
+// rows and complex ones up to 41 (block_stage_pays); as the segment stage real systems from 4095
+// rows on every GPU, complex ones from 2047 rows but not on the H200, whose separate stages
+// measured faster at every size (segment_stage_pays).
+TEST(StageFusion, FusesWhereItMeasuredFaster) {
+  using cuda::detail::block_stage_pays;
   using cuda::detail::segment_stage_pays;
   using tridiag::cuda::SelectionGpu;
+  for (const index_t n : {1, 2, 41, 63, 64}) EXPECT_TRUE(block_stage_pays(n, false)) << n;
+  for (const index_t n : {1, 2, 31, 41}) EXPECT_TRUE(block_stage_pays(n, true)) << n;
+  for (const index_t n : {42, 47, 63, 64}) EXPECT_FALSE(block_stage_pays(n, true)) << n;
   for (const SelectionGpu gpu : tridiag::cuda::kSelectionGpus) {
     for (const index_t n : {1024, 2048, 4094}) EXPECT_FALSE(segment_stage_pays(n, gpu, false)) << n;
     for (const index_t n : {4095, 8192, 16384}) EXPECT_TRUE(segment_stage_pays(n, gpu, false)) << n;
