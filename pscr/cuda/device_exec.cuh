@@ -13,7 +13,6 @@
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/launch.cuh"
 #include "pscr/cuda/engine.cuh"
-#include "tridiag/cuda/selection.hpp"
 #include "tridiag/cuda/solve.hpp"
 
 namespace pscr::cuda::detail {
@@ -151,14 +150,6 @@ class DeviceExec {
 
   /// The segment stage of the engine runs here (segment_stage.cuh).
   static constexpr bool kSegmentStage = true;
-
-  /// The current device's kind, whose measurements say where the segment stage pays
-  /// (segment_stage_pays).
-  tridiag::cuda::SelectionGpu selection_gpu() const {
-    int device = 0;
-    PSCR_CUDA_CHECK(cudaGetDevice(&device));
-    return tridiag::cuda::device_selection_gpu(device);
-  }
 
   /// Scalars of workspace of the segment stage for `batch` systems of n rows: the coarse systems
   /// (a, b, c, d) and the workspace of their solve.

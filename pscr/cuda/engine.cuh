@@ -34,7 +34,6 @@
 ///   template <class T> void download(T* dst, const T* src, index_t count);  // synchronous
 ///   template <class T> index_t tridiag_workspace(index_t n, index_t batch, bool pivoting);
 ///   static constexpr bool kSegmentStage;   // whether it runs the segment stage (GPU only):
-///   tridiag::cuda::SelectionGpu selection_gpu();  // its GPU, for segment_stage_pays
 ///   template <class T> index_t segment_stage_workspace(index_t n, index_t batch);
 ///   template <class T> void segment_stage(const SegmentStage<T>& s, T* ws, index_t wc);
 ///   template <class T> void tridiag(const TridiagRowOp<T>& am, index_t n, const T* shifts,
@@ -202,7 +201,7 @@ class TridiagSolve {
     } else if constexpr (Exec::kSegmentStage) {
       if (n >= kSegmentStageMinN &&
           (fusion == StageFusion::always ||
-           segment_stage_pays(n, exec.selection_gpu(), is_complex_v<Scalar>)))
+           segment_stage_pays(n, tridiag::cuda::current_selection_gpu(), is_complex_v<Scalar>)))
         fusion_ = Fusion::segment;
     }
   }

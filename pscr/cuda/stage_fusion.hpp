@@ -12,10 +12,11 @@ namespace pscr::cuda::detail {
 /// @brief Whether FusedStage measured faster than the separate stages for systems of n ≤ kFusedMaxN
 /// rows, real or complex: real always; complex up to 41 rows, where the fused stage's shared
 /// systems (complex: twice the bytes, fewer blocks per SM) start to lose. H100, pscr_gpu_bench
-/// --stages both, 3 rounds (bench/results/pscr-gpu-h100-fused-block.csv), ms fused / separate:
-/// 2D Helmholtz 39² 0.097 / 0.104, 41² 0.103 / 0.104, 43² 0.112 / 0.105, 47² 0.116 / 0.107,
-/// 55² 0.130 / 0.109, 63² 0.150 / 0.113; 3D Helmholtz 44³ 0.651 / 0.700, 47³ 0.706 / 0.734,
-/// 49³ 0.758 / 0.748, 53³ 0.817 / 0.747, 63³ 1.014 / 0.825 (3D Helmholtz takes FD by default);
+/// --stages both, 2 to 5 rounds per size (bench/results/pscr-gpu-h100-fused-block.csv), medians,
+/// ms fused / separate: 2D Helmholtz 39² 0.096 / 0.103, 41² 0.103 / 0.104, 43² 0.112 / 0.105,
+/// 47² 0.116 / 0.107, 55² 0.130 / 0.109, 63² 0.150 / 0.113; 3D Helmholtz 44³ 0.649 / 0.699,
+/// 47³ 0.706 / 0.734, 49³ 0.758 / 0.748, 53³ 0.817 / 0.747, 63³ 1.015 / 0.825 (3D Helmholtz takes
+/// FD by default);
 /// 2D and 3D Poisson fused faster or level at every size to 63 / 64. The H200 (its CSV of
 /// c867846): complex 2D 63² and 3D 63³ also separate, 3D 44³ level.
 inline bool block_stage_pays(index_t n, bool complex) {
@@ -43,7 +44,7 @@ inline constexpr index_t kSegmentStageMinN = 2047;
 ///    separate launches (its InBlock and cluster sweeps) beat the stage's segments of 128 complex
 ///    rows at every size.
 inline bool segment_stage_pays(index_t n, tridiag::cuda::SelectionGpu gpu, bool complex) {
-  if (complex) return gpu != tridiag::cuda::SelectionGpu::h200 && n >= 2047;
+  if (complex) return gpu != tridiag::cuda::SelectionGpu::h200 && n >= kSegmentStageMinN;
   return n >= 4095;
 }
 

@@ -300,9 +300,7 @@ TYPED_TEST(SolverGpuTest, StageTimesAddUp) {
   testing::GpuCase c;
   c.complex_poisson = is_complex_v<Scalar>;
   using cuda::StageFusion;
-  int device = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  const tridiag::cuda::SelectionGpu selection = tridiag::cuda::device_selection_gpu(device);
+  const tridiag::cuda::SelectionGpu selection = tridiag::cuda::current_selection_gpu();
   // n2 ≤ kFusedMaxN: FusedStage; n2 ≥ 2047: the segment stage; by default where they pay on this
   // GPU (block_stage_pays, segment_stage_pays).
   for (const auto& [n2, fusion] :

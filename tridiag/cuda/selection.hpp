@@ -49,6 +49,9 @@ SelectionGpu selection_gpu(std::string_view gpu_name);
 /// @brief The table of CUDA device `device`: selection_gpu of its name.
 SelectionGpu device_selection_gpu(int device);
 
+/// @brief The table of the current CUDA device (device_selection_gpu), asked once per device.
+SelectionGpu current_selection_gpu();
+
 /// @brief Most rows a lane or thread of a complex configuration eliminates without pivoting: more
 /// lose accuracy on indefinite Helmholtz systems (bench/tridiag_select.py, MAX_COMPLEX_LANE_ROWS),
 /// also where the segment method's lanes passes eliminate whole segments of 32·K rows

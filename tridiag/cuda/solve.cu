@@ -495,16 +495,6 @@ bool columns_tiles_apply(index_t n, int K, bool general, const BatchLayout& dl,
   return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(dl, xl);
 }
 
-/// The selection table of the current device (device_selection_gpu), asked once per device.
-SelectionGpu current_selection_gpu() {
-  static PerDevice<std::monostate, SelectionGpu> gpus;
-  return gpus.get({}, [] {
-    int device = 0;
-    PSCR_CUDA_CHECK(cudaGetDevice(&device));
-    return device_selection_gpu(device);
-  });
-}
-
 /// Fills in an automatic method / rows_per_thread / staging from the current device's selection
 /// table (of the general form where `general`: a form with coefficient tiles); checks the rest. The
 /// sweep method on the general form, on interleaved layouts or where its arrays do not fit `budget`
@@ -1680,6 +1670,15 @@ detail::ShiftedMatrix<kernel_scalar_t<Scalar>> shifted_matrix(const DeviceSymTri
 }
 
 }  // namespace
+
+SelectionGpu current_selection_gpu() {
+  static PerDevice<std::monostate, SelectionGpu> gpus;
+  return gpus.get({}, [] {
+    int device = 0;
+    PSCR_CUDA_CHECK(cudaGetDevice(&device));
+    return device_selection_gpu(device);
+  });
+}
 
 template <class Scalar>
 DeviceSymTridiagBuffer<Scalar>::DeviceSymTridiagBuffer(const SymTridiag<Scalar>& t)
