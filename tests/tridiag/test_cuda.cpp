@@ -606,13 +606,6 @@ TYPED_TEST(CudaTridiagTest, BadOptionsThrowInputError) {
                InputError);  // empty batch
 }
 
-/// The selection table of the current device, as solve.cu picks it.
-cuda::SelectionGpu device_table() {
-  int device = 0;
-  PSCR_CUDA_CHECK(cudaGetDevice(&device));
-  return cuda::device_selection_gpu(device);
-}
-
 // What a call runs (resolved_options, with the device's selection table): the segment and block
 // methods take K from the table's nearest entry when it is either (PSCR's coarse solves ask for
 // the segment method where the table has block entries), else 8, or 4 complex; a block method
@@ -632,8 +625,8 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   // which a request for the segment method keeps.
   for (bool dominant : {false, true}) {
     SCOPED_TRACE(dominant ? "declared dominant" : "guarded");
-    const cuda::Options entry =
-        cuda::select_method(device_table(), 1024, 16384, false, complex, false, dominant);
+    const cuda::Options entry = cuda::select_method(cuda::current_selection_gpu(), 1024, 16384,
+                                                    false, complex, false, dominant);
     cuda::Options declared;
     declared.dominant = dominant;
     const cuda::Options table = resolved(1024, 16384, c1024, false, declared);
