@@ -8,7 +8,7 @@
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
 //                      [--forms shifted|general] [--rows K,K,...] [--systems dominant|helmholtz]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
-// columns, tiled_pcr, automatic, automatic_dominant, pivoting, cusparse; default all;
+// columns, tiled_pcr, window, automatic, automatic_dominant, pivoting, cusparse; default all;
 // automatic_dominant: the complex systems, which are diagonally dominant, solved with
 // Options::dominant), --layouts one layout, --scalars one scalar type, --forms one form (default
 // both of each), --rows the configurations of those rows per thread (partition M, segment, block
@@ -409,6 +409,10 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   configs.push_back({"sweep", false, {tc::Method::sweep, n > 768 ? 8 : 0}});
   if (n > 768 && (!kComplex || n <= tc::kSweepComplexWideMaxRows))
     configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
+  // window: overlapping windows of 512 rows, each solved alone (contiguous shifted systems of
+  // more than 512 rows whose rows are dominant enough; the others solved again by the table's
+  // method).
+  configs.push_back({"window", false, {tc::Method::window, 16}});
   // tiled_pcr: 2^k independent systems per system for its Thomas stage.
   for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});
@@ -635,10 +639,10 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--shapes")
       a.shapes = parse_shapes(value);
     else if (arg == "--methods")
-      a.sel.methods =
-          parse_list(arg, value,
-                     {"thomas", "partition", "warp", "segment", "block", "sweep", "columns",
-                      "tiled_pcr", "automatic", "automatic_dominant", "pivoting", "cusparse"});
+      a.sel.methods = parse_list(
+          arg, value,
+          {"thomas", "partition", "warp", "segment", "block", "sweep", "columns", "tiled_pcr",
+           "window", "automatic", "automatic_dominant", "pivoting", "cusparse"});
     else if (arg == "--layouts")
       a.sel.layouts = parse_list(arg, value, {"contiguous", "interleaved"});
     else if (arg == "--scalars")

@@ -87,6 +87,10 @@ std::vector<Config> non_pivoting_configs() {
   // (more independent systems than rows on small n: identity padding), the most (halo of 255
   // rows around each 4096-row chunk). The independent systems take the table's method.
   add(method_configs("tiled_pcr", cuda::Method::tiled_pcr, {0, 1, 5, cuda::kTiledPcrMaxSteps}));
+  // window: contiguous shifted systems of more than 512 rows, in place and elsewhere the sweep
+  // method's rules; the real dominant batches here pass its bound (|a| + |c| ≤ 2/7 |b|), the
+  // complex ones mostly not (solved again by the table's method).
+  add(method_configs("window", cuda::Method::window, {0, 16}));
   configs.push_back({"automatic", false, {}});
   // The table's entries for diagonally dominant systems (complex: more rows per lane). Every batch
   // these configurations run on is dominant or, ShiftedComplexDamped's, has a positive definite
@@ -277,6 +281,21 @@ TYPED_TEST(CudaTridiagTest, ShiftedComplexDamped) {
     for (index_t batch : batches_for(n))
       check_configs(testing::make_shifted<TypeParam>(n, batch, Kind::indefinite, seed++),
                     Form::shifted, configs);
+}
+
+// The window method where every window passes its decay bound (|a| + |c| ≤ 0.32 |b| on every
+// row): the dominant batches with A's and M's diagonals four times larger, so that the complex
+// ones pass too (a bound of about 1/4); each window's x is what the call returns.
+TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
+  std::uint64_t seed = 350;
+  for (index_t n : {513, 1000, 4097, 8191, 65537})
+    for (index_t batch : {index_t{1}, index_t{7}}) {
+      auto t = testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++);
+      for (auto* diag : {&t.A.diag, &t.M.diag})
+        for (TypeParam& e : *diag) e *= 4.0;
+      testing::fill_explicit_from_shifted(t);
+      check_configs(t, Form::shifted, method_configs("window", cuda::Method::window, {16}));
+    }
 }
 
 // Indefinite systems through the pivoting solver. Random general systems only up to n = 1023:
@@ -742,6 +761,20 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   EXPECT_NE(
       resolved(16385, 100, BatchLayout::contiguous(16385), false, {cuda::Method::sweep}).method,
       cuda::Method::sweep);
+  // The window method: contiguous shifted systems of more than 512 rows (K = 16); the others
+  // take the sweep method's rules.
+  for (index_t n : {513, 8192, 65537}) {
+    const cuda::Options w =
+        resolved(n, 100, BatchLayout::contiguous(n), false, {cuda::Method::window});
+    EXPECT_EQ(w.method, cuda::Method::window);
+    EXPECT_EQ(w.rows_per_thread, 16);
+    EXPECT_NE(resolved(n, 100, BatchLayout::interleaved(100), false, {cuda::Method::window}).method,
+              cuda::Method::window);
+    EXPECT_NE(resolved(n, 100, BatchLayout::contiguous(n), true, {cuda::Method::window}).method,
+              cuda::Method::window);
+  }
+  EXPECT_EQ(resolved(512, 100, BatchLayout::contiguous(512), false, {cuda::Method::window}).method,
+            cuda::Method::sweep);
   // What resolved_options reports is a valid request again and resolves to itself: the sweep's
   // K (12 at n = 361, 22 at n = 700) included, which check_options once refused.
   for (index_t n : {33, 361, 700, 769, 1000, 1025, 2048, 2049, 8192, 16384})
@@ -749,7 +782,8 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
       for (const cuda::Options& asked :
            {cuda::Options{}, cuda::Options{cuda::Method::sweep}, cuda::Options{cuda::Method::warp},
             cuda::Options{cuda::Method::block}, cuda::Options{cuda::Method::partition},
-            cuda::Options{cuda::Method::columns}, cuda::Options{cuda::Method::tiled_pcr}})
+            cuda::Options{cuda::Method::columns}, cuda::Options{cuda::Method::tiled_pcr},
+            cuda::Options{cuda::Method::window}})
         for (bool interleaved : {false, true}) {
           SCOPED_TRACE(::testing::Message() << "n " << n << (general ? " general" : " shifted")
                                             << (interleaved ? " interleaved" : "") << ", method "

@@ -358,6 +358,33 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
   return x;
 }
 
+/// The window method on one shifted system, as sweep_window_kernel runs it: each window of
+/// 32·16 rows (sweep_window) solved alone by the sweep's lanes (c′ and v in registers), its inner
+/// rows kept, and SweepDecayWatch over the window's rows with their true couplings (`passed`: no
+/// window flagged).
+template <class T>
+std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
+                              bool& passed) {
+  namespace dt = cuda::detail;
+  constexpr int K = 16, kRows = dt::kWarpLanes * K;
+  const index_t inner = kRows - 2 * dt::kSweepWindowHalo;
+  const double theta = dt::sweep_window_theta();
+  dt::SweepDecayWatch watch{theta * theta};
+  const dt::ShiftedRows<T> whole{m, s};
+  std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
+  for (index_t j = 0; j * inner < m.n; ++j) {
+    const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
+    const dt::ShiftedMatrix<T> wm{m.a_diag + w.lo, m.a_off + w.lo, m.m_diag + w.lo, m.m_off + w.lo,
+                                  w.rows};
+    const std::vector<T> dw(d.begin() + w.lo, d.begin() + w.lo + w.rows);
+    const std::vector<T> xw = emulate_sweep<dt::kSweepLaneRows<T>, true>(wm, s, dw, K);
+    for (int r = w.write_lo; r < w.write_hi; ++r) x[w.lo + r] = xw[r];
+    for (index_t r = w.lo; r < w.lo + w.rows; ++r) watch(whole.sub(r), whole.diag(r), whole.sup(r));
+  }
+  passed = !watch.failed;
+  return x;
+}
+
 /// The segment lanes over a padded tile of the whole system and the rows accessor of a holder
 /// (the rows and right-hand side the partition and warp kernels see, checked at n). Each lane
 /// solves its interior again once its interface values are known (lane_resolve), or with
@@ -1290,6 +1317,75 @@ TYPED_TEST(EmulationTest, SweepComplexDamped) {
 TYPED_TEST(EmulationTest, SweepClusterDominant) {
   sweep_cluster_sizes<TypeParam, 8>(testing::Kind::dominant, 15000);
   sweep_cluster_sizes<TypeParam, 16>(testing::Kind::dominant, 15100);
+}
+
+/// The window method's emulation on `t`'s systems through check_method; `passes`: whether every
+/// system must pass the decay bound (else none may).
+template <class Scalar>
+void check_windows(const testing::Batch<Scalar>& t, bool passes) {
+  check_method<1>(t, true, "window", nullptr, [&](const auto& m, const auto& s, const auto& d) {
+    bool passed = false;
+    const auto x = emulate_window(m, s, d, passed);
+    EXPECT_EQ(passed, passes) << "n " << t.n;
+    return x;
+  });
+}
+
+// Windows of strongly dominant systems (the dominant batches with A's and M's diagonals four times
+// larger: |a| + |c| ≤ |b|/4 or so) pass the bound and match the reference, one window to five.
+TYPED_TEST(EmulationTest, WindowStronglyDominant) {
+  std::uint64_t seed = 15400;
+  for (index_t n : {513, 1000, 1345, 4097, 8191}) {
+    auto t = testing::make_shifted<TypeParam>(n, 2, testing::Kind::dominant, seed++);
+    for (auto* diag : {&t.A.diag, &t.M.diag})
+      for (TypeParam& e : *diag) e *= 4.0;
+    testing::fill_explicit_from_shifted(t);
+    check_windows(t, true);
+  }
+}
+
+// At the bound: tridiag(ω, 1, ω) with 2|ω| = 0.32 ≤ θ ≈ 0.3219 passes, and 2|ω| = 0.33 is flagged.
+// Passing, every row is within 8 eps ‖x‖∞ of the reference: the inverse decays like ρ^k with
+// ρ + 1/ρ = 1/|ω| (ρ ≈ 0.166), so a halo of 16 rows would leave about |ω| ρ^17 ≈ 9e-15 ‖x‖∞ (a
+// mutation of sweep_window's top halo to 16 rows fails here), 32 rows about 3e-27.
+TYPED_TEST(EmulationTest, WindowAtItsBound) {
+  for (const auto& [omega, passes] : {std::pair{0.16, true}, std::pair{0.165, false}}) {
+    const index_t n = 2000;
+    testing::Batch<TypeParam> t;
+    t.n = n;
+    t.batch = 1;
+    // Complex: ω on the imaginary axis, whose magnitude the bound takes exactly.
+    TypeParam w;
+    if constexpr (is_complex_v<TypeParam>)
+      w = TypeParam(0.0, omega);
+    else
+      w = omega;
+    t.A.diag.assign(n, TypeParam(1));
+    t.A.off.assign(n - 1, w);
+    t.M.diag.assign(n, TypeParam(0));
+    t.M.off.assign(n - 1, TypeParam(0));
+    t.shifts = {TypeParam(0)};
+    testing::fill_explicit_from_shifted(t);
+    t.d = pscr::testing::random_vector<TypeParam>(n, 15500);
+    check_windows(t, passes);
+    if (!passes) continue;
+    using T = cuda::detail::kernel_scalar_t<TypeParam>;
+    std::vector<TypeParam> ref(n), work(n);
+    const BatchLayout l = BatchLayout::contiguous(n);
+    reference::solve_general(n, 1, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l, ref.data(), l,
+                             work.data(), n);
+    bool passed = false;
+    const std::vector<T> x = emulate_window(kernel_matrix(t), T(0),
+                                            std::vector<T>(cuda::detail::as_kernel(t.d.data()),
+                                                           cuda::detail::as_kernel(t.d.data()) + n),
+                                            passed);
+    double largest = 0, error = 0;
+    for (index_t r = 0; r < n; ++r) {
+      largest = std::max(largest, std::abs(ref[r]));
+      error = std::max(error, std::abs(reinterpret_cast<const TypeParam&>(x[r]) - ref[r]));
+    }
+    EXPECT_LE(error, 8 * std::numeric_limits<double>::epsilon() * largest);
+  }
 }
 
 // The complex instances not declared dominant: their spike, coarse and InBlock solves guarded.

@@ -51,6 +51,12 @@ TEST(CudaOptions, TiledPcrTakesUpToItsMostSteps) {
   for (int r : {-1, cuda::kTiledPcrMaxSteps + 1, 16}) expect_invalid(Method::tiled_pcr, r);
 }
 
+// The window method's K: 16 (windows of 512 rows), or 0 for it.
+TEST(CudaOptions, WindowTakesSixteenRows) {
+  for (int r : {0, 16}) expect_valid(Method::window, r);
+  for (int r : {-1, 2, 8, 24, 32}) expect_invalid(Method::window, r);
+}
+
 // A refusal names what was expected and what was found.
 TEST(CudaOptions, RefusalsNameTheRowsTaken) {
   auto message = [](Method method, int rows) -> std::string {

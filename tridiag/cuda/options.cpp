@@ -19,6 +19,11 @@ void check_options(const Options& options) {
             "must be 0 to "
             << kTiledPcrMaxSteps << ", got " << r);
       return;
+    case Method::window:
+      if (r != 0 && r != 16)
+        PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the window method must be 0 or 16, got "
+                         << r);
+      return;
     case Method::partition:
       if (r != 0 && !PartitionRows::contains(r))
         PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the partition method must be 0, "

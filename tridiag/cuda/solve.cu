@@ -5,6 +5,7 @@
 // Kernels: thomas.cuh, partition.cuh, warp.cuh, segment.cuh, segment_lanes.cuh, columns.cuh,
 // sweep.cuh, tiled_pcr.cuh.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -55,6 +56,15 @@ constexpr int thomas_chunk() {
 
 Strides strides(const BatchLayout& l) {
   return {l.system_stride, l.row_stride};
+}
+/// Whether the elements of n × batch systems at `a` (layout al) and at `b` (bl) share memory: their
+/// spans, first to last element, intersect.
+template <class T>
+bool arrays_overlap(const T* a, const BatchLayout& al, const T* b, const BatchLayout& bl, index_t n,
+                    index_t batch) {
+  const T* a_end = a + al.offset(batch - 1, n - 1) + 1;
+  const T* b_end = b + bl.offset(batch - 1, n - 1) + 1;
+  return a < b_end && b < a_end;
 }
 /// Rows of a system are closer together than systems of a row: walk rows fastest.
 bool row_fastest(const BatchLayout& l) {
@@ -495,6 +505,9 @@ bool columns_tiles_apply(index_t n, int K, bool general, const BatchLayout& dl,
   return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(dl, xl);
 }
 
+/// K of the window method (Method::window): windows of 512 rows, 448 of them written.
+constexpr int kWindowLaneRows = 16;
+
 /// Fills in an automatic method / rows_per_thread / staging from the current device's selection
 /// table (of the general form where `general`: a form with coefficient tiles); checks the rest. The
 /// sweep method on the general form, on interleaved layouts or where its arrays do not fit `budget`
@@ -532,6 +545,17 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
   const int lanes_k = call_lanes                                  ? r
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
+  if (opt.method == Method::window) {
+    // Windows of 32·16 rows; a system that one window covers, the general form and interleaved
+    // layouts run the sweep method (and where it does not apply, its replacements).
+    if (general || interleaved || n <= detail::kWarpLanes * kWindowLaneRows) {
+      opt.method = Method::sweep;
+      opt.rows_per_thread = 0;
+    } else {
+      opt.rows_per_thread = kWindowLaneRows;
+      return opt;
+    }
+  }
   if (opt.method == Method::sweep) {
     // The sweep method's K: the call's, else the table's where the method is its entry's (0
     // where the measured K is the one left open: bench/tridiag_select.py, table_rows).
@@ -648,6 +672,14 @@ template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget);
 
+/// What the window method solves a batch with again where a window's rows failed its bound: the
+/// selection table's method.
+Options window_fallback(const Options& opt) {
+  Options exact;
+  exact.dominant = opt.dominant;
+  return exact;
+}
+
 /// Workspace scalars of a segmented solve (run_segmented) of `segments` segments per system that
 /// keeps `kept` scalars besides its coarse systems: none for one segment.
 template <class T>
@@ -676,6 +708,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
+  if (opt.method == Method::window)  // its failed windows' count, then the exact solve's
+    return std::max<index_t>(
+        1, required_workspace<T>(n, batch, interleaved, tiles, window_fallback(opt), budget));
   const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
   const int K = opt.rows_per_thread;
   if (opt.method == Method::segment) {
@@ -1471,6 +1506,35 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
     launch(std::false_type{});
 }
 
+/// The window method's kernel (resolve checked that it applies): blocks of the warps that keep the
+/// most resident (sweep_block_warps of the sweep kernel's instance with the same arrays), as many
+/// as are resident (or the windows' systems need), each taking an equal share of them. Counts the
+/// windows whose rows fail the decay bound in `failed` (zeroed first).
+template <class T>
+void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
+                         const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
+                         unsigned* failed, std::size_t budget) {
+  constexpr int K = kWindowLaneRows;
+  using detail::SweepStaging;
+  const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(K, budget);
+  const int warps = blocking.warps;
+  const std::size_t smem = sweep_smem(K, warps, sizeof(T), K) + 4 * sizeof(T);  // and `cut`
+  auto* kernel = detail::sweep_window_kernel<T, K>;
+  allow_shared(kernel, smem);
+  const int threads = warps * detail::kWarpLanes;
+  detail::SweepWindows win{};
+  win.inner = detail::kWarpLanes * K - 2 * detail::kSweepWindowHalo;
+  win.count = (form.m.n + win.inner - 1) / win.inner;
+  const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
+  const double theta = detail::sweep_window_theta();
+  win.theta2 = theta * theta;
+  win.failed = failed;
+  PSCR_CUDA_CHECK(cudaMemsetAsync(failed, 0, sizeof(unsigned), stream));
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, win,
+                                                                   d, strides(dl), x, strides(xl));
+  PSCR_CUDA_CHECK_LAUNCH();
+}
+
 template <class T, class Form>
 void launch_pivoting(cudaStream_t stream, const Form& form, index_t n, index_t batch, const T* d,
                      const BatchLayout& dl, T* x, const BatchLayout& xl, T* ws) {
@@ -1487,6 +1551,22 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   opt = resolve(opt, n, batch, interleaved, tiles_take_rows(dl, xl), !std::is_floating_point_v<T>,
                 Form::tiles > 0, budget);
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
+    if (opt.method == Method::window) {
+      // In place, a window's halo rows would be other windows' x, and the fallback would need d.
+      if (arrays_overlap(d, dl, x, xl, n, batch)) {
+        solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
+        return;
+      }
+      auto* failed = reinterpret_cast<unsigned*>(ws);
+      launch_sweep_window(stream, form, batch, d, dl, x, xl, failed, budget);
+      unsigned failed_windows = 0;
+      PSCR_CUDA_CHECK(cudaMemcpyAsync(&failed_windows, failed, sizeof failed_windows,
+                                      cudaMemcpyDeviceToHost, stream));
+      PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (failed_windows > 0)
+        solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
+      return;
+    }
     if (opt.method == Method::sweep) {
       launch_sweep(stream, form, opt.rows_per_thread, batch, d, dl, x, xl, budget,
                    sweep_guarded(!std::is_floating_point_v<T>, opt.dominant));

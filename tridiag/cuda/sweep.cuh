@@ -33,6 +33,8 @@
 /// sweep_slot) are host and device code: tests/tridiag/test_cuda_emulation.cu runs them on the CPU.
 /// Include only from .cu files.
 
+#include <cmath>
+
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/warp.cuh"
 
@@ -201,21 +203,32 @@ PSCR_HD void sweep_lane_rows(int K, int skip, bool up, Step step) {
   }
 }
 
+/// What sweep_reduce shows each row of the lane it reduces (its coupling to the row before, its
+/// diagonal, its coupling to the row after): nothing, for every method but the window method
+/// (SweepDecayWatch).
+struct SweepNoWatch {
+  template <class T>
+  PSCR_HD void operator()(const T&, const T&, const T&) {}
+};
+
 /// Step 2 of the file comment for the lane whose first row is at slot `base`: overwrites the
 /// interior of `dx` (d) with d′ and fills c′ and v into `kept`, and returns the lane's reduced
 /// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
-/// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound).
-template <class T, int NextFirst, class Kept>
+/// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound). `watch` sees
+/// each of the lane's rows (a, b, c).
+template <class T, int NextFirst, class Kept, class Watch = SweepNoWatch>
 PSCR_HD void sweep_reduce(const SweepRows<T, NextFirst>& rows, T* dx, Kept& kept, int base, int K,
-                          Row4<T>& P, Row4<T>& Q) {
+                          Row4<T>& P, Row4<T>& Q, Watch&& watch = Watch{}) {
   T off = rows.off(base + 1);  // coupling of rows p and p + 1
   const T a_f = rows.off(base), b_f = rows.diag(base), c_f = off;
+  watch(a_f, b_f, c_f);
   T c = T(0), d = T(0), v = T(0);  // c′, d′, v of the row before
   sweep_lane_rows<Kept>(K, 0, false, [&](int i) {
     const int t = base + i;
     const T a = off;
     const T b = rows.diag(t);
     off = rows.off(t + 1);
+    watch(a, b, off);
     const T inv = recip(i == 1 ? b : b - a * c);
     d = (i == 1 ? dx[t] : dx[t] - a * d) * inv;
     v = (i == 1 ? a : -a * v) * inv;
@@ -226,6 +239,7 @@ PSCR_HD void sweep_reduce(const SweepRows<T, NextFirst>& rows, T* dx, Kept& kept
   });
   const int tl = base + K - 1;
   const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + NextFirst);
+  watch(a_l, b_l, c_l);
   Q = {-a_l * v, b_l - a_l * c, c_l, {dx[tl] - a_l * d}};
   // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up (the last one is D, G, H).
   T D = d, G = v, H = c;
@@ -257,6 +271,32 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
 /// registers for the next system (lane l rows l, l + 32, ...): systems of up to 512 rows.
 constexpr int kSweepPrefetchRows = 16;
 
+/// The block's tables of A and M at the start of a sweep kernel's shared memory: four arrays of A
+/// scalars (sweep_array), row r of `m` at slot(r) for r = 0..rows (identity rows past m.n:
+/// shifted_matrix_row), filled by the whole block.
+template <class T>
+struct SweepTables {
+  T* ad;
+  T* md;
+  T* ao;
+  T* mo;
+};
+template <class T, class Slot>
+__device__ SweepTables<T> load_sweep_tables(unsigned char* smem, int A, const ShiftedMatrix<T>& m,
+                                            int rows, Slot slot) {
+  T* ad = reinterpret_cast<T*>(smem);
+  const SweepTables<T> tables{ad, ad + A, ad + 2 * A, ad + 3 * A};
+  for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
+    const int t = slot(r);
+    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
+    tables.ad[t] = e.ad;
+    tables.md[t] = e.md;
+    tables.ao[t] = e.ao;
+    tables.mo[t] = e.mo;
+  }
+  return tables;
+}
+
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
 /// > 0: c′ in registers (K ≤ RegisterRows), and v too where Staging is buffers (K = RegisterRows,
@@ -282,23 +322,13 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
       return sweep_slot(r, inv_k);
   };
   const int A = sweep_array(K);
-  T* ad = reinterpret_cast<T*>(smem_raw);
-  T* md = ad + A;
-  T* ao = md + A;
-  T* mo = ao + A;
+  const int rows = kWarpLanes * K;
+  const SweepTables<T> tables = load_sweep_tables(smem_raw, A, m, rows, slot);
+  T *const ad = tables.ad, *const md = tables.md, *const ao = tables.ao, *const mo = tables.mo;
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   T* arrays = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
   const int n = static_cast<int>(m.n);
-  const int rows = kWarpLanes * K;
-  for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
-    const int t = slot(r);
-    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
-    ad[t] = e.ad;
-    md[t] = e.md;
-    ao[t] = e.ao;
-    mo[t] = e.mo;
-  }
   // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
   for (int r = n + lane; r < rows; r += kWarpLanes) {
     const int t = slot(r);
@@ -386,6 +416,177 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
     __syncwarp();
     for (int r = lane; r < n; r += kWarpLanes) x[xs.at(k, r)] = dx[slot(r)];
     __syncwarp();
+  }
+}
+
+/// The window method (Method::window, shifted form, contiguous rows): a system of n > 32·K rows is
+/// cut into windows of 32·K rows that overlap by 2·kSweepWindowHalo, and each window is solved as
+/// a system of its own (its couplings to the rows outside taken as zero) by one warp, as the sweep
+/// kernel solves a system, writing only its inner rows, those at least kSweepWindowHalo rows from a
+/// cut end. Where every row of a window satisfies |a| + |c| ≤ θ|b| (a, c its true couplings), the
+/// inner rows' x differs from the whole system's by at most 2θ^(L+1)‖x‖∞ (L = kSweepWindowHalo):
+/// the influence of x beyond the cut on row i is (T_W⁻¹)_{i,last}·c, whose magnitude is
+/// Π_{j=i}^{last−1} |c′_j| · |c/w_last|, each factor at most |c_j| / (|b_j| − |a_j|) ≤ θ (by
+/// induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
+/// that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos again, mostly from
+/// L2), x written once, for any n. A window with a row past the bound counts itself in `failed`,
+/// and the solve then runs the exact method (solve.cu, launch_sweep_window's caller).
+constexpr int kSweepWindowHalo = 32;
+
+/// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
+/// writes `inner` = rows − 2·kSweepWindowHalo of them, window j rows [j·inner, (j + 1)·inner),
+/// and reads rows [j·inner − halo, j·inner − halo + rows) within [0, n).
+struct SweepWindows {
+  index_t inner;     // rows each window writes
+  index_t count;     // windows per system
+  double theta2;     // θ² of the decay bound
+  unsigned* failed;  // windows of a system with a row past the bound, counted
+};
+
+/// Window j's rows in a system of n rows (SweepWindows' geometry): it reads global rows
+/// [lo, lo + rows) and writes its rows [write_lo, write_hi) (window-local), global
+/// [j·inner, (j + 1)·inner) within [0, n).
+struct SweepWindow {
+  index_t lo;
+  int rows, write_lo, write_hi;
+};
+PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, index_t n) {
+  const index_t top = j * inner;  // the window's first row written
+  const index_t lo = top > kSweepWindowHalo ? top - kSweepWindowHalo : 0;
+  const index_t hi = lo + window_rows < n ? lo + window_rows : n;
+  const index_t end = top + inner < n ? top + inner : n;
+  return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
+}
+
+/// θ of the window method's decay bound: 2θ^(L+1) = 2^-53 (L = kSweepWindowHalo), θ ≈ 0.3219.
+inline double sweep_window_theta() {
+  return std::exp2(-54.0 / (kSweepWindowHalo + 1));
+}
+
+/// |z| bounded above: |re| + (√2 − 1)|im| for |re| ≥ |im| (hypot(x, y) ≤ x + (√2 − 1) y there,
+/// equal at y = 0 and y = x, the difference convex in between), 0.41422 rounded up.
+PSCR_HD double magnitude_above(double z) {
+  return fabs(z);
+}
+PSCR_HD double magnitude_above(const Complex& z) {
+  const double x = fabs(z.re), y = fabs(z.im);
+  return fmax(x, y) + 0.41422 * fmin(x, y);
+}
+PSCR_HD double squared_magnitude(double z) {
+  return z * z;
+}
+PSCR_HD double squared_magnitude(const Complex& z) {
+  return z.re * z.re + z.im * z.im;
+}
+
+/// The window method's bound on a row (a, b, c): (|a| + |c|)² ≤ θ²|b|² (failed otherwise, NaN
+/// included), |a| and |c| bounded above.
+struct SweepDecayWatch {
+  double theta2;
+  bool failed = false;
+  template <class T>
+  PSCR_HD void operator()(const T& a, const T& b, const T& c) {
+    const double s = magnitude_above(a) + magnitude_above(c);
+    failed |= !(s * s <= theta2 * squared_magnitude(b));
+  }
+};
+
+/// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
+/// block (so that every SM gets the same work whatever the count of windows and systems); per
+/// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
+/// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
+/// solves whole systems (c′ and v in registers, d in two buffers). The watch covers the window's
+/// rows with their couplings inside it; lane 0 also checks the two cut rows with their couplings
+/// outside.
+template <class T, int K>
+__global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
+    sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
+                        const T* d, Strides ds, T* x, Strides xs) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  constexpr int kRows = kWarpLanes * K;
+  const int A = sweep_array(K);
+  const auto slot = [](int r) { return r + r / K; };
+  const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
+  const int warps = static_cast<int>(blockDim.x) / kWarpLanes;
+  T* arrays = reinterpret_cast<T*>(smem_raw) + kSweepTables * A + warp * 2 * A;
+  // The four couplings the window cuts, past the warps' arrays.
+  T* cut = reinterpret_cast<T*>(smem_raw) + (kSweepTables + 2 * warps) * A;
+  const int base = lane * (K + 1);
+  // The block's units, (window, system) pairs window by window: an equal share of all of them.
+  const index_t units = win.count * batch;
+  const index_t end = units * (blockIdx.x + 1) / gridDim.x;
+  for (index_t u = units * blockIdx.x / gridDim.x; u < end;) {
+    const index_t j = u / batch;
+    const index_t k_begin = u - j * batch;
+    const index_t k_end = end - j * batch < batch ? end - j * batch : batch;
+    u = j * batch + k_end;
+    const SweepWindow window = sweep_window(j, win.inner, kRows, m.n);
+    const index_t lo = window.lo, hi = lo + window.rows;
+    const int n = window.rows;
+    // The window as a system of n rows: row 0 couples nothing before it, row n − 1 nothing after.
+    const ShiftedMatrix<T> w{m.a_diag + lo, m.a_off + lo, m.m_diag + lo, m.m_off + lo, n};
+    const SweepTables<T> tables = load_sweep_tables(smem_raw, A, w, kRows, slot);
+    // The couplings the window cuts, zero at the system's ends: of row lo to row lo − 1, and of
+    // row hi − 1 to row hi (A's, then M's).
+    if (threadIdx.x == 0) {
+      cut[0] = lo > 0 ? m.a_off[lo - 1] : T(0);
+      cut[1] = lo > 0 ? m.m_off[lo - 1] : T(0);
+      cut[2] = hi < m.n ? m.a_off[hi - 1] : T(0);
+      cut[3] = hi < m.n ? m.m_off[hi - 1] : T(0);
+    }
+    // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
+    for (int r = n + lane; r < kRows; r += kWarpLanes) {
+      const int t = r + r / K;
+      arrays[t] = T(0);
+      arrays[A + t] = T(0);
+    }
+    __syncthreads();
+
+    const int last = n - 1 + (n - 1) / K;  // the slot of the window's last row
+    auto fetch = [&](index_t k, T* buffer) {
+      const T* row = d + ds.at(k, lo + lane);
+      for (int r = lane; r < n; r += kWarpLanes, row += kWarpLanes * ds.row)
+        copy_async(buffer + r + r / K, row);
+      copy_async_commit();
+    };
+    const index_t first = k_begin + warp;
+    T next_shift{};
+    if (first < k_end) {
+      next_shift = shifts[first];
+      fetch(first, arrays);
+    }
+    int parity = 0;  // the array holding system k's d
+    for (index_t k = first; k < k_end; k += warps, parity ^= 1) {
+      T* dx = arrays + parity * A;
+      const T shift = next_shift;
+      if (k + warps < k_end) {
+        next_shift = shifts[k + warps];
+        fetch(k + warps, arrays + (parity ^ 1) * A);
+        copy_async_wait_pending<1>();
+      } else {
+        copy_async_wait();
+      }
+      __syncwarp();
+      SweepLaneKept<T, K> kept;
+      SweepDecayWatch watch{win.theta2};
+      Row4<T> P, Q;
+      const SweepRows<T> rows{tables.ad, tables.md, tables.ao, tables.mo, shift};
+      sweep_reduce(rows, dx, kept, base, K, P, Q, watch);
+      if (lane == 0) {  // the cut rows with their couplings outside the window
+        watch(cut[0] + shift * cut[1], rows.diag(0), rows.off(1));
+        watch(rows.off(last), rows.diag(last), cut[2] + shift * cut[3]);
+      }
+      T x_first, x_last;
+      guarded_reduced_solve<false>(P, Q, x_first, x_last);
+      sweep_substitute(dx, kept, base, K, x_first, x_last);
+      if (__any_sync(0xffffffffu, watch.failed) && lane == 0) atomicAdd(win.failed, 1u);
+      __syncwarp();
+      for (int r = window.write_lo + lane; r < window.write_hi; r += kWarpLanes)
+        x[xs.at(k, lo + r)] = dx[r + r / K];
+      __syncwarp();
+    }
+    __syncthreads();  // every warp done with the window's tables before the next window's
   }
 }
 
