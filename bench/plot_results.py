@@ -409,11 +409,12 @@ def candidate(r, dominant=False, helmholtz=False):
     """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
     accurate, and for complex scalars one that serves systems not declared dominant
     (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally
-    dominant systems; automatic and automatic_dominant are the selection among the others).
+    dominant systems; automatic and automatic_dominant are the selection among the others; the
+    window method, asked for by name only, is not one: tridiag_select.py leaves it out).
     `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), whose residual
     counts as tridiag_select.accurate has it."""
     if (not timed(r) or not accurate(r["max_residual"], helmholtz)
-            or r["method"] in ("copy", "automatic", "automatic_dominant")
+            or r["method"] in ("copy", "automatic", "automatic_dominant", "window")
             or r["method"].startswith("cusparse")):
         return False
     return (dominant or r["scalar"] != "complex"

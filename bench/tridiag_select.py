@@ -180,6 +180,8 @@ def fastest(path, helmholtz):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
+            # Not the window method: a batch that fails its bound pays both solves, and the
+            # table's entries do not know the systems' dominance (docs/tridiag-performance.md).
             methods = ("thomas", "partition", "warp", "segment", "block", "columns", "sweep",
                        "tiled_pcr")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
