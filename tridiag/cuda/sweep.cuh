@@ -440,7 +440,7 @@ struct SweepWindows {
   index_t inner;     // rows each window writes
   index_t count;     // windows per system
   double theta2;     // θ² of the decay bound
-  unsigned* failed;  // windows of a system with a row past the bound, counted
+  unsigned* failed;  // the windows (of every system) with a row past the bound, counted
 };
 
 /// Window j's rows in a system of n rows (SweepWindows' geometry): it reads global rows
