@@ -20,9 +20,9 @@ void check_options(const Options& options) {
             << kTiledPcrMaxSteps << ", got " << r);
       return;
     case Method::window:
-      if (r != 0 && r != 16)
-        PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the window method must be 0 or 16, got "
-                         << r);
+      if (r != 0 && r != kWindowLaneRows)
+        PSCR_INPUT_ERROR("tridiag::cuda: rows_per_thread of the window method must be 0 or "
+                         << kWindowLaneRows << ", got " << r);
       return;
     case Method::partition:
       if (r != 0 && !PartitionRows::contains(r))

@@ -505,9 +505,6 @@ bool columns_tiles_apply(index_t n, int K, bool general, const BatchLayout& dl,
   return columns_tiles_smem(n, K, general, sizeof(T)) > 0 && tiles_take_rows(dl, xl);
 }
 
-/// K of the window method (Method::window): windows of 512 rows, 448 of them written.
-constexpr int kWindowLaneRows = 16;
-
 /// Fills in an automatic method / rows_per_thread / staging from the current device's selection
 /// table (of the general form where `general`: a form with coefficient tiles); checks the rest. The
 /// sweep method on the general form, on interleaved layouts or where its arrays do not fit `budget`

@@ -114,17 +114,17 @@
 ///              systems; any layout (coalesced for rows that are contiguous). d read once, x
 ///              written once, the reduced rows through the workspace (96 bytes per row real and
 ///              more).
-///   window:    shifted form, rows contiguous, n > 32·K (K = rows_per_thread: 0 or 16;
-///              tridiag/cuda/sweep.cuh, sweep_window_kernel): each system cut into windows of
-///              32·K rows that overlap by 64, each solved alone by one warp as the sweep method
-///              solves a system, writing only the rows at least 32 from a cut. Exact to rounding
-///              where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33) ≈ 0.32 (checked on
-///              the device for every window); where a row does not, the whole batch is solved
-///              again by the selection table's method after the call has waited for the check
-///              (this method alone synchronizes `stream`, so it cannot be captured into a CUDA
-///              graph). d read once (the halos twice), x written once. In place (x aliasing d)
-///              the table's method at once; the general form, interleaved layouts and n ≤ 32·K
-///              take the sweep method's rules.
+///   window:    shifted form, rows contiguous, n > 32·K (K = rows_per_thread: 0 or
+///              kWindowLaneRows = 16; tridiag/cuda/sweep.cuh, sweep_window_kernel): each system
+///              cut into windows of 32·K rows that overlap by 64, each solved alone by one warp as
+///              the sweep method solves a system, writing only the rows at least 32 from a cut.
+///              Exact to rounding where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33)
+///              ≈ 0.32 (checked on the device for every window); where a row does not, the whole
+///              batch is solved again by the selection table's method after the call has waited
+///              for the check (this method alone synchronizes `stream`, so it cannot be captured
+///              into a CUDA graph). d read once (the halos twice), x written once. In place (x
+///              aliasing d) the table's method at once; the general form, interleaved layouts
+///              and n ≤ 32·K take the sweep method's rules.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type).
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
@@ -228,6 +228,9 @@ struct Options {
 
 /// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.
 inline constexpr int kSweepMaxLaneRows = 64;
+
+/// @brief Rows per lane of the window method: windows of 32·16 = 512 rows, 448 of them written.
+inline constexpr int kWindowLaneRows = 16;
 
 /// @brief Most PCR steps of the tiled PCR method (2^8 independent systems per system): its
 /// sliding window holds about 2^(k+1) + 128 k rows per block in shared memory.

@@ -271,32 +271,6 @@ PSCR_HD void sweep_substitute(T* dx, Kept& kept, int base, int K, T first, T las
 /// registers for the next system (lane l rows l, l + 32, ...): systems of up to 512 rows.
 constexpr int kSweepPrefetchRows = 16;
 
-/// The block's tables of A and M at the start of a sweep kernel's shared memory: four arrays of A
-/// scalars (sweep_array), row r of `m` at slot(r) for r = 0..rows (identity rows past m.n:
-/// shifted_matrix_row), filled by the whole block.
-template <class T>
-struct SweepTables {
-  T* ad;
-  T* md;
-  T* ao;
-  T* mo;
-};
-template <class T, class Slot>
-__device__ SweepTables<T> load_sweep_tables(unsigned char* smem, int A, const ShiftedMatrix<T>& m,
-                                            int rows, Slot slot) {
-  T* ad = reinterpret_cast<T*>(smem);
-  const SweepTables<T> tables{ad, ad + A, ad + 2 * A, ad + 3 * A};
-  for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
-    const int t = slot(r);
-    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
-    tables.ad[t] = e.ad;
-    tables.md[t] = e.md;
-    tables.ao[t] = e.ao;
-    tables.mo[t] = e.mo;
-  }
-  return tables;
-}
-
 /// Warps of W = blockDim.x / 32 take systems gw, gw + warps in the grid, ... (gw: the warp's
 /// index in the grid), each on its own arrays; the block's tables are loaded once. RegisterRows
 /// > 0: c′ in registers (K ≤ RegisterRows), and v too where Staging is buffers (K = RegisterRows,
@@ -322,13 +296,23 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
       return sweep_slot(r, inv_k);
   };
   const int A = sweep_array(K);
-  const int rows = kWarpLanes * K;
-  const SweepTables<T> tables = load_sweep_tables(smem_raw, A, m, rows, slot);
-  T *const ad = tables.ad, *const md = tables.md, *const ao = tables.ao, *const mo = tables.mo;
+  T* ad = reinterpret_cast<T*>(smem_raw);
+  T* md = ad + A;
+  T* ao = md + A;
+  T* mo = ao + A;
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   T* arrays = mo + A + warp * sweep_warp_arrays(RegisterRows) * A;
   const int n = static_cast<int>(m.n);
+  const int rows = kWarpLanes * K;
+  for (int r = static_cast<int>(threadIdx.x); r <= rows; r += static_cast<int>(blockDim.x)) {
+    const int t = slot(r);
+    const ShiftedMatrixRow<T> e = shifted_matrix_row(m, r);
+    ad[t] = e.ad;
+    md[t] = e.md;
+    ao[t] = e.ao;
+    mo[t] = e.mo;
+  }
   // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
   for (int r = n + lane; r < rows; r += kWarpLanes) {
     const int t = slot(r);
@@ -509,9 +493,14 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const int warps = static_cast<int>(blockDim.x) / kWarpLanes;
-  T* arrays = reinterpret_cast<T*>(smem_raw) + kSweepTables * A + warp * 2 * A;
-  // The four couplings the window cuts, past the warps' arrays.
-  T* cut = reinterpret_cast<T*>(smem_raw) + (kSweepTables + 2 * warps) * A;
+  // The tables as sweep_kernel lays them out (its loop of their loads is not shared through a
+  // function: every sweep_kernel instance compiled to other machine code with one, cubin_diff).
+  T* ad = reinterpret_cast<T*>(smem_raw);
+  T* md = ad + A;
+  T* ao = md + A;
+  T* mo = ao + A;
+  T* arrays = mo + A + warp * 2 * A;
+  T* cut = mo + A + 2 * warps * A;  // the four couplings the window cuts
   const int base = lane * (K + 1);
   // The block's units, (window, system) pairs window by window: an equal share of all of them.
   const index_t units = win.count * batch;
@@ -526,7 +515,14 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     const int n = window.rows;
     // The window as a system of n rows: row 0 couples nothing before it, row n − 1 nothing after.
     const ShiftedMatrix<T> w{m.a_diag + lo, m.a_off + lo, m.m_diag + lo, m.m_off + lo, n};
-    const SweepTables<T> tables = load_sweep_tables(smem_raw, A, w, kRows, slot);
+    for (int r = static_cast<int>(threadIdx.x); r <= kRows; r += static_cast<int>(blockDim.x)) {
+      const int t = slot(r);
+      const ShiftedMatrixRow<T> e = shifted_matrix_row(w, r);
+      ad[t] = e.ad;
+      md[t] = e.md;
+      ao[t] = e.ao;
+      mo[t] = e.mo;
+    }
     // The couplings the window cuts, zero at the system's ends: of row lo to row lo − 1, and of
     // row hi − 1 to row hi (A's, then M's).
     if (threadIdx.x == 0) {
@@ -537,17 +533,16 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
-      const int t = r + r / K;
-      arrays[t] = T(0);
-      arrays[A + t] = T(0);
+      arrays[slot(r)] = T(0);
+      arrays[A + slot(r)] = T(0);
     }
     __syncthreads();
 
-    const int last = n - 1 + (n - 1) / K;  // the slot of the window's last row
+    const int last = slot(n - 1);  // the window's last row
     auto fetch = [&](index_t k, T* buffer) {
       const T* row = d + ds.at(k, lo + lane);
       for (int r = lane; r < n; r += kWarpLanes, row += kWarpLanes * ds.row)
-        copy_async(buffer + r + r / K, row);
+        copy_async(buffer + slot(r), row);
       copy_async_commit();
     };
     const index_t first = k_begin + warp;
@@ -571,7 +566,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       SweepLaneKept<T, K> kept;
       SweepDecayWatch watch{win.theta2};
       Row4<T> P, Q;
-      const SweepRows<T> rows{tables.ad, tables.md, tables.ao, tables.mo, shift};
+      const SweepRows<T> rows{ad, md, ao, mo, shift};
       sweep_reduce(rows, dx, kept, base, K, P, Q, watch);
       if (lane == 0) {  // the cut rows with their couplings outside the window
         watch(cut[0] + shift * cut[1], rows.diag(0), rows.off(1));
@@ -583,7 +578,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       if (__any_sync(0xffffffffu, watch.failed) && lane == 0) atomicAdd(win.failed, 1u);
       __syncwarp();
       for (int r = window.write_lo + lane; r < window.write_hi; r += kWarpLanes)
-        x[xs.at(k, lo + r)] = dx[r + r / K];
+        x[xs.at(k, lo + r)] = dx[slot(r)];
       __syncwarp();
     }
     __syncthreads();  // every warp done with the window's tables before the next window's
