@@ -405,29 +405,36 @@ def timed(r):
     return r["median_ms"] > 0
 
 
-def candidate(r, dominant=False, helmholtz=False):
+def candidate(r, dominant=False, helmholtz=False, window_bound=False):
     """One of our methods that the selection table may pick (bench/tridiag_select.py): timed,
     accurate, and for complex scalars one that serves systems not declared dominant
     (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally
-    dominant systems; automatic and automatic_dominant are the selection among the others; the
-    window method, asked for by name only, is not one: tridiag_select.py leaves it out).
+    dominant systems; automatic and automatic_dominant are the selection among the others).
+    `window_bound`: for calls that assure the window method's bound (Options::window_bound,
+    which implies dominance), the window method's "assured" rows too, which the table's `window`
+    flags choose; otherwise the window method is not one (it checks its bound and waits).
     `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), whose residual
     counts as tridiag_select.accurate has it."""
-    if (not timed(r) or not accurate(r["max_residual"], helmholtz)
-            or r["method"] in ("copy", "automatic", "automatic_dominant", "window")
+    if not timed(r) or not accurate(r["max_residual"], helmholtz):
+        return False
+    if r["method"] == "window":
+        return window_bound and r["staging"] == "assured"
+    if (r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False
-    return (dominant or r["scalar"] != "complex"
+    return (dominant or window_bound or r["scalar"] != "complex"
             or serves_indefinite(r["method"], int(r["rows_per_thread"]), r["n"]))
 
 
-def best_shifted(rows, scalar, layout, n, batch, dominant=False, helmholtz=False):
+def best_shifted(rows, scalar, layout, n, batch, dominant=False, helmholtz=False,
+                 window_bound=False):
     """The shifted-form candidate with the largest fraction of the copy bandwidth at this shape,
     scalar and layout (what a selection table regenerated from the CSV picks; `dominant`: its
-    entry for diagonally dominant systems; `helmholtz`: rows of Helmholtz systems), or None."""
+    entry for diagonally dominant systems; `helmholtz`: rows of Helmholtz systems;
+    `window_bound`: calls that assure the window method's bound), or None."""
     fixed = [r for r in rows if r["form"] == "shifted" and r["scalar"] == scalar
              and r["layout"] == layout and r["n"] == n and r["batch"] == batch
-             and candidate(r, dominant, helmholtz)]
+             and candidate(r, dominant, helmholtz, window_bound)]
     return max(fixed, key=lambda r: r["fraction_of_copy"]) if fixed else None
 
 

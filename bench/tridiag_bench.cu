@@ -410,9 +410,15 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   if (n > 768 && (!kComplex || n <= tc::kSweepComplexWideMaxRows))
     configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
   // window: overlapping windows of 512 rows, each solved alone (contiguous shifted systems of
-  // more than 512 rows whose rows are dominant enough; the others solved again by the table's
-  // method).
+  // more than 512 rows whose rows are dominant enough), staging "checked": each call checks the
+  // bound and waits for the check, solving with the table's method where a row fails it;
+  // "assured": Options::window_bound, where window_bound_holds found these systems within it.
   configs.push_back({"window", false, {tc::Method::window, 16}});
+  if (tc::window_bound_holds(stream.get(), A.view(), M.view(), d_shifts.data(), batch)) {
+    tc::Options assured{tc::Method::window, 16};
+    assured.window_bound = true;
+    configs.push_back({"window", false, assured});
+  }
   // tiled_pcr: 2^k independent systems per system for its Thomas stage.
   for (int k : {2, 4, 8}) configs.push_back({"tiled_pcr", false, {tc::Method::tiled_pcr, k}});
   configs.push_back({"automatic", false, {}});
@@ -495,7 +501,9 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
         }
         const bool staged_method =
             cfg.options.method == tc::Method::partition || cfg.options.method == tc::Method::warp;
-        const char* staging = !staged_method || !shifted                   ? "-"
+        const char* staging = cfg.options.method == tc::Method::window
+                                  ? (cfg.options.window_bound ? "assured" : "checked")
+                              : !staged_method || !shifted                 ? "-"
                               : cfg.options.staging == tc::Staging::shared ? "shared"
                                                                            : "global";
         record(form, layout, cfg.name, cfg.options.rows_per_thread, staging, t,

@@ -17,6 +17,9 @@ counts as missed ("not measured"). The last lines count the goals met per layout
 A further table gives the complex shifted form for diagonally dominant systems (the selection
 table's dominant entries, without the bound on rows per thread: tridiag::cuda::Options::dominant);
 the benchmark's systems are dominant, PSCR's Helmholtz systems are not, so it is not counted.
+Where the CSV has the window method's "assured" rows, one more table (not counted) gives the
+shifted form for calls that assure its bound (tridiag::cuda::Options::window_bound, which the
+benchmark's systems meet: |a| + |c| <= 2/7 |b|), its candidates the dominant ones and those rows.
 With --helmholtz, one more table (not counted either) gives the complex shifted form on a
 tridiag_bench --systems helmholtz CSV: the systems PSCR solves, on which the guarded
 configurations do extra work, with the configurations tridiag_select.py --helmholtz picks from.
@@ -51,10 +54,11 @@ def mark(met):
     return "met" if met else "**missed**"
 
 
-def shifted_table(rows, scalars=SCALARS, dominant=False, helmholtz=False):
+def shifted_table(rows, scalars=SCALARS, dominant=False, helmholtz=False, window_bound=False):
     """Markdown lines of the shifted-form goals and the goals missed per layout (`dominant`: the
     configurations for diagonally dominant systems, the scalar written "complex, dominant";
-    `helmholtz`: rows of Helmholtz systems, written "complex, Helmholtz")."""
+    `helmholtz`: rows of Helmholtz systems, written "complex, Helmholtz"; `window_bound`: calls
+    that assure the window method's bound, written "real, bound assured")."""
     lines = ["| shape | scalar | goal | " + " | ".join(LAYOUTS) + " |",
              "|---|---|---|" + "---|" * len(LAYOUTS)]
     missed = {layout: 0 for layout in LAYOUTS}
@@ -63,14 +67,16 @@ def shifted_table(rows, scalars=SCALARS, dominant=False, helmholtz=False):
         for scalar in scalars:
             cells = []
             for layout in LAYOUTS:
-                best = best_shifted(rows, scalar, layout, n, batch, dominant, helmholtz)
+                best = best_shifted(rows, scalar, layout, n, batch, dominant, helmholtz,
+                                    window_bound)
                 met = best is not None and best["fraction_of_copy"] >= goal
                 missed[layout] += not met
                 cells.append("not measured, **missed**" if best is None else
                              f"{100 * best['fraction_of_copy']:.1f}% ({method_label(best)}), "
                              f"{mark(met)}")
             label = (f"{scalar}, dominant" if dominant else
-                     f"{scalar}, Helmholtz" if helmholtz else scalar)
+                     f"{scalar}, Helmholtz" if helmholtz else
+                     f"{scalar}, bound assured" if window_bound else scalar)
             lines.append(f"| {shape(n, batch)} | {label} | {100 * goal:.0f}% | " +
                          " | ".join(cells) + " |")
     return lines, missed
@@ -125,6 +131,11 @@ def main(argv):
     print("\nShifted form, complex, diagonally dominant systems (Options::dominant; not counted "
           "below):\n")
     print("\n".join(dominant))
+    if any(r["method"] == "window" and r["staging"] == "assured" for r in rows):
+        assured, _ = shifted_table(rows, window_bound=True)
+        print("\nShifted form, systems within the window method's bound (Options::window_bound, "
+              "which window_bound_holds verified on these systems; not counted below):\n")
+        print("\n".join(assured))
     if helmholtz_rows:
         helmholtz, _ = shifted_table(helmholtz_rows, ("complex",), helmholtz=True)
         print(f"\nShifted form, complex, indefinite Helmholtz systems ({helmholtz_path}; what "

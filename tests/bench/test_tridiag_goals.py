@@ -3,8 +3,8 @@
 synthetic CSVs: a CSV that meets every goal exits 0; a cell below its goal, a configuration the
 selection may not pick (inaccurate, the window method, complex with more than 4 rows per thread
 outside the table of diagonally dominant systems), and a shape or layout the CSV lacks are
-reported missed (exit 3); a CSV of Helmholtz systems (--helmholtz) adds an uncounted table; bad
-input exits 1, bad arguments 2.
+reported missed (exit 3); a CSV of Helmholtz systems (--helmholtz), and the window method's rows
+with its bound assured, add uncounted tables; bad input exits 1, bad arguments 2.
 
 Run by CTest as: python3 test_tridiag_goals.py PATH_TO_tridiag_goals.py
 """
@@ -15,8 +15,9 @@ HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,medi
 SHAPES = [(64, 2**18), (512, 2**15), (1024, 2**14), (8192, 2**11), (65536, 256), (2**20, 16)]
 
 
-def row(scalar, n, batch, form, layout, method, k, ms, fraction, residual=1e-16, note=""):
-    return (f'"Test GPU",{scalar},{n},{batch},{form},{layout},{method},{k},-,{ms},{ms},'
+def row(scalar, n, batch, form, layout, method, k, ms, fraction, residual=1e-16, note="",
+        staging="-"):
+    return (f'"Test GPU",{scalar},{n},{batch},{form},{layout},{method},{k},{staging},{ms},{ms},'
             f'1000,4000,{fraction},1,{residual},10,"{note}"')
 
 
@@ -123,6 +124,28 @@ class TridiagGoalsTest(ScriptTest):
         self.assertIn("shifted, contiguous: 12 of 12 met", r.stdout)
         r = self.run_goals(passing_rows(), args=[self.path("bench.csv"), "--helmholtz"])
         self.assertEqual(r.returncode, 2)
+
+    def test_window_method_assured_has_its_own_table(self):
+        rows = passing_rows()
+        r = self.run_goals(rows)
+        self.assertNotIn("bound assured", r.stdout)
+        # Its check assured, the window method at 85% (and the complex segment method with K = 8,
+        # which calls that assure the bound may take, at 80%) count in a table of their own;
+        # checked, at 95%, nowhere.
+        rows += [row("real", 65536, 256, "shifted", "contiguous", "window", 16, 0.1, 0.85,
+                     staging="assured"),
+                 row("real", 65536, 256, "shifted", "contiguous", "window", 16, 0.1, 0.95,
+                     staging="checked"),
+                 row("complex", 8192, 2048, "shifted", "contiguous", "segment", 8, 0.1, 0.8)]
+        r = self.run_goals(rows)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("55.0% (segment m=4), met", self.line(r.stdout, "| 65536 x 256 | real |"))
+        self.assertIn("85.0% (window m=16 assured), met",
+                      self.line(r.stdout, "| 65536 x 256 | real, bound assured |"))
+        self.assertIn("80.0% (segment m=8), met",
+                      self.line(r.stdout, "| 8192 x 2^11 | complex, bound assured |"))
+        self.assertIn("75.0% (segment m=4), met",
+                      self.line(r.stdout, "| 8192 x 2^11 | complex | 70% |"))
 
     def test_bad_input_and_arguments(self):
         r = self.run_goals(passing_rows() + ['"Test GPU",real,64'])

@@ -294,7 +294,50 @@ TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
       for (auto* diag : {&t.A.diag, &t.M.diag})
         for (TypeParam& e : *diag) e *= 4.0;
       testing::fill_explicit_from_shifted(t);
-      check_configs(t, Form::shifted, method_configs("window", cuda::Method::window, {16}));
+      auto configs = method_configs("window", cuda::Method::window, {16});
+      cuda::Options assured{cuda::Method::window, 16};
+      assured.window_bound = true;
+      configs.push_back({"window assured", false, assured});
+      check_configs(t, Form::shifted, configs);
+    }
+}
+
+// window_bound_holds finds a single row past the bound anywhere in a batch: A = tridiag(0.1, 1,
+// 0.1) (|a| + |c| = 0.2|b|) and M = e_r e_rᵀ, every shift 0 but system k's −0.9, which leaves row
+// r of system k a diagonal of 0.1 against 0.2 off it. False for (r, k) at the first, a middle and
+// the last row and system (the check's grid takes the systems in several passes here), true with
+// every shift 0. The window method then solves either batch accurately: the first after its own
+// check (the fallback), the second also with the check assured.
+TYPED_TEST(CudaTridiagTest, WindowBoundHoldsFindsOneRowPastIt) {
+  using S = TypeParam;
+  const index_t n = 1000, batch = 3000;
+  for (index_t r : {index_t{0}, index_t{517}, n - 1})
+    for (index_t k : {index_t{-1}, index_t{0}, index_t{1234}, batch - 1}) {
+      SCOPED_TRACE("row " + std::to_string(r) + ", system " + std::to_string(k));
+      Batch<S> t;
+      t.n = n;
+      t.batch = batch;
+      t.A.diag.assign(n, S(1));
+      t.A.off.assign(n - 1, S(0.1));
+      t.M.diag.assign(n, S(0));
+      t.M.diag[r] = S(1);
+      t.M.off.assign(n - 1, S(0));
+      t.shifts.assign(batch, S(0));
+      if (k >= 0) t.shifts[k] = S(-0.9);
+      const cuda::DeviceSymTridiagBuffer<S> A(t.A), M(t.M);
+      const DeviceBuffer<S> shifts = upload(t.shifts);
+      EXPECT_EQ(cuda::window_bound_holds<S>(nullptr, A.view(), M.view(), shifts.data(), batch),
+                k < 0);
+      if (r != 517 || k == 0) continue;  // the solves once per kind of batch
+      testing::fill_explicit_from_shifted(t);
+      t.d = pscr::testing::random_vector<S>(n * batch, 360 + k);
+      auto configs = method_configs("window", cuda::Method::window, {16});
+      if (k < 0) {
+        cuda::Options assured{cuda::Method::window, 16};
+        assured.window_bound = true;
+        configs.push_back({"window assured", false, assured});
+      }
+      check_configs(t, Form::shifted, configs);
     }
 }
 

@@ -360,8 +360,8 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
 
 /// The window method on one shifted system, as sweep_window_kernel runs it: each window of
 /// 32·16 rows (sweep_window) solved alone by the sweep's lanes (c′ and v in registers), its inner
-/// rows kept, and SweepDecayWatch over the window's rows with their true couplings (`passed`: no
-/// window flagged).
+/// rows kept, and window_row_bounded over every row with its true couplings, as
+/// window_bound_kernel checks them (`passed`: every row bounded).
 template <class T>
 std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
                               bool& passed) {
@@ -369,8 +369,10 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
   constexpr int K = 16, kRows = dt::kWarpLanes * K;
   const index_t inner = kRows - 2 * dt::kSweepWindowHalo;
   const double theta = dt::sweep_window_theta();
-  dt::SweepDecayWatch watch{theta * theta};
   const dt::ShiftedRows<T> whole{m, s};
+  passed = true;
+  for (index_t r = 0; r < m.n; ++r)
+    passed &= dt::window_row_bounded(whole.sub(r), whole.diag(r), whole.sup(r), theta * theta);
   std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
@@ -379,9 +381,7 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
     const std::vector<T> dw(d.begin() + w.lo, d.begin() + w.lo + w.rows);
     const std::vector<T> xw = emulate_sweep<dt::kSweepLaneRows<T>, true>(wm, s, dw, K);
     for (int r = w.write_lo; r < w.write_hi; ++r) x[w.lo + r] = xw[r];
-    for (index_t r = w.lo; r < w.lo + w.rows; ++r) watch(whole.sub(r), whole.diag(r), whole.sup(r));
   }
-  passed = !watch.failed;
   return x;
 }
 

@@ -271,6 +271,32 @@ TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
         }
 }
 
+// The window method comes from a table only to calls that assure its bound (Options::window_bound),
+// and only where it runs: shifted form, a row-fastest layout, n > 32·kWindowLaneRows.
+TEST(CudaOptions, OnlyAssuredCallsTakeTheWindowMethodFromATable) {
+  for (cuda::SelectionGpu gpu : cuda::kSelectionGpus)
+    for (bool interleaved : {false, true})
+      for (bool complex : {false, true})
+        for (bool general : {false, true})
+          for (index_t n : {64, 512, 513, 1023, 4096, 8192, 65536, 1 << 20})
+            for (index_t batch : {16, 256, 2048, 16384}) {
+              SCOPED_TRACE(::testing::Message()
+                           << "table " << static_cast<int>(gpu) << ", n " << n << ", batch "
+                           << batch << ", interleaved " << interleaved << ", complex " << complex
+                           << ", general " << general);
+              for (bool dominant : {false, true})
+                EXPECT_NE(
+                    cuda::select_method(gpu, n, batch, interleaved, complex, general, dominant)
+                        .method,
+                    Method::window);
+              const cuda::Options assured =
+                  cuda::select_method(gpu, n, batch, interleaved, complex, general, true, true);
+              EXPECT_TRUE(assured.window_bound);
+              if (interleaved || general || n <= 32 * index_t{cuda::kWindowLaneRows})
+                EXPECT_NE(assured.method, Method::window);
+            }
+}
+
 // Each GPU's name finds its own table; GPUs without one take the H100's.
 TEST(CudaOptions, GpuNamesFindTheirTables) {
   EXPECT_EQ(cuda::selection_gpu("NVIDIA H200"), cuda::SelectionGpu::h200);

@@ -519,9 +519,10 @@ bool columns_tiles_apply(index_t n, int K, bool general, const BatchLayout& dl,
 Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool tileable_rows,
                 bool complex, bool general, std::size_t budget) {
   check_options(opt);
+  opt.dominant = opt.dominant || opt.window_bound;  // |a| + |c| ≤ θ|b| with θ < 1 is dominance
   const int r = opt.rows_per_thread;
-  const Options table =
-      select_method(current_selection_gpu(), n, batch, interleaved, complex, general, opt.dominant);
+  const Options table = select_method(current_selection_gpu(), n, batch, interleaved, complex,
+                                      general, opt.dominant, opt.window_bound);
   const bool from_table = opt.method == Method::automatic;
   if (from_table) opt.method = table.method;
   if (opt.method == Method::warp && n > kWarpMaxRows) {
@@ -669,7 +670,7 @@ template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget);
 
-/// What the window method solves a batch with again where a window's rows failed its bound: the
+/// What the window method's batches solve with where a row fails its bound, or x aliases d: the
 /// selection table's method.
 Options window_fallback(const Options& opt) {
   Options exact;
@@ -705,7 +706,7 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
-  if (opt.method == Method::window)  // its failed windows' count, then the exact solve's
+  if (opt.method == Method::window)  // its check's count, else the exact solve's
     return std::max<index_t>(
         1, required_workspace<T>(n, batch, interleaved, tiles, window_fallback(opt), budget));
   const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
@@ -1505,17 +1506,16 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
 
 /// The window method's kernel (resolve checked that it applies): blocks of the warps that keep the
 /// most resident (sweep_block_warps of the sweep kernel's instance with the same arrays), as many
-/// as are resident (or the windows' systems need), each taking an equal share of them. Counts the
-/// windows whose rows fail the decay bound in `failed` (zeroed first).
+/// as are resident (or the windows' systems need), each taking an equal share of them.
 template <class T>
 void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
                          const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
-                         unsigned* failed, std::size_t budget) {
+                         std::size_t budget) {
   constexpr int K = kWindowLaneRows;
   using detail::SweepStaging;
   const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(K, budget);
   const int warps = blocking.warps;
-  const std::size_t smem = sweep_smem(K, warps, sizeof(T), K) + 4 * sizeof(T);  // and `cut`
+  const std::size_t smem = sweep_smem(K, warps, sizeof(T), K);
   auto* kernel = detail::sweep_window_kernel<T, K>;
   allow_shared(kernel, smem);
   const int threads = warps * detail::kWarpLanes;
@@ -1523,13 +1523,33 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
   win.inner = detail::kWarpLanes * K - 2 * detail::kSweepWindowHalo;
   win.count = (form.m.n + win.inner - 1) / win.inner;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
-  const double theta = detail::sweep_window_theta();
-  win.theta2 = theta * theta;
-  win.failed = failed;
-  PSCR_CUDA_CHECK(cudaMemsetAsync(failed, 0, sizeof(unsigned), stream));
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, win,
                                                                    d, strides(dl), x, strides(xl));
   PSCR_CUDA_CHECK_LAUNCH();
+}
+
+/// Whether every row of every system meets the window method's bound (window_bound_kernel, its
+/// count in `failed`, device memory): blocks of 256 threads (of whole warps covering n where it is
+/// smaller), enough of them over the rows and the systems to fill the device, and a wait on
+/// `stream` for the count.
+template <class T>
+bool window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
+                        unsigned* failed) {
+  const int threads = round_up_warp(std::min<index_t>(256, form.m.n));
+  auto* kernel = detail::window_bound_kernel<T>;
+  const index_t row_blocks = (form.m.n + threads - 1) / threads;
+  const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / row_blocks);
+  const dim3 grid(static_cast<unsigned>(row_blocks),
+                  static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
+  const double theta = detail::sweep_window_theta();
+  PSCR_CUDA_CHECK(cudaMemsetAsync(failed, 0, sizeof(unsigned), stream));
+  kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, failed);
+  PSCR_CUDA_CHECK_LAUNCH();
+  unsigned failed_warps = 0;
+  PSCR_CUDA_CHECK(
+      cudaMemcpyAsync(&failed_warps, failed, sizeof failed_warps, cudaMemcpyDeviceToHost, stream));
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return failed_warps == 0;
 }
 
 template <class T, class Form>
@@ -1554,13 +1574,11 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
         solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
         return;
       }
-      auto* failed = reinterpret_cast<unsigned*>(ws);
-      launch_sweep_window(stream, form, batch, d, dl, x, xl, failed, budget);
-      unsigned failed_windows = 0;
-      PSCR_CUDA_CHECK(cudaMemcpyAsync(&failed_windows, failed, sizeof failed_windows,
-                                      cudaMemcpyDeviceToHost, stream));
-      PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
-      if (failed_windows > 0)
+      // Not assured, the bound is checked first (the workspace's first scalar holds the count).
+      if (opt.window_bound ||
+          window_bound_check(stream, form, batch, reinterpret_cast<unsigned*>(ws)))
+        launch_sweep_window(stream, form, batch, d, dl, x, xl, budget);
+      else
         solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
       return;
     }
@@ -1827,6 +1845,19 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
 }
 
 template <class Scalar>
+bool window_bound_holds(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
+                        const Scalar* d_shifts, index_t batch) {
+  check_shifted(A, M, d_shifts);
+  check_sizes(A.n, batch);
+  check_shifted_aligned<Scalar>(A, M, d_shifts, nullptr, nullptr, nullptr);  // no d, x, workspace
+  pscr::cuda::DeviceBuffer<unsigned> failed(1);
+  return window_bound_check(
+      stream,
+      detail::ShiftedForm<kernel_scalar_t<Scalar>>{shifted_matrix(A, M), as_kernel(d_shifts)},
+      batch, failed.data());
+}
+
+template <class Scalar>
 void solve_shifted_pivoting(cudaStream_t stream, DeviceSymTridiag<Scalar> A,
                             DeviceSymTridiag<Scalar> M, const Scalar* d_shifts, index_t batch,
                             const Scalar* d_rhs, BatchLayout d_layout, Scalar* d_x,
@@ -1870,6 +1901,8 @@ void solve_general_pivoting(cudaStream_t stream, index_t n, index_t batch, const
   template void solve_general<Scalar>(cudaStream_t, index_t, index_t, const Scalar*,              \
                                       const Scalar*, const Scalar*, const Scalar*, BatchLayout,   \
                                       Scalar*, BatchLayout, Scalar*, index_t, const Options&);    \
+  template bool window_bound_holds<Scalar>(cudaStream_t, DeviceSymTridiag<Scalar>,                \
+                                           DeviceSymTridiag<Scalar>, const Scalar*, index_t);     \
   template void solve_shifted_pivoting<Scalar>(                                                   \
       cudaStream_t, DeviceSymTridiag<Scalar>, DeviceSymTridiag<Scalar>, const Scalar*, index_t,   \
       const Scalar*, BatchLayout, Scalar*, BatchLayout, Scalar*, index_t);                        \

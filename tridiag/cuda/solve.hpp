@@ -119,14 +119,17 @@
 ///              cut into windows of 32·K rows that overlap by 64, each solved alone by one warp as
 ///              the sweep method solves a system, writing only the rows at least 32 from a cut.
 ///              Exact to rounding where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33)
-///              ≈ 0.32 (checked on the device for every window); where a row does not, the whole
-///              batch is solved again by the selection table's method after the call has waited
-///              for the check (this method alone synchronizes `stream`, so it cannot be captured
-///              into a CUDA graph). d read once (the halos twice), x written once. In place (x
-///              aliasing d) the table's method at once; the general form, interleaved layouts
-///              and n ≤ 32·K take the sweep method's rules.
+///              ≈ 0.32: the call checks every row on the device first and waits for the check
+///              (synchronizing `stream`, so that it cannot be captured into a CUDA graph), and
+///              where a row fails it solves the batch with the selection table's method instead;
+///              a caller that knows its systems meet the bound (window_bound_holds on the same A,
+///              M and shifts, once for any number of right-hand sides) sets
+///              Options::window_bound, and the call then launches the window kernel alone,
+///              asynchronously. d read once (the halos twice), x written once. In place (x
+///              aliasing d) the table's method; the general form, interleaved layouts and
+///              n ≤ 32·K take the sweep method's rules.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
-///              (n, batch, layout, scalar type).
+///              (n, batch, layout, scalar type), and Options::dominant and window_bound.
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
 /// pivoting of the reference, one thread per system, rows through shared memory as in thomas,
 /// U in the workspace (ten passes): stable where the non-pivoting methods lose accuracy, but not
@@ -224,6 +227,13 @@ struct Options {
   /// skips its guard (Method::sweep). Real systems run the same either way. A system that is not
   /// dominant may lose accuracy (as the rows_per_thread a call sets may).
   bool dominant = false;
+  /// The caller's assurance that every row of every system meets the window method's bound,
+  /// |a_r| + |c_r| ≤ θ|b_r| with θ = 2^(−54/33) ≈ 0.32 (window_bound_holds checks it on the
+  /// device), for the shifted form: the window method then skips its own check and its wait
+  /// (Method::window), and `automatic` takes it where the selection table measured it faster
+  /// (SelectionEntry::window). The bound implies `dominant`, which the call then takes as set. A
+  /// system past the bound may lose accuracy (θ^33 no longer bounds the halos' error).
+  bool window_bound = false;
 };
 
 /// @brief Most rows per lane of the sweep method: systems of up to 32·64 = 2048 rows.
@@ -289,6 +299,14 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
                    const Scalar* d_b, const Scalar* d_c, const Scalar* d_rhs, BatchLayout d_layout,
                    Scalar* d_x, BatchLayout x_layout, Scalar* d_workspace, index_t workspace_count,
                    const Options& options = {});
+
+/// @brief Whether every row of every shifted system (A + s_k M), k = 0..batch−1, meets the window
+/// method's bound |a| + |c| ≤ θ|b| (Options::window_bound), checked on the device on `stream`;
+/// waits for the check (on an H100 about 15–30 µs real and 40–60 µs complex per 2^24 rows and
+/// shifts, and the wait).
+template <class Scalar>
+bool window_bound_holds(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
+                        const Scalar* d_shifts, index_t batch);
 
 /// @brief Scaled partial pivoting for (A + s_k M) x_k = d_k (arguments as solve_shifted).
 template <class Scalar>

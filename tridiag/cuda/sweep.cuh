@@ -203,32 +203,21 @@ PSCR_HD void sweep_lane_rows(int K, int skip, bool up, Step step) {
   }
 }
 
-/// What sweep_reduce shows each row of the lane it reduces (its coupling to the row before, its
-/// diagonal, its coupling to the row after): nothing, for every method but the window method
-/// (SweepDecayWatch).
-struct SweepNoWatch {
-  template <class T>
-  PSCR_HD void operator()(const T&, const T&, const T&) {}
-};
-
 /// Step 2 of the file comment for the lane whose first row is at slot `base`: overwrites the
 /// interior of `dx` (d) with d′ and fills c′ and v into `kept`, and returns the lane's reduced
 /// rows P (couples the previous lane's last unknown, x_p, x_{p+K−1}) and Q (x_p, x_{p+K−1}, the
-/// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound). `watch` sees
-/// each of the lane's rows (a, b, c).
-template <class T, int NextFirst, class Kept, class Watch = SweepNoWatch>
+/// next lane's first unknown). K ≥ 3 (and K ≤ Kept::kRows where that is a bound).
+template <class T, int NextFirst, class Kept>
 PSCR_HD void sweep_reduce(const SweepRows<T, NextFirst>& rows, T* dx, Kept& kept, int base, int K,
-                          Row4<T>& P, Row4<T>& Q, Watch&& watch = Watch{}) {
+                          Row4<T>& P, Row4<T>& Q) {
   T off = rows.off(base + 1);  // coupling of rows p and p + 1
   const T a_f = rows.off(base), b_f = rows.diag(base), c_f = off;
-  watch(a_f, b_f, c_f);
   T c = T(0), d = T(0), v = T(0);  // c′, d′, v of the row before
   sweep_lane_rows<Kept>(K, 0, false, [&](int i) {
     const int t = base + i;
     const T a = off;
     const T b = rows.diag(t);
     off = rows.off(t + 1);
-    watch(a, b, off);
     const T inv = recip(i == 1 ? b : b - a * c);
     d = (i == 1 ? dx[t] : dx[t] - a * d) * inv;
     v = (i == 1 ? a : -a * v) * inv;
@@ -239,7 +228,6 @@ PSCR_HD void sweep_reduce(const SweepRows<T, NextFirst>& rows, T* dx, Kept& kept
   });
   const int tl = base + K - 1;
   const T a_l = off, b_l = rows.diag(tl), c_l = rows.off(tl + NextFirst);
-  watch(a_l, b_l, c_l);
   Q = {-a_l * v, b_l - a_l * c, c_l, {dx[tl] - a_l * d}};
   // x_{p+1} = D − G x_p − H x_{p+K−1}: the kept rows from the bottom up (the last one is D, G, H).
   T D = d, G = v, H = c;
@@ -413,18 +401,18 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
 /// Π_{j=i}^{last−1} |c′_j| · |c/w_last|, each factor at most |c_j| / (|b_j| − |a_j|) ≤ θ (by
 /// induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
 /// that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos again, mostly from
-/// L2), x written once, for any n. A window with a row past the bound counts itself in `failed`,
-/// and the solve then runs the exact method (solve.cu, launch_sweep_window's caller).
+/// L2), x written once, for any n. The bound is checked before the pass, on every row of the
+/// batch with its true couplings (window_bound_kernel), unless the caller assures it
+/// (Options::window_bound); where a row fails it the solve runs the exact method instead
+/// (solve.cu, solve_device).
 constexpr int kSweepWindowHalo = 32;
 
 /// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
 /// writes `inner` = rows − 2·kSweepWindowHalo of them, window j rows [j·inner, (j + 1)·inner),
 /// and reads rows [j·inner − halo, j·inner − halo + rows) within [0, n).
 struct SweepWindows {
-  index_t inner;     // rows each window writes
-  index_t count;     // windows per system
-  double theta2;     // θ² of the decay bound
-  unsigned* failed;  // the windows (of every system) with a row past the bound, counted
+  index_t inner;  // rows each window writes
+  index_t count;  // windows per system
 };
 
 /// Window j's rows in a system of n rows (SweepWindows' geometry): it reads global rows
@@ -463,25 +451,42 @@ PSCR_HD double squared_magnitude(const Complex& z) {
   return z.re * z.re + z.im * z.im;
 }
 
-/// The window method's bound on a row (a, b, c): (|a| + |c|)² ≤ θ²|b|² (failed otherwise, NaN
-/// included), |a| and |c| bounded above.
-struct SweepDecayWatch {
-  double theta2;
-  bool failed = false;
-  template <class T>
-  PSCR_HD void operator()(const T& a, const T& b, const T& c) {
-    const double s = magnitude_above(a) + magnitude_above(c);
-    failed |= !(s * s <= theta2 * squared_magnitude(b));
+/// Whether a row (a, b, c) meets the window method's bound: (|a| + |c|)² ≤ θ²|b|² (false for NaN),
+/// |a| and |c| bounded above.
+template <class T>
+PSCR_HD bool window_row_bounded(const T& a, const T& b, const T& c, double theta2) {
+  const double s = magnitude_above(a) + magnitude_above(c);
+  return s * s <= theta2 * squared_magnitude(b);
+}
+
+/// The window method's check: counts in `failed` the warps that found a row of some system past
+/// window_row_bounded, its couplings the system's own (ShiftedRows). Thread t of the grid's x
+/// takes rows t, t + X, ... (X its threads), with their A and M entries in registers, for
+/// systems blockIdx.y, + gridDim.y, ...: one load of a shift per row and system.
+template <class T>
+__global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                    double theta2, unsigned* failed) {
+  bool bounded = true;
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < m.n;
+       r += stride) {
+    const T ad = m.a_diag[r], md = m.m_diag[r];
+    const T ao_before = r > 0 ? m.a_off[r - 1] : T(0), mo_before = r > 0 ? m.m_off[r - 1] : T(0);
+    const T ao_after = r + 1 < m.n ? m.a_off[r] : T(0), mo_after = r + 1 < m.n ? m.m_off[r] : T(0);
+    for (index_t k = blockIdx.y; k < batch; k += gridDim.y) {
+      const T s = shifts[k];
+      bounded &= window_row_bounded(ao_before + s * mo_before, ad + s * md, ao_after + s * mo_after,
+                                    theta2);
+    }
   }
-};
+  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0) atomicAdd(failed, 1u);
+}
 
 /// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
 /// block (so that every SM gets the same work whatever the count of windows and systems); per
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
-/// solves whole systems (c′ and v in registers, d in two buffers). The watch covers the window's
-/// rows with their couplings inside it; lane 0 also checks the two cut rows with their couplings
-/// outside.
+/// solves whole systems (c′ and v in registers, d in two buffers).
 template <class T, int K>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
@@ -500,7 +505,6 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   T* ao = md + A;
   T* mo = ao + A;
   T* arrays = mo + A + warp * 2 * A;
-  T* cut = mo + A + 2 * warps * A;  // the four couplings the window cuts
   const int base = lane * (K + 1);
   // The block's units, (window, system) pairs window by window: an equal share of all of them.
   const index_t units = win.count * batch;
@@ -511,7 +515,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     const index_t k_end = end - j * batch < batch ? end - j * batch : batch;
     u = j * batch + k_end;
     const SweepWindow window = sweep_window(j, win.inner, kRows, m.n);
-    const index_t lo = window.lo, hi = lo + window.rows;
+    const index_t lo = window.lo;
     const int n = window.rows;
     // The window as a system of n rows: row 0 couples nothing before it, row n − 1 nothing after.
     const ShiftedMatrix<T> w{m.a_diag + lo, m.a_off + lo, m.m_diag + lo, m.m_off + lo, n};
@@ -523,14 +527,6 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       ao[t] = e.ao;
       mo[t] = e.mo;
     }
-    // The couplings the window cuts, zero at the system's ends: of row lo to row lo − 1, and of
-    // row hi − 1 to row hi (A's, then M's).
-    if (threadIdx.x == 0) {
-      cut[0] = lo > 0 ? m.a_off[lo - 1] : T(0);
-      cut[1] = lo > 0 ? m.m_off[lo - 1] : T(0);
-      cut[2] = hi < m.n ? m.a_off[hi - 1] : T(0);
-      cut[3] = hi < m.n ? m.m_off[hi - 1] : T(0);
-    }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
       arrays[slot(r)] = T(0);
@@ -538,7 +534,6 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     }
     __syncthreads();
 
-    const int last = slot(n - 1);  // the window's last row
     auto fetch = [&](index_t k, T* buffer) {
       const T* row = d + ds.at(k, lo + lane);
       for (int r = lane; r < n; r += kWarpLanes, row += kWarpLanes * ds.row)
@@ -564,18 +559,11 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       }
       __syncwarp();
       SweepLaneKept<T, K> kept;
-      SweepDecayWatch watch{win.theta2};
       Row4<T> P, Q;
-      const SweepRows<T> rows{ad, md, ao, mo, shift};
-      sweep_reduce(rows, dx, kept, base, K, P, Q, watch);
-      if (lane == 0) {  // the cut rows with their couplings outside the window
-        watch(cut[0] + shift * cut[1], rows.diag(0), rows.off(1));
-        watch(rows.off(last), rows.diag(last), cut[2] + shift * cut[3]);
-      }
+      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
       T x_first, x_last;
       guarded_reduced_solve<false>(P, Q, x_first, x_last);
       sweep_substitute(dx, kept, base, K, x_first, x_last);
-      if (__any_sync(0xffffffffu, watch.failed) && lane == 0) atomicAdd(win.failed, 1u);
       __syncwarp();
       for (int r = window.write_lo + lane; r < window.write_hi; r += kWarpLanes)
         x[xs.at(k, lo + r)] = dx[slot(r)];
