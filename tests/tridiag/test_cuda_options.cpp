@@ -295,6 +295,17 @@ TEST(CudaOptions, OnlyAssuredCallsTakeTheWindowMethodFromATable) {
               if (interleaved || general || n <= 32 * index_t{cuda::kWindowLaneRows})
                 EXPECT_NE(assured.method, Method::window);
             }
+  // Where the H100's table measured it faster (real 65536 × 256: 0.114 against the segment
+  // method's 0.171 ms, 2026-12-06), and not where it was slower (real 8192 × 2048).
+  const cuda::SelectionGpu h100 = cuda::SelectionGpu::h100;
+  const cuda::Options window =
+      cuda::select_method(h100, 65536, 256, false, false, false, false, true);
+  EXPECT_EQ(window.method, Method::window);
+  EXPECT_EQ(window.rows_per_thread, cuda::kWindowLaneRows);
+  EXPECT_EQ(cuda::select_method(h100, 65536, 256, false, false, false, false).method,
+            Method::segment);
+  EXPECT_NE(cuda::select_method(h100, 8192, 2048, false, false, false, false, true).method,
+            Method::window);
 }
 
 // Each GPU's name finds its own table; GPUs without one take the H100's.
