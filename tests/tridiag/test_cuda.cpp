@@ -285,7 +285,9 @@ TYPED_TEST(CudaTridiagTest, ShiftedComplexDamped) {
 
 // The window method where every window passes its decay bound (|a| + |c| ≤ 0.32 |b| on every
 // row): the dominant batches with A's and M's diagonals four times larger, so that the complex
-// ones pass too (a bound of about 1/4); each window's x is what the call returns.
+// ones pass too (a bound of about 1/4); each window's x is what the call returns. Checked,
+// assured, and `automatic` assured (the window method where the table's entry flags it: on the
+// H100 the real and complex systems of 65537 rows; elsewhere the entry's configuration).
 TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
   std::uint64_t seed = 350;
   for (index_t n : {513, 1000, 4097, 8191, 65537})
@@ -298,6 +300,9 @@ TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
       cuda::Options assured{cuda::Method::window, 16};
       assured.window_bound = true;
       configs.push_back({"window assured", false, assured});
+      cuda::Options automatic;
+      automatic.window_bound = true;
+      configs.push_back({"automatic assured", false, automatic});
       check_configs(t, Form::shifted, configs);
     }
 }
@@ -818,6 +823,21 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   }
   EXPECT_EQ(resolved(512, 100, BatchLayout::contiguous(512), false, {cuda::Method::window}).method,
             cuda::Method::sweep);
+  // Assured (Options::window_bound), `automatic` follows the table's window flags and the
+  // choice is dominant.
+  for (index_t n : {1000, 65536, 1 << 20}) {
+    cuda::Options assured;
+    assured.window_bound = true;
+    const index_t batch = (index_t{1} << 24) / n;
+    const cuda::Options o = resolved(n, batch, BatchLayout::contiguous(n), false, assured);
+    EXPECT_TRUE(o.dominant);
+    EXPECT_TRUE(o.window_bound);
+    EXPECT_EQ(o.method == cuda::Method::window,
+              cuda::select_method(cuda::current_selection_gpu(), n, batch, false, complex, false,
+                                  true, true)
+                      .method == cuda::Method::window)
+        << "n " << n;
+  }
   // What resolved_options reports is a valid request again and resolves to itself: the sweep's
   // K (12 at n = 361, 22 at n = 700) included, which check_options once refused.
   for (index_t n : {33, 361, 700, 769, 1000, 1025, 2048, 2049, 8192, 16384})
