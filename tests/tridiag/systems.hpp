@@ -154,6 +154,25 @@ Batch<Scalar> make_shifted(index_t n, index_t batch, Kind kind, std::uint64_t se
   return t;
 }
 
+/// @brief One shifted system (batch 1) of n rows whose largest ratio (|a| + |c|) / |b| over its
+/// rows is `ratio`: the dominant batches' random A, M and shift, with A's and M's off-diagonals
+/// scaled to that ratio, for checks of a dominance bound θ near `ratio`.
+template <class Scalar>
+Batch<Scalar> make_shifted_at_ratio(index_t n, double ratio, std::uint64_t seed) {
+  Batch<Scalar> t = make_shifted<Scalar>(n, 1, Kind::dominant, seed);
+  const Scalar s = t.shifts[0];
+  double largest = 0;
+  for (index_t r = 0; r < n; ++r) {
+    const double a = r > 0 ? std::abs(t.A.off[r - 1] + s * t.M.off[r - 1]) : 0.0;
+    const double c = r + 1 < n ? std::abs(t.A.off[r] + s * t.M.off[r]) : 0.0;
+    largest = std::max(largest, (a + c) / std::abs(t.A.diag[r] + s * t.M.diag[r]));
+  }
+  for (auto* off : {&t.A.off, &t.M.off})
+    for (Scalar& e : *off) e *= ratio / largest;
+  fill_explicit_from_shifted(t);
+  return t;
+}
+
 /// @brief t with every entry of its systems (A and M, a, b, c) and every right-hand side scaled by
 /// `factor`: the same solutions, the same condition numbers.
 template <class Scalar>

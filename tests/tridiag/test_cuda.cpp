@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -305,6 +306,36 @@ TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
       configs.push_back({"automatic assured", false, automatic});
       check_configs(t, Form::shifted, configs);
     }
+}
+
+// window_bound_holds against the reference's dominance check with θ, as the emulation's
+// WindowRowBoundAgainstTheReference checks its row test: systems of 1000 rows whose largest row
+// ratio (|a| + |c|) / |b| lies within 12% of θ either way, one per call.
+TYPED_TEST(CudaTridiagTest, WindowBoundHoldsAgainstTheReference) {
+  using S = TypeParam;
+  const double theta = cuda::window_theta();
+  std::mt19937_64 gen(370);
+  std::uniform_real_distribution<double> spread(0.88, 1.12);
+  int passed = 0, failed = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    const Batch<S> t = testing::make_shifted_at_ratio<S>(1000, theta * spread(gen), 380 + trial);
+    const cuda::DeviceSymTridiagBuffer<S> A(t.A), M(t.M);
+    const DeviceBuffer<S> shifts = upload(t.shifts);
+    const bool bounded = cuda::window_bound_holds<S>(nullptr, A.view(), M.view(), shifts.data(), 1);
+    const bool within = reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta);
+    const bool well_within =
+        reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta / 1.0825);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    if constexpr (is_complex_v<S>) {
+      EXPECT_TRUE(within || !bounded);
+      EXPECT_TRUE(bounded || !well_within);
+    } else {
+      EXPECT_EQ(bounded, within);
+    }
+    ++(bounded ? passed : failed);
+  }
+  EXPECT_GT(passed, 20);
+  EXPECT_GT(failed, 20);
 }
 
 // window_bound_holds finds a single row past the bound anywhere in a batch: A = tridiag(0.1, 1,

@@ -367,8 +367,8 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
                               bool& passed) {
   namespace dt = cuda::detail;
   constexpr int K = 16, kRows = dt::kWarpLanes * K;
-  const index_t inner = kRows - 2 * dt::kSweepWindowHalo;
-  const double theta = dt::sweep_window_theta();
+  const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
+  const double theta = cuda::window_theta();
   const dt::ShiftedRows<T> whole{m, s};
   passed = true;
   for (index_t r = 0; r < m.n; ++r)
@@ -1386,6 +1386,42 @@ TYPED_TEST(EmulationTest, WindowAtItsBound) {
     }
     EXPECT_LE(error, 8 * std::numeric_limits<double>::epsilon() * largest);
   }
+}
+
+// The window method's row test (window_row_bounded, which window_bound_kernel applies to every row
+// of every system) against the reference's dominance check with θ (reference::shifted_dominant),
+// on systems whose largest row ratio (|a| + |c|) / |b| lies within 12% of θ either way: real
+// ones the same answer; complex ones pass the row test only where the reference passes them, and
+// wherever the reference passes them with θ / 1.0825 (magnitude_above bounds |z| above by at most
+// 8.24%).
+TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
+  namespace dt = cuda::detail;
+  using T = dt::kernel_scalar_t<TypeParam>;
+  const double theta = cuda::window_theta();
+  std::mt19937_64 gen(15600);
+  std::uniform_real_distribution<double> spread(0.88, 1.12);
+  int passed = 0, failed = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto t =
+        testing::make_shifted_at_ratio<TypeParam>(64, theta * spread(gen), 15700 + trial);
+    const dt::ShiftedRows<T> rows{kernel_matrix(t), *dt::as_kernel(t.shifts.data())};
+    bool bounded = true;
+    for (index_t r = 0; r < t.n; ++r)
+      bounded &= dt::window_row_bounded(rows.sub(r), rows.diag(r), rows.sup(r), theta * theta);
+    const bool within = reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta);
+    const bool well_within =
+        reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta / 1.0825);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    if constexpr (is_complex_v<TypeParam>) {
+      EXPECT_TRUE(within || !bounded);
+      EXPECT_TRUE(bounded || !well_within);
+    } else {
+      EXPECT_EQ(bounded, within);
+    }
+    ++(bounded ? passed : failed);
+  }
+  EXPECT_GT(passed, 100);
+  EXPECT_GT(failed, 100);
 }
 
 // The complex instances not declared dominant: their spike, coarse and InBlock solves guarded.

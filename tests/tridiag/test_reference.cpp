@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "common/error.hpp"
 #include "tests/support/tolerance.hpp"
@@ -268,6 +269,13 @@ TYPED_TEST(ReferenceTest, DominanceChecks) {
   EXPECT_TRUE(reference::shifted_dominant(A, M, &zero, 1));  // |2| = |−1| + |−1|
   A.off[2] = Scalar(std::nan(""));
   EXPECT_FALSE(reference::shifted_dominant(A, M, &zero, 1));
+  // With a bound θ < 1: tridiag(ω, 1, ω), 2|ω| against θ (the window method's, 0.3219).
+  A.diag.assign(n, Scalar(1));
+  for (const auto& [omega, within] : {std::pair{0.16, true}, std::pair{0.165, false}}) {
+    A.off.assign(n - 1, Scalar(omega));
+    EXPECT_EQ(reference::shifted_dominant(A, M, &zero, 1, 0.3219), within) << omega;
+    EXPECT_TRUE(reference::shifted_dominant(A, M, &zero, 1));
+  }
 }
 
 TYPED_TEST(ReferenceTest, BadInputThrowsInputError) {
@@ -295,6 +303,8 @@ TYPED_TEST(ReferenceTest, BadInputThrowsInputError) {
   EXPECT_THROW(reference::shifted_dominant(A, A, static_cast<const Scalar*>(nullptr), 1),
                InputError);
   EXPECT_THROW(reference::shifted_dominant(A, A, &s, 0), InputError);  // empty batch
+  for (double theta : {0.0, -0.5, 1.5, std::nan("")})
+    EXPECT_THROW(reference::shifted_dominant(A, A, &s, 1, theta), InputError) << theta;
   EXPECT_THROW(
       reference::general_dominant(n, 1, d.data(), static_cast<const Scalar*>(nullptr), d.data(), l),
       InputError);

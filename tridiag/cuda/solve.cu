@@ -1520,7 +1520,7 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
   allow_shared(kernel, smem);
   const int threads = warps * detail::kWarpLanes;
   detail::SweepWindows win{};
-  win.inner = detail::kWarpLanes * K - 2 * detail::kSweepWindowHalo;
+  win.inner = detail::kWarpLanes * K - 2 * kWindowHaloRows;
   win.count = (form.m.n + win.inner - 1) / win.inner;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, win,
@@ -1541,7 +1541,7 @@ bool window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
   const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / row_blocks);
   const dim3 grid(static_cast<unsigned>(row_blocks),
                   static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
-  const double theta = detail::sweep_window_theta();
+  const double theta = window_theta();
   PSCR_CUDA_CHECK(cudaMemsetAsync(failed, 0, sizeof(unsigned), stream));
   kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, failed);
   PSCR_CUDA_CHECK_LAUNCH();

@@ -146,6 +146,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <string>
 
 #include "common/cuda/device_buffer.hpp"
@@ -242,6 +243,17 @@ inline constexpr int kSweepMaxLaneRows = 64;
 /// @brief Rows per lane of the window method: windows of 32·16 = 512 rows, 448 of them written.
 inline constexpr int kWindowLaneRows = 16;
 
+/// @brief Rows a window of the window method leaves unwritten at each end that cuts its system
+/// (its halo; windows overlap by twice as many).
+inline constexpr int kWindowHaloRows = 32;
+
+/// @brief θ of the window method's bound |a| + |c| ≤ θ|b| (Options::window_bound): its error at
+/// rows L = kWindowHaloRows from a cut, at most 2θ^(L+1)‖x‖∞ (tridiag/cuda/sweep.cuh), is then
+/// 2^-53 ‖x‖∞: θ = 2^(−54/33) ≈ 0.3219.
+inline double window_theta() {
+  return std::exp2(-54.0 / (kWindowHaloRows + 1));
+}
+
 /// @brief Most PCR steps of the tiled PCR method (2^8 independent systems per system): its
 /// sliding window holds about 2^(k+1) + 128 k rows per block in shared memory.
 inline constexpr int kTiledPcrMaxSteps = 8;
@@ -301,7 +313,9 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
                    const Options& options = {});
 
 /// @brief Whether every row of every shifted system (A + s_k M), k = 0..batch−1, meets the window
-/// method's bound |a| + |c| ≤ θ|b| (Options::window_bound), checked on the device on `stream`;
+/// method's bound |a| + |c| ≤ θ|b| (Options::window_bound, θ = window_theta()), checked on the
+/// device on `stream` with |a| and |c| bounded above (complex: by up to 8%, so that a row within
+/// 8% of the bound may fail here where tridiag::reference::shifted_dominant with θ passes it);
 /// waits for the check (on an H100 about 15–30 µs real and 40–60 µs complex per 2^24 rows and
 /// shifts, and the wait).
 template <class Scalar>

@@ -391,24 +391,23 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
   }
 }
 
-/// The window method (Method::window, shifted form, contiguous rows): a system of n > 32·K rows is
-/// cut into windows of 32·K rows that overlap by 2·kSweepWindowHalo, and each window is solved as
-/// a system of its own (its couplings to the rows outside taken as zero) by one warp, as the sweep
-/// kernel solves a system, writing only its inner rows, those at least kSweepWindowHalo rows from a
-/// cut end. Where every row of a window satisfies |a| + |c| ≤ θ|b| (a, c its true couplings), the
-/// inner rows' x differs from the whole system's by at most 2θ^(L+1)‖x‖∞ (L = kSweepWindowHalo):
-/// the influence of x beyond the cut on row i is (T_W⁻¹)_{i,last}·c, whose magnitude is
-/// Π_{j=i}^{last−1} |c′_j| · |c/w_last|, each factor at most |c_j| / (|b_j| − |a_j|) ≤ θ (by
-/// induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
-/// that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos again, mostly from
-/// L2), x written once, for any n. The bound is checked before the pass, on every row of the
-/// batch with its true couplings (window_bound_kernel), unless the caller assures it
-/// (Options::window_bound); where a row fails it the solve runs the exact method instead
-/// (solve.cu, solve_device).
-constexpr int kSweepWindowHalo = 32;
+// The window method (Method::window, shifted form, contiguous rows): a system of n > 32·K rows is
+// cut into windows of 32·K rows that overlap by 2·kWindowHaloRows, and each window is solved as
+// a system of its own (its couplings to the rows outside taken as zero) by one warp, as the sweep
+// kernel solves a system, writing only its inner rows, those at least kWindowHaloRows rows from a
+// cut end. Where every row of a window satisfies |a| + |c| ≤ θ|b| (a, c its true couplings), the
+// inner rows' x differs from the whole system's by at most 2θ^(L+1)‖x‖∞ (L = kWindowHaloRows):
+// the influence of x beyond the cut on row i is (T_W⁻¹)_{i,last}·c, whose magnitude is
+// Π_{j=i}^{last−1} |c′_j| · |c/w_last|, each factor at most |c_j| / (|b_j| − |a_j|) ≤ θ (by
+// induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
+// (window_theta) that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos
+// again, mostly from L2), x written once, for any n. The bound is checked before the pass, on
+// every row of the batch with its true couplings (window_bound_kernel), unless the caller
+// assures it (Options::window_bound); where a row fails it the solve runs the exact method
+// instead (solve.cu, solve_device).
 
 /// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
-/// writes `inner` = rows − 2·kSweepWindowHalo of them, window j rows [j·inner, (j + 1)·inner),
+/// writes `inner` = rows − 2·kWindowHaloRows of them, window j rows [j·inner, (j + 1)·inner),
 /// and reads rows [j·inner − halo, j·inner − halo + rows) within [0, n).
 struct SweepWindows {
   index_t inner;  // rows each window writes
@@ -424,15 +423,10 @@ struct SweepWindow {
 };
 PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, index_t n) {
   const index_t top = j * inner;  // the window's first row written
-  const index_t lo = top > kSweepWindowHalo ? top - kSweepWindowHalo : 0;
+  const index_t lo = top > kWindowHaloRows ? top - kWindowHaloRows : 0;
   const index_t hi = lo + window_rows < n ? lo + window_rows : n;
   const index_t end = top + inner < n ? top + inner : n;
   return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
-}
-
-/// θ of the window method's decay bound: 2θ^(L+1) = 2^-53 (L = kSweepWindowHalo), θ ≈ 0.3219.
-inline double sweep_window_theta() {
-  return std::exp2(-54.0 / (kSweepWindowHalo + 1));
 }
 
 /// |z| bounded above: |re| + (√2 − 1)|im| for |re| ≥ |im| (hypot(x, y) ≤ x + (√2 − 1) y there,

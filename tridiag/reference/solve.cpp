@@ -229,14 +229,14 @@ void for_each_system(index_t batch, index_t per_system, Scalar* workspace, index
   }
 }
 
-/// Whether every row of `rows` (n rows) has |diag| ≥ |sub| + |sup| and diag ≠ 0 (false on NaN).
+/// Whether every row of `rows` (n rows) has θ|diag| ≥ |sub| + |sup| and diag ≠ 0 (false on NaN).
 template <class Rows>
-bool rows_dominant(index_t n, const Rows& rows) {
+bool rows_dominant(index_t n, const Rows& rows, double theta = 1.0) {
   for (index_t r = 0; r < n; ++r) {
     const double diag = std::abs(rows.diag(r));
     const double off =
         (r > 0 ? std::abs(rows.sub(r)) : 0.0) + (r + 1 < n ? std::abs(rows.sup(r)) : 0.0);
-    if (!(diag >= off && diag > 0)) return false;
+    if (!(theta * diag >= off && diag > 0)) return false;
   }
   return true;
 }
@@ -315,12 +315,16 @@ void solve_general_pivoting(index_t n, index_t batch, const Scalar* a, const Sca
 
 template <class Scalar>
 bool shifted_dominant(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
-                      const Scalar* shifts, index_t batch) {
+                      const Scalar* shifts, index_t batch, double theta) {
   check_shifted(A, M, shifts);
   if (batch < 1) PSCR_INPUT_ERROR("tridiag: batch must be >= 1, got " << batch);
+  if (!(theta > 0 && theta <= 1))
+    PSCR_INPUT_ERROR("tridiag: the dominance bound theta must be in (0, 1], got " << theta);
   for (index_t k = 0; k < batch; ++k)
-    if (!rows_dominant(A.size(), ShiftedRows<Scalar>{A.diag.data(), A.off.data(), M.diag.data(),
-                                                     M.off.data(), shifts[k]}))
+    if (!rows_dominant(A.size(),
+                       ShiftedRows<Scalar>{A.diag.data(), A.off.data(), M.diag.data(), M.off.data(),
+                                           shifts[k]},
+                       theta))
       return false;
   return true;
 }
@@ -350,7 +354,7 @@ bool general_dominant(index_t n, index_t batch, const Scalar* a, const Scalar* b
                                                const Scalar*, const Scalar*, BatchLayout, Scalar*, \
                                                BatchLayout, Scalar*, index_t);                     \
   template bool shifted_dominant<Scalar>(const SymTridiag<Scalar>&, const SymTridiag<Scalar>&,     \
-                                         const Scalar*, index_t);                                  \
+                                         const Scalar*, index_t, double);                          \
   template bool general_dominant<Scalar>(index_t, index_t, const Scalar*, const Scalar*,           \
                                          const Scalar*, BatchLayout);
 PSCR_FOR_EACH_SCALAR(PSCR_INSTANTIATE)

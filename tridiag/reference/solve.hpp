@@ -81,15 +81,17 @@ void solve_general_pivoting(index_t n, index_t batch, const Scalar* a, const Sca
                             BatchLayout x_layout, Scalar* workspace, index_t workspace_count);
 
 /// @brief Whether every system A + s_k M (k = 0..batch−1) is diagonally dominant by rows:
-/// |A(r,r) + s_k M(r,r)| ≥ |A(r,r−1) + s_k M(r,r−1)| + |A(r,r+1) + s_k M(r,r+1)| on every row
-/// r, in complex modulus, and no zero diagonal entry. Such systems, where non-singular, are solved
-/// stably without pivoting in any order of elimination (tridiag::cuda::Options::dominant); weak
-/// dominance admits singular ones (the pure Neumann Laplacian), which no solver here solves.
-/// O(n·batch), stops at the first row that fails.
-/// Throws InputError for inconsistent A, M or null shifts (as solve_shifted).
+/// θ|A(r,r) + s_k M(r,r)| ≥ |A(r,r−1) + s_k M(r,r−1)| + |A(r,r+1) + s_k M(r,r+1)| on every row
+/// r, in complex modulus, and no zero diagonal entry. With θ = 1 (dominance) such systems, where
+/// non-singular, are solved stably without pivoting in any order of elimination
+/// (tridiag::cuda::Options::dominant); weak dominance admits singular ones (the pure Neumann
+/// Laplacian), which no solver here solves. With θ = tridiag::cuda::window_theta() it is the
+/// window method's bound (Options::window_bound), on the host. O(n·batch), stops at the first
+/// row that fails. Throws InputError for inconsistent A, M or null shifts (as solve_shifted), or
+/// θ outside (0, 1].
 template <class Scalar>
 bool shifted_dominant(const SymTridiag<Scalar>& A, const SymTridiag<Scalar>& M,
-                      const Scalar* shifts, index_t batch);
+                      const Scalar* shifts, index_t batch, double theta = 1.0);
 
 /// @brief Whether every general system (a, b, c with `layout`, as solve_general) is diagonally
 /// dominant by rows: |b_r| ≥ |a_r| + |c_r| and b_r ≠ 0 (a_0 and c_{n−1} not read; see
