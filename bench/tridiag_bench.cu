@@ -414,7 +414,8 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   // bound and waits for the check, solving with the table's method where a row fails it;
   // "assured": Options::window_bound, where window_bound_holds found these systems within it.
   configs.push_back({"window", false, {tc::Method::window, 16}});
-  if (tc::window_bound_holds(stream.get(), A.view(), M.view(), d_shifts.data(), batch)) {
+  if (sel.has_method("window") &&
+      tc::window_bound_holds(stream.get(), A.view(), M.view(), d_shifts.data(), batch)) {
     tc::Options assured{tc::Method::window, 16};
     assured.window_bound = true;
     configs.push_back({"window", false, assured});

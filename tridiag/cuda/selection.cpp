@@ -158,7 +158,7 @@ Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleav
   }
   Options choice =
       best.entry ? entry_options(*best.entry, n) : Options{Method::partition, 8, Staging::shared};
-  if (window_bound && best.entry && best.entry->window && n > 32 * index_t{kWindowLaneRows})
+  if (window_bound && best.entry && best.entry->window && n > kWindowRows)
     choice = {Method::window, kWindowLaneRows};
   choice.dominant = dominant;
   choice.window_bound = window_bound;

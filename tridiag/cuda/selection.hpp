@@ -132,7 +132,7 @@ bool entry_measures(const SelectionEntry& e, index_t n);
 /// of the same layout, scalar type and form in (log n, log batch), n weighted, among the complex
 /// entries the `dominant` ones where `dominant` (Options::dominant), and among the entries whose
 /// configuration n runs (entry_measures); the window method instead where `window_bound`
-/// (Options::window_bound), the entry's `window` flag is set and n > 32·kWindowLaneRows. Method,
+/// (Options::window_bound), the entry's `window` flag is set and n > kWindowRows. Method,
 /// rows_per_thread and staging all set (never automatic), `dominant` and `window_bound` as given.
 Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
                       bool general, bool dominant, bool window_bound = false);

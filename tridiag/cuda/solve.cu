@@ -544,9 +544,9 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::window) {
-    // Windows of 32·16 rows; a system that one window covers, the general form and interleaved
-    // layouts run the sweep method (and where it does not apply, its replacements).
-    if (general || interleaved || n <= detail::kWarpLanes * kWindowLaneRows) {
+    // Windows of kWindowRows rows; a system that one window covers, the general form and
+    // interleaved layouts run the sweep method (and where it does not apply, its replacements).
+    if (general || interleaved || n <= kWindowRows) {
       opt.method = Method::sweep;
       opt.rows_per_thread = 0;
     } else {
@@ -1520,7 +1520,7 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
   allow_shared(kernel, smem);
   const int threads = warps * detail::kWarpLanes;
   detail::SweepWindows win{};
-  win.inner = detail::kWarpLanes * K - 2 * kWindowHaloRows;
+  win.inner = kWindowRows - 2 * kWindowHaloRows;
   win.count = (form.m.n + win.inner - 1) / win.inner;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, win,
@@ -1570,13 +1570,10 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::window) {
       // In place, a window's halo rows would be other windows' x, and the fallback would need d.
-      if (arrays_overlap(d, dl, x, xl, n, batch)) {
-        solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
-        return;
-      }
       // Not assured, the bound is checked first (the workspace's first scalar holds the count).
-      if (opt.window_bound ||
-          window_bound_check(stream, form, batch, reinterpret_cast<unsigned*>(ws)))
+      if (!arrays_overlap(d, dl, x, xl, n, batch) &&
+          (opt.window_bound ||
+           window_bound_check(stream, form, batch, reinterpret_cast<unsigned*>(ws))))
         launch_sweep_window(stream, form, batch, d, dl, x, xl, budget);
       else
         solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);

@@ -243,6 +243,10 @@ inline constexpr int kSweepMaxLaneRows = 64;
 /// @brief Rows per lane of the window method: windows of 32·16 = 512 rows, 448 of them written.
 inline constexpr int kWindowLaneRows = 16;
 
+/// @brief Rows of a window of the window method (its 32 lanes' kWindowLaneRows each): systems of
+/// at most this many rows take the sweep method instead.
+inline constexpr index_t kWindowRows = 32 * kWindowLaneRows;
+
 /// @brief Rows a window of the window method leaves unwritten at each end that cuts its system
 /// (its halo; windows overlap by twice as many).
 inline constexpr int kWindowHaloRows = 32;
