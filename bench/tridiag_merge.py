@@ -25,9 +25,10 @@ OUTPUT holds PART's rows for the shapes (scalar, n, batch) PART holds and BASE's
 others, in BASE's order, with PART's configurations that BASE lacks after the last row of their
 shape, and PART's shapes that BASE lacks (shapes new to the benchmark) after all of BASE's rows
 (both in PART's order). PART must hold, for its shapes, every configuration of BASE of the
-forms it holds there, on the same device: a run of some forms only (tridiag_bench --forms F)
-replaces those forms' rows and the copy, and the other forms keep BASE's rows, with the shape's
-copy bandwidth the faster of both runs' and their fraction_of_copy following it.
+forms and layouts it holds there, on the same device: a run of some forms or layouts only
+(tridiag_bench --forms F, --layouts L) replaces those (form, layout) pairs' rows and the copy, and
+the other pairs keep BASE's rows, with the shape's copy bandwidth the faster of both runs' and
+their fraction_of_copy following it.
 
 An existing OUTPUT is refused unless --force; it may never be one of the inputs.
 Exit codes: 0 written; 1 bad input (as bench/plot_results.py reads CSVs: unreadable file,
@@ -125,30 +126,33 @@ def merge(paths):
 
 
 def splice(base_path, part_path):
-    """BASE's rows with those of PART's shapes and forms replaced by PART's, PART's new shapes
-    after them, and BASE's header."""
+    """BASE's rows with those of PART's shapes and (form, layout) pairs replaced by PART's,
+    PART's new shapes after them, and BASE's header."""
     header, base_rows, base_keys, _ = load(base_path)
     part_header, part_rows, _, part = load(part_path)
     if part_header != header:
         raise InputError(f"{part_path}: columns differ from {base_path}'s")
     one_device(base_rows + part_rows)
-    form = KEY.index("form")
+    form, layout = KEY.index("form"), KEY.index("layout")
 
     def shape(key):  # KEY starts with SHAPE
         return key[:len(SHAPE)]
 
-    shapes = {shape(key) for key in part}
-    forms = {shape(key) + (key[form],) for key in part}
+    def kind(key):
+        return shape(key) + (key[form], key[layout])
 
-    def from_part(key):  # the copy ("-") goes with any form of its shape
-        return shape(key) in shapes and (key[form] == "-" or shape(key) + (key[form],) in forms)
+    shapes = {shape(key) for key in part}
+    kinds = {kind(key) for key in part}
+
+    def from_part(key):  # the copy (form "-") goes with any pair of its shape
+        return shape(key) in shapes and (key[form] == "-" or kind(key) in kinds)
 
     replaced = {key for key in base_keys if from_part(key)}
     if not replaced <= part.keys():
         only = sorted(replaced - part.keys())[0]
         raise InputError(f"{part_path}: configurations of shape {' x '.join(only[:3])} differ "
                          f"from {base_path}'s (e.g. {', '.join(only[:-1])} is missing)")
-    # Shapes that keep some of BASE's rows (forms PART lacks) mix two runs: their copy is the
+    # Shapes that keep some of BASE's rows (pairs PART lacks) mix two runs: their copy is the
     # faster of both, as merge takes it.
     mixed = {shape(key) for key in base_keys if shape(key) in shapes and not from_part(key)}
     copy = fastest_copies([(base_path, base_rows), (part_path, part_rows)])

@@ -4,8 +4,9 @@ every configuration takes the row of its fastest median (a median of 0 never win
 bandwidth is the fastest per shape and every fraction_of_copy follows it, repeated rows of one
 configuration (the general form under both stagings) stay apart, and runs of different devices or
 configurations, a run as the output, or an existing output without --force are refused with a
-message and nothing written; --splice takes one scalar's rows, one shape's, or one form's (the copy
-with it, the other forms' fractions over the faster copy of both runs) from a later run,
+message and nothing written; --splice takes one scalar's rows, one shape's, or one form's or
+layout's (the copy with it, the others' fractions over the faster copy of both runs) from a later
+run,
 in the earlier merge's order (configurations new in the part after their shape's rows, shapes new
 in the part after the base's rows), and refuses a part that lacks a configuration of the base.
 
@@ -21,9 +22,9 @@ HEADER = ("device,scalar,n,batch,form,layout,method,rows_per_thread,staging,medi
 
 
 def row(method, k, ms, gbs, copy_gbs, form="shifted", staging="-", device="Test GPU", n=64,
-        note="", scalar="real"):
+        note="", scalar="real", layout="contiguous"):
     """A tridiag_bench row of n x 1024 systems with the given timing and bandwidths."""
-    return (f'"{device}",{scalar},{n},1024,{form},contiguous,{method},{k},{staging},{ms},{ms},'
+    return (f'"{device}",{scalar},{n},1024,{form},{layout},{method},{k},{staging},{ms},{ms},'
             f'{gbs},{copy_gbs},{gbs / copy_gbs:.6g},1,1e-16,20,"{note}"')
 
 
@@ -140,6 +141,22 @@ class TridiagMergeTest(ScriptTest):
         got = [(x["n"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
         self.assertEqual(got, [("64", "copy", "0.1", "2000"), ("64", "segment", "0.3", "2000"),
                                ("128", "copy", "0.38", "2100"), ("128", "segment", "0.5", "2100")])
+
+    def test_splice_replaces_one_layout(self):
+        base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
+                row("columns", 4, 0.4, 800, 2000, layout="interleaved")]
+        part = [copy(0.09, 2500), row("segment", 4, 0.28, 1100, 2500),
+                row("window", 16, 0.2, 1500, 2500, staging="checked")]
+        paths = [self.write("base.csv", [HEADER] + base), self.write("part.csv", [HEADER] + part)]
+        r = self.run_script("--splice", self.out, *paths)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [(x["layout"], x["method"], x["median_ms"], x["copy_gbs"]) for x in self.rows()]
+        self.assertEqual(got, [
+            ("-", "copy", "0.09", "2500"),
+            ("contiguous", "segment", "0.28", "2500"),
+            ("interleaved", "columns", "0.4", "2500"),  # the base's, over the faster copy
+            ("contiguous", "window", "0.2", "2500"),  # new: after its shape
+        ])
 
     def test_splice_replaces_one_form(self):
         base = [copy(0.1, 2000), row("segment", 4, 0.3, 1000, 2000),
