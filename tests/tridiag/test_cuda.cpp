@@ -308,6 +308,72 @@ TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
     }
 }
 
+// The window method on the dominant batches past its bound (|a| + |c| up to about |b|, above
+// 0.32 |b|): its check counts them, the window kernel returns at once, and the exact fallback
+// (the table's method, gated on the count) solves them, on every layout (those the window
+// kernel does not take, and in place, run the fallback alone).
+TYPED_TEST(CudaTridiagTest, WindowMethodPastItsBoundFallsBack) {
+  std::uint64_t seed = 390;
+  for (index_t n : {513, 1000, 4097, 8191, 65537})
+    for (index_t batch : {index_t{1}, index_t{7}, index_t{300}}) {
+      if (n * batch > 2000000) continue;
+      const auto t = testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++);
+      ASSERT_FALSE(
+          reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, cuda::window_theta()));
+      check_configs(t, Form::shifted, method_configs("window", cuda::Method::window, {16}));
+    }
+}
+
+// The window method waits for nothing on the host, its check's count read by its kernels on
+// the device, so a call captured into a CUDA graph solves every launch of the graph: a batch
+// within the bound (the window kernel) and one past it (the exact fallback), each launched twice
+// with other right-hand sides copied into d between the launches, against the reference.
+TYPED_TEST(CudaTridiagTest, WindowMethodCapturedIntoAGraph) {
+  using S = TypeParam;
+  const index_t n = 4097, batch = 5;
+  const BatchLayout l = BatchLayout::contiguous(n);
+  const double theta = cuda::window_theta();
+  for (bool within : {true, false}) {
+    SCOPED_TRACE(within ? "within the bound" : "past the bound");
+    auto t = testing::make_shifted<S>(n, batch, Kind::dominant, 395 + within);
+    if (within)
+      for (auto* diag : {&t.A.diag, &t.M.diag})
+        for (S& e : *diag) e *= 4.0;
+    ASSERT_EQ(reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, theta), within);
+    testing::fill_explicit_from_shifted(t);
+    const cuda::DeviceSymTridiagBuffer<S> A(t.A), M(t.M);
+    const DeviceBuffer<S> shifts = upload(t.shifts);
+    DeviceBuffer<S> d(n * batch), x(n * batch);
+    const cuda::Options window{cuda::Method::window, 16};
+    const index_t wc = cuda::workspace_size<S>(n, batch, window);
+    DeviceBuffer<S> ws(std::max<index_t>(wc, 1));
+    const pscr::cuda::Stream stream;
+    cudaGraph_t graph = nullptr;
+    PSCR_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    cuda::solve_shifted(stream.get(), A.view(), M.view(), shifts.data(), batch, d.data(), l,
+                        x.data(), l, ws.data(), wc, window);
+    PSCR_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+    cudaGraphExec_t exec = nullptr;
+    PSCR_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int launch = 0; launch < 2; ++launch) {
+      t.d = pscr::testing::random_vector<S>(n * batch, 397 + 2 * launch + within);
+      d.copy_from_host(t.d.data());
+      x.copy_from_host(std::vector<S>(n * batch, testing::nan_scalar<S>()).data());
+      PSCR_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
+      stream.synchronize();
+      std::vector<S> got(n * batch);
+      x.copy_to_host(got.data());
+      const auto ref = reference_solution(t, false);
+      const auto cond = testing::condition_numbers(t);
+      for (index_t k = 0; k < batch; ++k)
+        ASSERT_LE(testing::forward_error(got, ref, n, k), pscr::testing::tolerance<S>(200, cond[k]))
+            << "launch " << launch << ", system " << k;
+    }
+    PSCR_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    PSCR_CUDA_CHECK(cudaGraphDestroy(graph));
+  }
+}
+
 // window_bound_holds against the reference's dominance check with θ, as the emulation's
 // WindowRowBoundAgainstTheReference checks its row test: systems of 1000 rows whose largest row
 // ratio (|a| + |c|) / |b| lies within 12% of θ either way, one per call.
@@ -375,6 +441,34 @@ TYPED_TEST(CudaTridiagTest, WindowBoundHoldsFindsOneRowPastIt) {
       }
       check_configs(t, Form::shifted, configs);
     }
+}
+
+// window_bound_holds where a row's diagonal vanishes between two shifts (the check of real
+// shifts then tries that row at each shift): A = tridiag(0.1, 1, 0.1) but row 700's diagonal 0,
+// M = e_700 e_700ᵀ, so that row 700 of system k has the diagonal s_k against 0.2 off it; shifts
+// ±10 alternately pass, and one shift of 0.05 among them fails.
+TYPED_TEST(CudaTridiagTest, WindowBoundHoldsWhereADiagonalVanishesBetweenShifts) {
+  using S = TypeParam;
+  const index_t n = 1000, batch = 2001;
+  Batch<S> t;
+  t.n = n;
+  t.batch = batch;
+  t.A.diag.assign(n, S(1));
+  t.A.diag[700] = S(0);
+  t.A.off.assign(n - 1, S(0.1));
+  t.M.diag.assign(n, S(0));
+  t.M.diag[700] = S(1);
+  t.M.off.assign(n - 1, S(0));
+  for (index_t k = 0; k < batch; ++k) t.shifts.push_back(S(k % 2 == 0 ? 10.0 : -10.0));
+  const cuda::DeviceSymTridiagBuffer<S> A(t.A), M(t.M);
+  for (index_t near_zero : {index_t{-1}, index_t{0}, index_t{1000}, batch - 1}) {
+    SCOPED_TRACE("shift 0.05 at " + std::to_string(near_zero));
+    std::vector<S> shifts = t.shifts;
+    if (near_zero >= 0) shifts[near_zero] = S(0.05);
+    const DeviceBuffer<S> d_shifts = upload(shifts);
+    EXPECT_EQ(cuda::window_bound_holds<S>(nullptr, A.view(), M.view(), d_shifts.data(), batch),
+              near_zero < 0);
+  }
 }
 
 // Indefinite systems through the pivoting solver. Random general systems only up to n = 1023:

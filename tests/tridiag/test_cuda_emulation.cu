@@ -1424,6 +1424,55 @@ TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
   EXPECT_GT(failed, 100);
 }
 
+// The check of real shifts as window_shift_range_kernel and window_range_bound_kernel run it: the
+// batch's range through ordered keys (ordered_key, ordered_value: its least and largest shift),
+// then window_row_over_range per row, each shift in turn where that is undecided; against the
+// reference's dominance check with θ. 600 batches of 16 shifts on systems of 40 rows
+// (Kind::dominant's A and M, diagonals about 4 and 2, off-diagonals scaled by 0.2 to 2.5), the
+// shifts in [0, 2], or in a third of the batches in [−3, 3], where diagonals vanish between
+// shifts: the same answer every time, each verdict of the row test met.
+TEST(WindowRangeBound, AgainstTheReference) {
+  namespace dt = cuda::detail;
+  const double theta = cuda::window_theta();
+  std::mt19937_64 gen(15800);
+  std::uniform_real_distribution<double> scale(0.2, 2.5), near(0.0, 2.0), wide(-3.0, 3.0);
+  int passed = 0, failed = 0;
+  int verdicts[3] = {0, 0, 0};
+  for (int trial = 0; trial < 600; ++trial) {
+    const index_t n = 40, batch = 16;
+    auto t = testing::make_shifted<double>(n, batch, testing::Kind::dominant, 15900 + trial);
+    const double f = scale(gen);
+    for (auto* off : {&t.A.off, &t.M.off})
+      for (double& e : *off) e *= f;
+    for (double& s : t.shifts) s = trial % 3 == 0 ? wide(gen) : near(gen);
+    unsigned long long lo = ~0ull, hi = 0;
+    for (double s : t.shifts) {
+      lo = std::min(lo, dt::ordered_key(s));
+      hi = std::max(hi, dt::ordered_key(s));
+    }
+    const double s_lo = dt::ordered_value(lo), s_hi = dt::ordered_value(hi);
+    ASSERT_EQ(s_lo, *std::min_element(t.shifts.begin(), t.shifts.end()));
+    ASSERT_EQ(s_hi, *std::max_element(t.shifts.begin(), t.shifts.end()));
+    const dt::ShiftedMatrix<double> m = kernel_matrix(t);
+    bool bounded = true;
+    for (index_t r = 0; r < n; ++r) {
+      const dt::ShiftedRowCouplings<double> row = dt::shifted_row_couplings(m, r);
+      const dt::RangeBound v = dt::window_row_over_range(row, s_lo, s_hi, theta * theta);
+      ++verdicts[static_cast<int>(v)];
+      bool bounded_row = v != dt::RangeBound::fails;
+      if (v == dt::RangeBound::undecided)
+        for (double s : t.shifts) bounded_row &= row.bounded(s, theta * theta);
+      bounded &= bounded_row;
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    EXPECT_EQ(bounded, reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, theta));
+    ++(bounded ? passed : failed);
+  }
+  EXPECT_GT(passed, 60);
+  EXPECT_GT(failed, 60);
+  for (int v : verdicts) EXPECT_GT(v, 20);
+}
+
 // The complex instances not declared dominant: their spike, coarse and InBlock solves guarded.
 TYPED_TEST(EmulationTest, SweepClusterComplexDamped) {
   if constexpr (!is_complex_v<TypeParam>) GTEST_SKIP() << "needs a complex shift";

@@ -271,9 +271,11 @@ TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
         }
 }
 
-// The window method comes from a table only to calls that assure its bound (Options::window_bound),
-// and only where it runs: shifted form, a row-fastest layout, n > 32·kWindowLaneRows.
-TEST(CudaOptions, OnlyAssuredCallsTakeTheWindowMethodFromATable) {
+// The window method comes from a table only where it runs, the shifted form on row-fastest
+// layouts: to any call where an entry's method is the window method (its bound checked on the
+// device), and to calls that assure its bound (Options::window_bound) also where an entry's
+// `window` flag is set and n > 32·kWindowLaneRows.
+TEST(CudaOptions, TheWindowMethodComesFromATableWhereItRuns) {
   for (cuda::SelectionGpu gpu : cuda::kSelectionGpus)
     for (bool interleaved : {false, true})
       for (bool complex : {false, true})
@@ -285,15 +287,12 @@ TEST(CudaOptions, OnlyAssuredCallsTakeTheWindowMethodFromATable) {
                            << batch << ", interleaved " << interleaved << ", complex " << complex
                            << ", general " << general);
               for (bool dominant : {false, true})
-                EXPECT_NE(
-                    cuda::select_method(gpu, n, batch, interleaved, complex, general, dominant)
-                        .method,
-                    Method::window);
-              const cuda::Options assured =
-                  cuda::select_method(gpu, n, batch, interleaved, complex, general, true, true);
-              EXPECT_TRUE(assured.window_bound);
-              if (interleaved || general || n <= 32 * index_t{cuda::kWindowLaneRows})
-                EXPECT_NE(assured.method, Method::window);
+                for (bool assured : {false, true}) {
+                  const cuda::Options o = cuda::select_method(gpu, n, batch, interleaved, complex,
+                                                              general, dominant, assured);
+                  EXPECT_EQ(o.window_bound, assured);
+                  if (interleaved || general) EXPECT_NE(o.method, Method::window);
+                }
             }
   // Where the H100's table measured it faster (real 65536 × 256: 0.114 against the segment
   // method's 0.171 ms, 2026-12-06), and not where it was slower (real 8192 × 2048).

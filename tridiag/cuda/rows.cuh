@@ -319,11 +319,24 @@ struct GeneralGlobalRows {
   PSCR_HD T sup(index_t r) const { return r + 1 < n ? c[s.at(k, r)] : T(0); }
 };
 
+/// A launch's condition, read on the device as the kernel starts: its blocks return at once
+/// unless the count is zero exactly where `when_zero` says it must be (no count: they always run).
+/// The window method gates its kernel (when_zero) and its exact fallback (not) on the count of its
+/// check, launched after it, so that the call neither waits nor launches anything the host decides
+/// (solve.cu, solve_device). Kernels that take one: the sweep, segment (lanes too), block and
+/// window kernels, the ones a fallback of the window method launches (gateable_method).
+struct Gate {
+  const unsigned* count = nullptr;
+  bool when_zero = true;
+  __device__ bool closed() const { return count != nullptr && ((*count == 0) != when_zero); }
+};
+
 /// The shifted form as seen by the tiled kernels: nothing to stage, rows formed from A, M, s_k.
 template <class T>
 struct ShiftedForm {
   ShiftedMatrix<T> m;
   const T* shifts;
+  Gate gate;  ///< where its kernels run (Gate: the sweep, segment and block kernels read it)
 
   static constexpr int tiles = 0;         ///< per-system coefficient tiles in shared memory
   static constexpr int shared_tiles = 0;  ///< tables shared by the block's systems
@@ -345,6 +358,7 @@ struct GeneralForm {
   const T* b;
   const T* c;
   index_t n;
+  Gate gate;  ///< where its kernels run (Gate: the segment and block kernels read it)
 
   static constexpr int tiles = 3;
   static constexpr int shared_tiles = 0;

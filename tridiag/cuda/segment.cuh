@@ -306,6 +306,7 @@ template <class T>
 struct ShiftedSegmentForm {
   ShiftedMatrix<T> m;
   const T* shifts;
+  Gate gate;  ///< ShiftedForm::gate
 
   template <int K>
   using Lane = ShiftedLaneCoefs<K, T>;
@@ -362,6 +363,7 @@ struct GeneralSegmentForm {
   const T* b;
   const T* c;
   index_t n;
+  Gate gate;  ///< GeneralForm::gate
 
   template <int K>
   struct Lane {};
@@ -495,7 +497,7 @@ __global__ void __launch_bounds__(kSegmentThreads)
                    T* cd) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const index_t warp = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpLanes;
-  if (warp >= walk.warps) return;
+  if (warp >= walk.warps || form.gate.closed()) return;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   T* slice = reinterpret_cast<T*>(smem_raw) +
              (threadIdx.x / kWarpLanes) * segment_warp_elements<K, Form, Staged>();
@@ -742,6 +744,7 @@ template <int K, class T, class Form>
 __global__ void __launch_bounds__(kSegmentBlockThreads)
     segment_block_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
                          Strides xs) {
+  if (form.gate.closed()) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr bool kSolo = segment_block_solo_coarse(K, sizeof(T));
   const int threads = static_cast<int>(blockDim.x);

@@ -505,11 +505,11 @@ template <class T, int P>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>(P))
     segment_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, const T* d, index_t system_stride,
-                                T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
+                                T* ca, T* cb, T* cc, T* cd, T* checkpoints, Gate gate) {
   constexpr int kTileRows = lanes_tile_rows<T, P>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const LanesWarp<T, P> w(batch, segments, rows);
-  if (w.idle()) return;  // uniform over the warp
+  if (w.idle() || gate.closed()) return;  // uniform over the warp
   const int tiles = rows / kTileRows, lane = w.lane;
   const LanesStages<LanesFetch<T, P>> stages(LanesFetch<T, P>(w, m, d, system_stride), smem_raw, d,
                                              tiles);
@@ -640,12 +640,13 @@ template <class T, int P>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>(P))
     segment_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, const T* d, index_t d_stride, T* x,
-                                    index_t x_stride, const T* cd, const T* checkpoints) {
+                                    index_t x_stride, const T* cd, const T* checkpoints,
+                                    Gate gate) {
   constexpr int kTileRows = lanes_tile_rows<T, P>();
   constexpr int kStagePieces = lanes_stage_pieces(P);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const LanesWarp<T, P> w(batch, segments, rows);
-  if (w.idle()) return;  // uniform over the warp
+  if (w.idle() || gate.closed()) return;  // uniform over the warp
   const int tiles = rows / kTileRows, lane = w.lane;
   const LanesStages<LanesFetch<T, P>, lanes_state_pieces<T>()> stages(
       LanesFetch<T, P>(w, m, d, d_stride), smem_raw, d, tiles);

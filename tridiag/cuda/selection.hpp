@@ -30,8 +30,10 @@ struct SelectionEntry {
   bool general;  ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
   index_t batch;
-  Method method;        ///< thomas, partition, warp, segment, block, columns, sweep or tiled_pcr
-  int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep: K
+  /// thomas, partition, warp, segment, block, columns, sweep, tiled_pcr or window (its bound
+  /// checked on the device: shifted form, contiguous layout)
+  Method method;
+  int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep, window: K
   bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
   /// Shifted form, contiguous layout, real entries and complex `dominant` ones: the window method
   /// (Method::window, its check assured: Options::window_bound) ran faster at this shape than the

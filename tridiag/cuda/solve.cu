@@ -671,11 +671,27 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
                            std::size_t budget);
 
 /// What the window method's batches solve with where a row fails its bound, or x aliases d: the
-/// selection table's method.
+/// selection table's method (of contiguous shifted systems of more than kWindowRows rows: the
+/// sweep, block or segment method, whose kernels are gated; solve_device checks it).
 Options window_fallback(const Options& opt) {
   Options exact;
   exact.dominant = opt.dominant;
   return exact;
+}
+
+/// Whether every kernel of a method reads its form's detail::Gate (those a fallback of the window
+/// method launches: the coarse solves of the segment method take the block or segment method).
+bool gateable_method(Method method) {
+  return method == Method::sweep || method == Method::block || method == Method::segment;
+}
+
+/// Scalars at the front of the window method's workspace that hold its check
+/// (detail::WindowCheck): 32 bytes, so that the fallback's workspace after them keeps the
+/// alignment of the caller's.
+template <class T>
+constexpr index_t window_check_scalars() {
+  static_assert(sizeof(detail::WindowCheck) <= 32, "the check fits its 32 bytes");
+  return 32 / static_cast<index_t>(sizeof(T));
 }
 
 /// Workspace scalars of a segmented solve (run_segmented) of `segments` segments per system that
@@ -706,9 +722,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
   }
   if (opt.method == Method::warp || opt.method == Method::block || opt.method == Method::sweep)
     return 0;
-  if (opt.method == Method::window)  // its check's count, else the exact solve's
-    return std::max<index_t>(
-        1, required_workspace<T>(n, batch, interleaved, tiles, window_fallback(opt), budget));
+  if (opt.method == Method::window)  // its check's count and the exact fallback's
+    return window_check_scalars<T>() +
+           required_workspace<T>(n, batch, interleaved, tiles, window_fallback(opt), budget);
   const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
   const int K = opt.rows_per_thread;
   if (opt.method == Method::segment) {
@@ -894,11 +910,11 @@ void launch_warp(cudaStream_t stream, const Form& form, int K, index_t n, index_
 /// shared slice (detail::ShiftedLaneCoefs), the general form loads a, b, c per system.
 template <class T>
 detail::ShiftedSegmentForm<T> segment_form(const detail::ShiftedForm<T>& f) {
-  return {f.m, f.shifts};
+  return {f.m, f.shifts, f.gate};
 }
 template <class T>
 detail::GeneralSegmentForm<T> segment_form(const detail::GeneralForm<T>& f) {
-  return {f.a, f.b, f.c, f.n};
+  return {f.a, f.b, f.c, f.n, f.gate};
 }
 
 /// Launches one pass of the segment kernel over at most as many warps as are resident, walking the
@@ -1021,7 +1037,7 @@ void launch_segment_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
     allow_shared(kernel, smem);  // 80 KB a block: beyond the default 48
     kernel<<<static_cast<unsigned>(blocks), kLanesThreads, smem, stream>>>(
         form.m, form.shifts, batch, segments, detail::kWarpLanes * K, d, dl.system_stride, ca, cb,
-        cc, cd, checkpoints);
+        cc, cd, checkpoints, form.gate);
     PSCR_CUDA_CHECK_LAUNCH();
   }
 }
@@ -1061,7 +1077,7 @@ void launch_segment_lanes_substitute(cudaStream_t stream, const Form& form, int 
     allow_shared(kernel, smem);
     launch_after_previous(kernel, blocks, kLanesThreads, smem, stream, form.m, form.shifts, batch,
                           segments, detail::kWarpLanes * K, d, dl.system_stride, x,
-                          xl.system_stride, cd, checkpoints);
+                          xl.system_stride, cd, checkpoints, form.gate);
   }
 }
 
@@ -1191,10 +1207,10 @@ void launch_segment_block(cudaStream_t stream, const SegForm& form, int K, index
 /// The segment and columns methods on systems cut into `segments` segments: one pass for one
 /// segment, else reduce, recursive coarse solve (general form, in the workspace) and substitute.
 /// `launch(pass, ca, cb, cc, cd)` launches one pass (pass: std::integral_constant<SegmentPass,
-/// ·>) with the coarse arrays.
+/// ·>) with the coarse arrays; the coarse solve's kernels are gated as the form's (`gate`).
 template <class T, class Launch>
 void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, index_t wc,
-                   std::size_t budget, Launch&& launch) {
+                   std::size_t budget, detail::Gate gate, Launch&& launch) {
   using detail::SegmentPass;
   if (segments == 1) {
     T* none = nullptr;
@@ -1212,7 +1228,7 @@ void run_segmented(cudaStream_t stream, index_t segments, index_t batch, T* ws, 
   const BatchLayout cl = BatchLayout::contiguous(nc);
   // At least one grid between the passes: the lanes substitute passes start as the last of them
   // ends and read the reduce pass's checkpoints before they wait for it (launch_after_previous).
-  solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, nc}, nc, batch, cd, cl, cd, cl,
+  solve_device(stream, detail::GeneralForm<T>{ca, cb, cc, nc, gate}, nc, batch, cd, cl, cd, cl,
                ws + 4 * cn, wc - 4 * cn, segment_coarse_options(), budget);
   launch(std::integral_constant<SegmentPass, SegmentPass::substitute>{}, ca, cb, cc, cd);
 }
@@ -1391,8 +1407,8 @@ void launch_sweep_kernel(cudaStream_t stream, const detail::ShiftedForm<T>& form
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks =
       std::min(resident_blocks(kernel, threads, smem), (batch + warps - 1) / warps);
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, K, d,
-                                                                   strides(dl), x, strides(xl));
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+      form.m, form.shifts, batch, K, d, strides(dl), x, strides(xl), form.gate);
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
@@ -1439,7 +1455,7 @@ void launch_sweep_cluster(cudaStream_t stream, const detail::ShiftedForm<T>& for
   const cudaLaunchConfig_t config =
       sweep_cluster_config(shape, plan.smem, clusters, stream, attribute);
   PSCR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, form.m, form.shifts, batch, shape.slots, d,
-                                     strides(dl), x, strides(xl)));
+                                     strides(dl), x, strides(xl), form.gate));
 }
 
 /// The sweep method (resolve checked that it applies): systems of more than 768 rows in clusters
@@ -1523,33 +1539,44 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
   win.inner = kWindowRows - 2 * kWindowHaloRows;
   win.count = (form.m.n + win.inner - 1) / win.inner;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(form.m, form.shifts, batch, win,
-                                                                   d, strides(dl), x, strides(xl));
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+      form.m, form.shifts, batch, win, d, strides(dl), x, strides(xl), form.gate);
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
-/// Whether every row of every system meets the window method's bound (window_bound_kernel, its
-/// count in `failed`, device memory): blocks of 256 threads (of whole warps covering n where it is
-/// smaller), enough of them over the rows and the systems to fill the device, and a wait on
-/// `stream` for the count.
+/// The window method's check into `check` (device memory, zeroed first): real shifts their range
+/// (window_shift_range_kernel, over the shifts), then each row over it (window_range_bound_kernel,
+/// over the rows); complex ones every row against every shift (window_bound_kernel, blocks of
+/// the rows, enough of them over the shifts to fill the device). Blocks of 256 threads (of whole
+/// warps covering n where it is smaller). Asynchronous: the window method's kernels read the
+/// count as their Gate.
 template <class T>
-bool window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
-                        unsigned* failed) {
+void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
+                               index_t batch, detail::WindowCheck* check) {
   const int threads = round_up_warp(std::min<index_t>(256, form.m.n));
-  auto* kernel = detail::window_bound_kernel<T>;
   const index_t row_blocks = (form.m.n + threads - 1) / threads;
-  const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / row_blocks);
-  const dim3 grid(static_cast<unsigned>(row_blocks),
-                  static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
   const double theta = window_theta();
-  PSCR_CUDA_CHECK(cudaMemsetAsync(failed, 0, sizeof(unsigned), stream));
-  kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, failed);
+  PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr int kShiftThreads = 256;
+    auto* range = detail::window_shift_range_kernel<T>;
+    const index_t shift_blocks = std::min((batch + kShiftThreads - 1) / kShiftThreads,
+                                          resident_blocks(range, kShiftThreads, 0));
+    range<<<static_cast<unsigned>(shift_blocks), kShiftThreads, 0, stream>>>(form.shifts, batch,
+                                                                             check);
+    PSCR_CUDA_CHECK_LAUNCH();
+    auto* rows = detail::window_range_bound_kernel<T>;
+    const index_t blocks = std::min(row_blocks, resident_blocks(rows, threads, 0));
+    rows<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(form.m, form.shifts, batch,
+                                                                theta * theta, check);
+  } else {
+    auto* kernel = detail::window_bound_kernel<T>;
+    const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / row_blocks);
+    const dim3 grid(static_cast<unsigned>(row_blocks),
+                    static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
+    kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
+  }
   PSCR_CUDA_CHECK_LAUNCH();
-  unsigned failed_warps = 0;
-  PSCR_CUDA_CHECK(
-      cudaMemcpyAsync(&failed_warps, failed, sizeof failed_warps, cudaMemcpyDeviceToHost, stream));
-  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return failed_warps == 0;
 }
 
 template <class T, class Form>
@@ -1567,16 +1594,33 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
   const bool interleaved = !row_fastest(dl);
   opt = resolve(opt, n, batch, interleaved, tiles_take_rows(dl, xl), !std::is_floating_point_v<T>,
                 Form::tiles > 0, budget);
+  if (form.gate.count != nullptr && !gateable_method(opt.method))
+    throw LibraryError(
+        "tridiag::cuda: the window method's fallback resolved to a method whose "
+        "kernels take no gate");
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::window) {
       // In place, a window's halo rows would be other windows' x, and the fallback would need d.
-      // Not assured, the bound is checked first (the workspace's first scalar holds the count).
-      if (!arrays_overlap(d, dl, x, xl, n, batch) &&
-          (opt.window_bound ||
-           window_bound_check(stream, form, batch, reinterpret_cast<unsigned*>(ws))))
-        launch_sweep_window(stream, form, batch, d, dl, x, xl, budget);
-      else
+      if (arrays_overlap(d, dl, x, xl, n, batch)) {
         solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
+        return;
+      }
+      if (opt.window_bound) {
+        launch_sweep_window(stream, form, batch, d, dl, x, xl, budget);
+        return;
+      }
+      // Not assured: the check counts its failing warps in the workspace's first 32 bytes
+      // (detail::WindowCheck), and the window kernel (gated on a zero count) and the exact
+      // fallback (on a nonzero one) follow it: one of them runs, and nothing waits for the count.
+      auto* check = reinterpret_cast<detail::WindowCheck*>(ws);
+      launch_window_bound_check(stream, form, batch, check);
+      detail::ShiftedForm<T> gated = form;
+      gated.gate = {&check->failed, true};
+      launch_sweep_window(stream, gated, batch, d, dl, x, xl, budget);
+      gated.gate.when_zero = false;
+      constexpr index_t kept = window_check_scalars<T>();
+      solve_device(stream, gated, n, batch, d, dl, x, xl, ws + kept, wc - kept,
+                   window_fallback(opt), budget);
       return;
     }
     if (opt.method == Method::sweep) {
@@ -1594,7 +1638,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     if (segment_lanes_run(form, K, n, batch, d, dl, x, xl)) {
       const index_t kept = segment_lanes_workspace<T>(n, batch, K);
       T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
-      run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget,
+      run_segmented(stream, detail::segment_count(n, K), batch, ws, wc - kept, budget, form.gate,
                     [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                       constexpr detail::SegmentPass kPass = decltype(pass)::value;
                       if constexpr (kPass == detail::SegmentPass::reduce)
@@ -1607,7 +1651,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
       return;
     }
     const auto sf = segment_form(form);
-    run_segmented(stream, detail::segment_count(n, K), batch, ws, wc, budget,
+    run_segmented(stream, detail::segment_count(n, K), batch, ws, wc, budget, form.gate,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_segment<decltype(pass)::value>(stream, sf, K, n, batch, d, dl, x, xl, ca,
                                                           cb, cc, cd);
@@ -1627,7 +1671,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     if (const auto lanes_grid = columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
       const index_t kept = columns_lanes_workspace<T>(n, batch, K);
       T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
-      run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget,
+      run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget, {},
                     [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                       constexpr detail::SegmentPass kPass = decltype(pass)::value;
                       if constexpr (kPass == detail::SegmentPass::reduce)
@@ -1641,7 +1685,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     }
     const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
     const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
-    run_segmented(stream, segments, batch, ws, wc, budget,
+    run_segmented(stream, segments, batch, ws, wc, budget, {},
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_columns<decltype(pass)::value>(stream, form, K, n, batch, segments,
                                                           chunks, d, dl, x, xl, ca, cb, cc, cd);
@@ -1847,11 +1891,16 @@ bool window_bound_holds(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceS
   check_shifted(A, M, d_shifts);
   check_sizes(A.n, batch);
   check_shifted_aligned<Scalar>(A, M, d_shifts, nullptr, nullptr, nullptr);  // no d, x, workspace
-  pscr::cuda::DeviceBuffer<unsigned> failed(1);
-  return window_bound_check(
+  pscr::cuda::DeviceBuffer<detail::WindowCheck> check(1);
+  launch_window_bound_check(
       stream,
       detail::ShiftedForm<kernel_scalar_t<Scalar>>{shifted_matrix(A, M), as_kernel(d_shifts)},
-      batch, failed.data());
+      batch, check.data());
+  unsigned failed_warps = 0;
+  PSCR_CUDA_CHECK(cudaMemcpyAsync(&failed_warps, &check.data()->failed, sizeof failed_warps,
+                                  cudaMemcpyDeviceToHost, stream));
+  PSCR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return failed_warps == 0;
 }
 
 template <class Scalar>

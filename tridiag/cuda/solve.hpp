@@ -119,13 +119,17 @@
 ///              cut into windows of 32·K rows that overlap by 64, each solved alone by one warp as
 ///              the sweep method solves a system, writing only the rows at least 32 from a cut.
 ///              Exact to rounding where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33)
-///              ≈ 0.32: the call checks every row on the device first and waits for the check
-///              (synchronizing `stream`, so that it cannot be captured into a CUDA graph), and
-///              where a row fails it solves the batch with the selection table's method instead;
-///              a caller that knows its systems meet the bound (window_bound_holds on the same A,
-///              M and shifts, once for any number of right-hand sides) sets
-///              Options::window_bound, and the call then launches the window kernel alone,
-///              asynchronously. d read once (the halos twice), x written once. In place (x
+///              ≈ 0.32: the call checks every row on the device first (real shifts: each row
+///              at the least and the largest shift, which decides every shift between where the
+///              row's diagonal keeps its sign; complex ones: each row at each shift), then
+///              launches the window kernel and the selection table's method (the sweep, block or
+///              segment method), each gated on the check's count on the device: where a row
+///              fails, the window kernel returns at once and the table's method solves the batch,
+///              else the other way round. Nothing waits on the host, so the call may be captured
+///              into a CUDA graph. A caller that knows its systems meet the bound
+///              (window_bound_holds on the same A, M and shifts, once for any number of
+///              right-hand sides) sets Options::window_bound, and the call then launches the
+///              window kernel alone. d read once (the halos twice), x written once. In place (x
 ///              aliasing d) the table's method; the general form, interleaved layouts and
 ///              n ≤ 32·K take the sweep method's rules.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
@@ -230,10 +234,10 @@ struct Options {
   bool dominant = false;
   /// The caller's assurance that every row of every system meets the window method's bound,
   /// |a_r| + |c_r| ≤ θ|b_r| with θ = 2^(−54/33) ≈ 0.32 (window_bound_holds checks it on the
-  /// device), for the shifted form: the window method then skips its own check and its wait
-  /// (Method::window), and `automatic` takes it where the selection table measured it faster
-  /// (SelectionEntry::window). The bound implies `dominant`, which the call then takes as set. A
-  /// system past the bound may lose accuracy (θ^33 no longer bounds the halos' error).
+  /// device), for the shifted form: the window method then skips its own check and the launch of
+  /// its fallback (Method::window), and `automatic` takes it where the selection table measured
+  /// it faster (SelectionEntry::window). The bound implies `dominant`, which the call then takes as
+  /// set. A system past the bound may lose accuracy (θ^33 no longer bounds the halos' error).
   bool window_bound = false;
 };
 
@@ -318,10 +322,11 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
 
 /// @brief Whether every row of every shifted system (A + s_k M), k = 0..batch−1, meets the window
 /// method's bound |a| + |c| ≤ θ|b| (Options::window_bound, θ = window_theta()), checked on the
-/// device on `stream` with |a| and |c| bounded above (complex: by up to 8%, so that a row within
-/// 8% of the bound may fail here where tridiag::reference::shifted_dominant with θ passes it);
-/// waits for the check (on an H100 about 15–30 µs real and 40–60 µs complex per 2^24 rows and
-/// shifts, and the wait).
+/// device on `stream` as Method::window checks it (complex: |a| and |c| bounded above by up to
+/// 8%, so that a row within 8% of the bound may fail here where
+/// tridiag::reference::shifted_dominant with θ passes it), and waits for the check: real shifts
+/// O(n + batch) work where no row's diagonal vanishes between them, complex ones O(n · batch)
+/// (on an H100 about 40–60 µs per 2^24 rows and shifts, and the wait).
 template <class Scalar>
 bool window_bound_holds(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
                         const Scalar* d_shifts, index_t batch);

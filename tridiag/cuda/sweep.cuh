@@ -34,6 +34,8 @@
 /// Include only from .cu files.
 
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "tridiag/cuda/solve.hpp"
 #include "tridiag/cuda/warp.cuh"
@@ -268,7 +270,8 @@ constexpr int kSweepPrefetchRows = 16;
 template <class T, int RegisterRows, bool Guarded, SweepStaging Staging>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, Staging>())
     sweep_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int lane_rows, const T* d,
-                 Strides ds, T* x, Strides xs) {
+                 Strides ds, T* x, Strides xs, Gate gate) {
+  if (gate.closed()) return;
   constexpr bool kPrefetch = Staging == SweepStaging::registers;
   constexpr bool kBuffers = Staging == SweepStaging::buffers;
   static_assert(!kBuffers || RegisterRows > 0, "buffers keep c′ and v in registers");
@@ -402,9 +405,10 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
 // induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
 // (window_theta) that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos
 // again, mostly from L2), x written once, for any n. The bound is checked before the pass, on
-// every row of the batch with its true couplings (window_bound_kernel), unless the caller
-// assures it (Options::window_bound); where a row fails it the solve runs the exact method
-// instead (solve.cu, solve_device).
+// every row of the batch with its true couplings (window_range_bound_kernel for real shifts,
+// window_bound_kernel for complex ones), unless the caller assures it (Options::window_bound);
+// the window kernel and the exact method both follow the check, each gated on its count (Gate),
+// so that where a row fails the exact method solves the batch (solve.cu, solve_device).
 
 /// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
 /// writes `inner` = rows − 2·kWindowHaloRows of them, window j rows [j·inner, (j + 1)·inner),
@@ -453,27 +457,147 @@ PSCR_HD bool window_row_bounded(const T& a, const T& b, const T& c, double theta
   return s * s <= theta2 * squared_magnitude(b);
 }
 
-/// The window method's check: counts in `failed` the warps that found a row of some system past
-/// window_row_bounded, its couplings the system's own (ShiftedRows). Thread t of the grid's x
-/// takes rows t, t + X, ... (X its threads), with their A and M entries in registers, for
-/// systems blockIdx.y, + gridDim.y, ...: one load of a shift per row and system.
+/// The window method's check in the workspace, zeroed before it: the count of warps that found a
+/// row past the bound (the window method's Gate), and for real shifts their range [lo, hi] as
+/// ordered keys (ordered_key; lo's inverted), each the atomicMax of its kernel's warps.
+struct WindowCheck {
+  unsigned failed;
+  unsigned long long lo_inverted;
+  unsigned long long hi;
+};
+
+/// A double as a key that orders as the values do (NaN aside): the bits of x ≥ +0 with the sign
+/// bit set, those of x ≤ −0 inverted.
+PSCR_HD unsigned long long ordered_key(double x) {
+  unsigned long long b;
+  memcpy(&b, &x, sizeof b);
+  return (b >> 63) != 0 ? ~b : b | (1ull << 63);
+}
+PSCR_HD double ordered_value(unsigned long long key) {
+  const unsigned long long b = (key >> 63) != 0 ? key & ~(1ull << 63) : ~key;
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/// Row r of A and M with its couplings to both neighbours (zero past the ends), for the window
+/// method's check: `bounded(s)` is window_row_bounded on row r of A + s M.
 template <class T>
-__global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
-                                    double theta2, unsigned* failed) {
+struct ShiftedRowCouplings {
+  T ad, md, ao_before, mo_before, ao_after, mo_after;
+  PSCR_HD bool bounded(const T& s, double theta2) const {
+    return window_row_bounded(ao_before + s * mo_before, ad + s * md, ao_after + s * mo_after,
+                              theta2);
+  }
+};
+template <class T>
+PSCR_HD ShiftedRowCouplings<T> shifted_row_couplings(const ShiftedMatrix<T>& m, index_t r) {
+  const bool before = r > 0, after = r + 1 < m.n;
+  return {m.a_diag[r],
+          m.m_diag[r],
+          before ? m.a_off[r - 1] : T(0),
+          before ? m.m_off[r - 1] : T(0),
+          after ? m.a_off[r] : T(0),
+          after ? m.m_off[r] : T(0)};
+}
+
+/// A row's window bound over every real shift of [lo, hi] (lo ≤ hi, both shifts of the batch):
+/// a(s), b(s), c(s) are linear in s, so |a(s)| + |c(s)| is convex, and so is |a(s)| + |c(s)| −
+/// θ|b(s)| wherever b keeps its sign (θ|b(s)| linear there). Where b(lo) and b(hi) share their
+/// sign, the row meets the bound at every shift of the range if it meets it at both ends (holds);
+/// where it misses it at an end, a shift misses it (fails); else b vanishes in between (undecided:
+/// window_range_bound_kernel tries each shift).
+enum class RangeBound { holds, fails, undecided };
+PSCR_HD RangeBound window_row_over_range(const ShiftedRowCouplings<double>& row, double lo,
+                                         double hi, double theta2) {
+  if (!row.bounded(lo, theta2) || !row.bounded(hi, theta2)) return RangeBound::fails;
+  const double b_lo = row.ad + lo * row.md, b_hi = row.ad + hi * row.md;
+  return (b_lo > 0 && b_hi > 0) || (b_lo < 0 && b_hi < 0) ? RangeBound::holds
+                                                          : RangeBound::undecided;
+}
+
+/// Whether some warp has counted a failing row already (read by lane 0, uniform over the warp):
+/// a warp that starts after one has has nothing to add.
+__device__ __forceinline__ bool window_check_counted(const WindowCheck* check) {
+  const unsigned lane = threadIdx.x % kWarpLanes;
+  const unsigned counted = lane == 0 ? *static_cast<const volatile unsigned*>(&check->failed) : 0u;
+  return __shfl_sync(0xffffffffu, counted, 0) != 0;
+}
+
+/// The first kernel of the window method's check of real shifts: their range into `check` (keys
+/// reduced over each warp, one atomicMax per warp and end); a NaN shift counts as a failing row.
+template <class T>
+__global__ void window_shift_range_kernel(const T* shifts, index_t batch, WindowCheck* check) {
+  static_assert(std::is_same_v<T, double>, "real shifts have a range");
+  unsigned long long lo = ~0ull, hi = 0;
+  bool numbers = true;
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  for (index_t k = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < batch;
+       k += stride) {
+    const double s = shifts[k];
+    numbers &= s == s;
+    const unsigned long long key = ordered_key(s);
+    lo = key < lo ? key : lo;
+    hi = key > hi ? key : hi;
+  }
+  for (int offset = kWarpLanes / 2; offset > 0; offset /= 2) {
+    const unsigned long long other_lo = __shfl_xor_sync(0xffffffffu, lo, offset);
+    const unsigned long long other_hi = __shfl_xor_sync(0xffffffffu, hi, offset);
+    lo = other_lo < lo ? other_lo : lo;
+    hi = other_hi > hi ? other_hi : hi;
+  }
+  const bool all_numbers = __all_sync(0xffffffffu, numbers);
+  if (threadIdx.x % kWarpLanes == 0) {
+    atomicMax(&check->lo_inverted, ~lo);
+    atomicMax(&check->hi, hi);
+    if (!all_numbers) atomicAdd(&check->failed, 1u);
+  }
+}
+
+/// The second kernel of the window method's check of real shifts: thread t of the grid takes rows
+/// t, t + X, ... (X its threads) over the range of window_shift_range_kernel
+/// (window_row_over_range), and each shift of the batch in turn where that is undecided: O(n)
+/// work where no row's diagonal vanishes within the range, against window_bound_kernel's
+/// O(n · batch). A lane stops at its first failing row; the warps count as there.
+template <class T>
+__global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                          double theta2, WindowCheck* check) {
+  static_assert(std::is_same_v<T, double>, "real shifts have a range");
+  if (window_check_counted(check)) return;  // uniform over the warp
+  const double lo = ordered_value(~check->lo_inverted), hi = ordered_value(check->hi);
   bool bounded = true;
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
-  for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < m.n;
+  for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; bounded && r < m.n;
        r += stride) {
-    const T ad = m.a_diag[r], md = m.m_diag[r];
-    const T ao_before = r > 0 ? m.a_off[r - 1] : T(0), mo_before = r > 0 ? m.m_off[r - 1] : T(0);
-    const T ao_after = r + 1 < m.n ? m.a_off[r] : T(0), mo_after = r + 1 < m.n ? m.m_off[r] : T(0);
-    for (index_t k = blockIdx.y; k < batch; k += gridDim.y) {
-      const T s = shifts[k];
-      bounded &= window_row_bounded(ao_before + s * mo_before, ad + s * md, ao_after + s * mo_after,
-                                    theta2);
-    }
+    const ShiftedRowCouplings<T> row = shifted_row_couplings(m, r);
+    const RangeBound v = window_row_over_range(row, lo, hi, theta2);
+    bounded = v != RangeBound::fails;
+    for (index_t k = 0; v == RangeBound::undecided && bounded && k < batch; ++k)
+      bounded = row.bounded(shifts[k], theta2);
   }
-  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0) atomicAdd(failed, 1u);
+  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
+    atomicAdd(&check->failed, 1u);
+}
+
+/// The window method's check of complex shifts: counts in `check` the warps that found a row of
+/// some system past window_row_bounded, its couplings the system's own (ShiftedRows). Thread t of
+/// the grid's x takes rows t, t + X, ... (X its threads), with their A and M entries in registers,
+/// for systems blockIdx.y, + gridDim.y, ...: one load of a shift per row and system. A lane stops
+/// at its first failing row (an indefinite batch, which fails, then costs the check little).
+template <class T>
+__global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
+                                    double theta2, WindowCheck* check) {
+  if (window_check_counted(check)) return;  // uniform over the warp
+  bool bounded = true;
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; bounded && r < m.n;
+       r += stride) {
+    const ShiftedRowCouplings<T> row = shifted_row_couplings(m, r);
+    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y)
+      bounded = row.bounded(shifts[k], theta2);
+  }
+  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
+    atomicAdd(&check->failed, 1u);
 }
 
 /// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
@@ -484,7 +608,8 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
 template <class T, int K>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
-                        const T* d, Strides ds, T* x, Strides xs) {
+                        const T* d, Strides ds, T* x, Strides xs, Gate gate) {
+  if (gate.closed()) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int kRows = kWarpLanes * K;
   const int A = sweep_array(K);

@@ -488,9 +488,10 @@ __device__ __forceinline__ void coarse_piece(const Condensed<T>& rows, int q, do
 template <class T, int K, bool Slotted, bool Guarded, bool InBlock = false>
 __global__ void __launch_bounds__(sweep_cluster_max_block_warps(Slotted, InBlock) * kWarpLanes)
     sweep_cluster_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, int slot_count,
-                         const T* d, Strides ds, T* x, Strides xs) {
+                         const T* d, Strides ds, T* x, Strides xs, Gate gate) {
   static_assert(!InBlock || K == 16, "the InBlock instance is K = 16's (sweep_cluster_in_block)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (gate.closed()) return;  // every block of every cluster alike
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem_raw[];
