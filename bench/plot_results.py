@@ -410,15 +410,16 @@ def candidate(r, dominant=False, helmholtz=False, window_bound=False):
     accurate, and for complex scalars one that serves systems not declared dominant
     (tridiag_select.serves_indefinite) unless `dominant` (the table's entries for diagonally
     dominant systems; automatic and automatic_dominant are the selection among the others).
-    `window_bound`: for calls that assure the window method's bound (Options::window_bound,
-    which implies dominance), the window method's "assured" rows too, which the table's `window`
-    flags choose; otherwise the window method is not one (it checks its bound and waits).
+    The window method's rows of staging "checked" (its check on the device, which serves any
+    system) are, as tridiag_select takes them; its "assured" rows only where `window_bound`, for
+    calls that assure its bound (Options::window_bound, which implies dominance; the table's
+    `window` flags choose them); rows of staging "waited" (a check the host waited for) never.
     `helmholtz`: a row of Helmholtz systems (tridiag_bench --systems helmholtz), whose residual
     counts as tridiag_select.accurate has it."""
     if not timed(r) or not accurate(r["max_residual"], helmholtz):
         return False
     if r["method"] == "window":
-        return window_bound and r["staging"] == "assured"
+        return r["staging"] == "checked" or (window_bound and r["staging"] == "assured")
     if (r["method"] in ("copy", "automatic", "automatic_dominant")
             or r["method"].startswith("cusparse")):
         return False

@@ -411,8 +411,9 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
     configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
   // window: overlapping windows of 512 rows, each solved alone (contiguous shifted systems of
   // more than 512 rows whose rows are dominant enough), staging "checked": each call checks the
-  // bound and waits for the check, solving with the table's method where a row fails it;
-  // "assured": Options::window_bound, where window_bound_holds found these systems within it.
+  // bound on the device, its window kernel and the table's method gated on the check (the one
+  // that runs solves); "assured": Options::window_bound, where window_bound_holds found these
+  // systems within it.
   configs.push_back({"window", false, {tc::Method::window, 16}});
   if (sel.has_method("window") &&
       tc::window_bound_holds(stream.get(), A.view(), M.view(), d_shifts.data(), batch)) {

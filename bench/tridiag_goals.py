@@ -17,6 +17,9 @@ counts as missed ("not measured"). The last lines count the goals met per layout
 A further table gives the complex shifted form for diagonally dominant systems (the selection
 table's dominant entries, without the bound on rows per thread: tridiag::cuda::Options::dominant);
 the benchmark's systems are dominant, PSCR's Helmholtz systems are not, so it is not counted.
+The window method's rows of staging "checked" (its bound checked on the device, the call
+waiting for nothing) count as any method's; its rows of staging "waited" (the check the host
+waited for, before 2026-12-07) count nowhere.
 Where the CSV has the window method's "assured" rows, one more table (not counted) gives the
 shifted form for calls that assure its bound (tridiag::cuda::Options::window_bound, which the
 benchmark's systems meet: |a| + |c| <= 2/7 |b|), its candidates the dominant ones and those rows.

@@ -10,8 +10,10 @@ its cluster kernel's InBlock instance, up to 1024), the segment and columns meth
 per lane where one segment of 32 lanes covers a system;
 rows of Helmholtz systems (--helmholtz, any finite residual) decide the complex entries that are
 not dominant, a guarded configuration there only by more than GUARDED_MARGIN; the window method
-with its bound assured sets the `window` flag of the real and dominant complex contiguous shifted
-entries where it is faster by more than WINDOW_MARGIN, and wins no entry; a CSV without a usable row, or CSVs of several
+with its check on the device competes as the others do, with its bound assured it sets the
+`window` flag of the real and dominant complex contiguous shifted entries where it is faster by
+more than WINDOW_MARGIN, and rows of the check the host waited for win nothing; a CSV without a
+usable row, or CSVs of several
 GPUs, are refused with a message and no table written.
 
 Run by CTest as: python3 test_tridiag_select.py PATH_TO_tridiag_select.py
@@ -218,7 +220,7 @@ class TridiagSelectTest(ScriptTest):
             row("real", 8192, 2048, "sweep", 16, 0.20),
             row("real", 8192, 2048, "window", 16, 0.25, staging="assured"),  # slower
             row("real", 65536, 256, "segment", 16, 0.30),
-            row("real", 65536, 256, "window", 16, 0.10, staging="checked"),  # not assured
+            row("real", 65536, 256, "window", 16, 0.10, staging="waited"),  # the host waited
             row("real", 65536, 256, "window", 16, 0.20, staging="assured"),
             row("real", 65536, 256, "segment", 16, 0.40, layout="interleaved"),
             row("real", 65536, 256, "window", 16, 0.1, staging="assured", residual=1e-6),
@@ -245,6 +247,35 @@ class TridiagSelectTest(ScriptTest):
             "  // 0.45 ms; window 0.4 ms",
             "{false, true, true, false, 1048576, 16, Method::segment, 4, false, false},  // 0.5 ms",
             "{true, false, false, false, 65536, 256, Method::segment, 16, false, false},  // 0.4 ms",
+        ])
+
+    def test_window_method_checked_competes_as_a_method(self):
+        # Checked on the device (no wait), it serves any system: it wins real entries and both
+        # complex ones where it is fastest, unless rows of Helmholtz systems decide the entry.
+        main = [
+            row("real", 65536, 256, "segment", 16, 0.30),
+            row("real", 65536, 256, "window", 16, 0.20, staging="checked"),
+            row("real", 65536, 256, "window", 16, 0.15, staging="assured"),
+            row("complex", 65536, 256, "segment", 4, 0.50),
+            row("complex", 65536, 256, "window", 16, 0.40, staging="checked"),
+            row("complex", 1048576, 16, "segment", 4, 0.50),
+            row("complex", 1048576, 16, "window", 16, 0.40, staging="checked"),
+        ]
+        helmholtz = [
+            row("complex", 1048576, 16, "segment", 4, 0.55),
+            row("complex", 1048576, 16, "window", 16, 0.60, staging="checked"),  # falls back
+        ]
+        h = self.write("helmholtz.csv", [HEADER] + helmholtz)
+        r = self.run_script(self.write("bench.csv", [HEADER] + main), self.out, "--helmholtz", h)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.entries(), [
+            "{false, false, false, false, 65536, 256, Method::window, 16, false, true},"
+            "  // 0.2 ms; window 0.15 ms",
+            "{false, true, false, false, 65536, 256, Method::window, 16, false, false},  // 0.4 ms",
+            "{false, true, false, false, 1048576, 16, Method::segment, 4, false, false},"
+            "  // 0.55 ms",
+            "{false, true, true, false, 65536, 256, Method::window, 16, false, false},  // 0.4 ms",
+            "{false, true, true, false, 1048576, 16, Method::window, 16, false, false},  // 0.4 ms",
         ])
 
     def test_tiled_pcr_steps_are_not_rows_per_thread(self):
