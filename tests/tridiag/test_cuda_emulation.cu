@@ -360,8 +360,8 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
 
 /// The window method on one shifted system, as sweep_window_kernel runs it: each window of
 /// 32·16 rows (sweep_window) solved alone by the sweep's lanes (c′ and v in registers), its inner
-/// rows kept, and window_row_bounded over every row with its true couplings, as
-/// window_bound_kernel checks them (`passed`: every row bounded).
+/// rows kept, and every row checked with its true couplings as the window method's check takes
+/// it (shifted_row_bound; `passed`: every row bounded).
 template <class T>
 std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
                               bool& passed) {
@@ -369,10 +369,8 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
   constexpr int K = 16, kRows = dt::kWarpLanes * K;
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const double theta = cuda::window_theta();
-  const dt::ShiftedRows<T> whole{m, s};
   passed = true;
-  for (index_t r = 0; r < m.n; ++r)
-    passed &= dt::window_row_bounded(whole.sub(r), whole.diag(r), whole.sup(r), theta * theta);
+  for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
   std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
@@ -1388,12 +1386,10 @@ TYPED_TEST(EmulationTest, WindowAtItsBound) {
   }
 }
 
-// The window method's row test (window_row_bounded, which window_bound_kernel applies to every row
-// of every system) against the reference's dominance check with θ (reference::shifted_dominant),
-// on systems whose largest row ratio (|a| + |c|) / |b| lies within 12% of θ either way: real
-// ones the same answer; complex ones pass the row test only where the reference passes them, and
-// wherever the reference passes them with θ / 1.0825 (magnitude_above bounds |z| above by at most
-// 8.24%).
+// The window method's row test (shifted_row_bound, as its check takes every row of every system)
+// against the reference's dominance check with θ (reference::shifted_dominant), on systems whose
+// largest row ratio (|a| + |c|) / |b| lies within 12% of θ either way: the same answer, real and
+// complex (complex rows through the squares of their entries as quadratics in the shift).
 TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
   namespace dt = cuda::detail;
   using T = dt::kernel_scalar_t<TypeParam>;
@@ -1404,24 +1400,51 @@ TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
   for (int trial = 0; trial < 400; ++trial) {
     const auto t =
         testing::make_shifted_at_ratio<TypeParam>(64, theta * spread(gen), 15700 + trial);
-    const dt::ShiftedRows<T> rows{kernel_matrix(t), *dt::as_kernel(t.shifts.data())};
+    const dt::ShiftedMatrix<T> m = kernel_matrix(t);
+    const T s = *dt::as_kernel(t.shifts.data());
     bool bounded = true;
     for (index_t r = 0; r < t.n; ++r)
-      bounded &= dt::window_row_bounded(rows.sub(r), rows.diag(r), rows.sup(r), theta * theta);
-    const bool within = reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta);
-    const bool well_within =
-        reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta / 1.0825);
+      bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    if constexpr (is_complex_v<TypeParam>) {
-      EXPECT_TRUE(within || !bounded);
-      EXPECT_TRUE(bounded || !well_within);
-    } else {
-      EXPECT_EQ(bounded, within);
-    }
+    EXPECT_EQ(bounded, reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta));
     ++(bounded ? passed : failed);
   }
   EXPECT_GT(passed, 100);
   EXPECT_GT(failed, 100);
+}
+
+// SquareInShift bounds |α + sμ|² above (side +1) and below (−1) whatever its rounding, against
+// the square formed in long double: random α, μ and s over 2^±40 in magnitude, and shifts within
+// 2^-20 to 2^-50 of −α/μ, where α + sμ nearly cancels and the quadratic's terms are far larger
+// than its value.
+TEST(SquareInShift, BoundsTheSquareAboveAndBelow) {
+  namespace dt = cuda::detail;
+  std::mt19937_64 gen(16100);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), octave(-40.0, 40.0), near(-50.0, -20.0);
+  const auto scaled = [&] {
+    const double m = std::exp2(octave(gen));
+    return dt::Complex{m * unit(gen), m * unit(gen)};
+  };
+  for (int trial = 0; trial < 20000; ++trial) {
+    const dt::Complex alpha = scaled(), mu = scaled();
+    dt::Complex s = scaled();
+    if (trial % 2 == 1) {  // s = −α/μ · (1 + ε)
+      const std::complex<double> root =
+          -std::complex<double>(alpha.re, alpha.im) / std::complex<double>(mu.re, mu.im) *
+          (1.0 + std::exp2(near(gen)) * std::complex<double>(unit(gen), unit(gen)));
+      s = {root.real(), root.imag()};
+    }
+    using L = long double;
+    const L re = L(alpha.re) + L(s.re) * L(mu.re) - L(s.im) * L(mu.im);
+    const L im = L(alpha.im) + L(s.re) * L(mu.im) + L(s.im) * L(mu.re);
+    const L exact = re * re + im * im;
+    const double rho = std::fma(s.re, s.re, s.im * s.im);
+    const double above = dt::square_in_shift(alpha, mu, 1.0).at(s.re, s.im, rho);
+    const double below = dt::square_in_shift(alpha, mu, -1.0).at(s.re, s.im, rho);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_GE(L(above), exact);
+    ASSERT_LE(L(below), exact);
+  }
 }
 
 // The check of real shifts as window_shift_range_kernel and window_range_bound_kernel run it: the
@@ -1456,7 +1479,7 @@ TEST(WindowRangeBound, AgainstTheReference) {
     const dt::ShiftedMatrix<double> m = kernel_matrix(t);
     bool bounded = true;
     for (index_t r = 0; r < n; ++r) {
-      const dt::ShiftedRowCouplings<double> row = dt::shifted_row_couplings(m, r);
+      const dt::ShiftedRowBound<double> row = dt::shifted_row_bound(m, r);
       const dt::RangeBound v = dt::window_row_over_range(row, s_lo, s_hi, theta * theta);
       ++verdicts[static_cast<int>(v)];
       bool bounded_row = v != dt::RangeBound::fails;

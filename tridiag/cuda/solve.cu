@@ -1546,15 +1546,13 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
 
 /// The window method's check into `check` (device memory, zeroed first): real shifts their range
 /// (window_shift_range_kernel, over the shifts), then each row over it (window_range_bound_kernel,
-/// over the rows); complex ones every row against every shift (window_bound_kernel, blocks of
-/// the rows, enough of them over the shifts to fill the device). Blocks of 256 threads (of whole
-/// warps covering n where it is smaller). Asynchronous: the window method's kernels read the
-/// count as their Gate.
+/// over the rows); complex ones every row against every shift (window_bound_kernel, over groups of
+/// kWindowCheckRows rows, enough blocks over the shifts to fill the device). Blocks of 256
+/// threads (of whole warps covering the rows or groups where they are fewer). Asynchronous: the
+/// window method's kernels read the count as their Gate.
 template <class T>
 void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
                                index_t batch, detail::WindowCheck* check) {
-  const int threads = round_up_warp(std::min<index_t>(256, form.m.n));
-  const index_t row_blocks = (form.m.n + threads - 1) / threads;
   const double theta = window_theta();
   PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
   if constexpr (std::is_floating_point_v<T>) {
@@ -1566,13 +1564,18 @@ void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>
                                                                              check);
     PSCR_CUDA_CHECK_LAUNCH();
     auto* rows = detail::window_range_bound_kernel<T>;
-    const index_t blocks = std::min(row_blocks, resident_blocks(rows, threads, 0));
+    const int threads = round_up_warp(std::min<index_t>(256, form.m.n));
+    const index_t blocks =
+        std::min((form.m.n + threads - 1) / threads, resident_blocks(rows, threads, 0));
     rows<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(form.m, form.shifts, batch,
                                                                 theta * theta, check);
   } else {
     auto* kernel = detail::window_bound_kernel<T>;
-    const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / row_blocks);
-    const dim3 grid(static_cast<unsigned>(row_blocks),
+    const index_t groups = (form.m.n + detail::kWindowCheckRows - 1) / detail::kWindowCheckRows;
+    const int threads = round_up_warp(std::min<index_t>(256, groups));
+    const index_t group_blocks = (groups + threads - 1) / threads;
+    const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / group_blocks);
+    const dim3 grid(static_cast<unsigned>(group_blocks),
                     static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
     kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
   }

@@ -322,11 +322,9 @@ void solve_general(cudaStream_t stream, index_t n, index_t batch, const Scalar* 
 
 /// @brief Whether every row of every shifted system (A + s_k M), k = 0..batch−1, meets the window
 /// method's bound |a| + |c| ≤ θ|b| (Options::window_bound, θ = window_theta()), checked on the
-/// device on `stream` as Method::window checks it (complex: |a| and |c| bounded above by up to
-/// 8%, so that a row within 8% of the bound may fail here where
-/// tridiag::reference::shifted_dominant with θ passes it), and waits for the check: real shifts
-/// O(n + batch) work where no row's diagonal vanishes between them, complex ones O(n · batch)
-/// (on an H100 about 40–60 µs per 2^24 rows and shifts, and the wait).
+/// device on `stream` as Method::window checks it (exact to rounding, as
+/// tridiag::reference::shifted_dominant with θ), and waits for the check: real shifts O(n + batch)
+/// work where no row's diagonal vanishes between them, complex ones O(n · batch).
 template <class Scalar>
 bool window_bound_holds(cudaStream_t stream, DeviceSymTridiag<Scalar> A, DeviceSymTridiag<Scalar> M,
                         const Scalar* d_shifts, index_t batch);

@@ -433,30 +433,48 @@ PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, inde
   return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
 }
 
-/// |z| bounded above: |re| + (√2 − 1)|im| for |re| ≥ |im| (hypot(x, y) ≤ x + (√2 − 1) y there,
-/// equal at y = 0 and y = x, the difference convex in between), 0.41422 rounded up.
-PSCR_HD double magnitude_above(double z) {
-  return fabs(z);
-}
-PSCR_HD double magnitude_above(const Complex& z) {
-  const double x = fabs(z.re), y = fabs(z.im);
-  return fmax(x, y) + 0.41422 * fmin(x, y);
-}
-PSCR_HD double squared_magnitude(double z) {
-  return z * z;
-}
-PSCR_HD double squared_magnitude(const Complex& z) {
-  return z.re * z.re + z.im * z.im;
+/// Whether a real row (a, b, c) meets the window method's bound: (|a| + |c|)² ≤ θ²b² (false for
+/// NaN).
+PSCR_HD bool window_row_bounded(double a, double b, double c, double theta2) {
+  const double s = fabs(a) + fabs(c);
+  return s * s <= theta2 * (b * b);
 }
 
-/// Whether a row (a, b, c) meets the window method's bound: (|a| + |c|)² ≤ θ²|b|² (false for NaN),
-/// |a| and |c| bounded above.
-template <class T>
-PSCR_HD bool window_row_bounded(const T& a, const T& b, const T& c, double theta2) {
-  const double s = magnitude_above(a) + magnitude_above(c);
-  return s * s <= theta2 * squared_magnitude(b);
+/// Whether |a| + |c| ≤ θ|b| from the squares A ≥ |a|², C ≥ |c|² and B ≤ |b|² (θ² given):
+/// A + C + 2√(AC) ≤ θ²B, i.e. D = θ²B − A − C ≥ 0 and 4AC ≤ D², with no square root (false for
+/// NaN).
+PSCR_HD bool window_squares_bounded(double A, double C, double B, double theta2) {
+  const double D = theta2 * B - A - C;
+  return D >= 0 && 4 * A * C <= D * D;
 }
 
+/// θ² of window_squares_bounded on the squares of SquareInShift: lowered by 2^-48 (about 32
+/// roundings of D's few operations), so that rounding never lets a row past the bound.
+PSCR_HD double window_squares_theta2(double theta2) {
+  return theta2 * (1 - 0x1p-48);
+}
+
+/// |α + s·μ|² as a quadratic in the complex shift s = x + iy: q0 + q1·x + q2·y + q3·(x² + y²),
+/// with q0 = |α|², q1 = 2 Re(ᾱμ), q2 = −2 Im(ᾱμ), q3 = |μ|² (|α + β|² = |α|² + 2 Re(ᾱβ) + |β|²,
+/// β = sμ). Evaluated in rounding (each coefficient, x² + y², three fused steps), it is off by at
+/// most 7u·S (u = 2^-53), S the sum of its terms' magnitudes, and S ≤ (1 + √2)(q0 + q3|s|²)
+/// (|q1 x + q2 y| ≤ 2√2 |α||μ||s| ≤ √2 (|α|² + |μ|²|s|²)): about 17u (q0 + q3|s|²). `side` +1
+/// raises q0 and q3 by 2^-48 ≈ 32u of themselves, so that the value bounds the square above
+/// whatever the rounding; −1 lowers them, so that it bounds it below. The window method's check of
+/// complex shifts (window_bound_kernel) evaluates these instead of forming each row of each system.
+struct SquareInShift {
+  double q0, q1, q2, q3;
+  PSCR_HD double at(double x, double y, double rho) const {
+    return fma(q3, rho, fma(q2, y, fma(q1, x, q0)));
+  }
+};
+PSCR_HD SquareInShift square_in_shift(const Complex& alpha, const Complex& mu, double side) {
+  const double widen = 1 + side * 0x1p-48;
+  const double re = fma(alpha.re, mu.re, alpha.im * mu.im);   // Re(ᾱμ)
+  const double im = fma(alpha.re, mu.im, -alpha.im * mu.re);  // Im(ᾱμ)
+  return {widen * fma(alpha.re, alpha.re, alpha.im * alpha.im), 2 * re, -2 * im,
+          widen * fma(mu.re, mu.re, mu.im * mu.im)};
+}
 /// The window method's check in the workspace, zeroed before it: the count of warps that found a
 /// row past the bound (the window method's Gate), and for real shifts their range [lo, hi] as
 /// ordered keys (ordered_key; lo's inverted), each the atomicMax of its kernel's warps.
@@ -481,24 +499,48 @@ PSCR_HD double ordered_value(unsigned long long key) {
 }
 
 /// Row r of A and M with its couplings to both neighbours (zero past the ends), for the window
-/// method's check: `bounded(s)` is window_row_bounded on row r of A + s M.
+/// method's check: `bounded(s)` whether row r of A + s M meets the bound. Real: the row formed
+/// (window_row_bounded); complex: the squares of its entries as quadratics in s (SquareInShift:
+/// above for the couplings, below for the diagonal), as window_bound_kernel evaluates them.
 template <class T>
-struct ShiftedRowCouplings {
-  T ad, md, ao_before, mo_before, ao_after, mo_after;
-  PSCR_HD bool bounded(const T& s, double theta2) const {
+struct ShiftedRowBound;
+template <>
+struct ShiftedRowBound<double> {
+  double ad, md, ao_before, mo_before, ao_after, mo_after;
+  PSCR_HD bool bounded(double s, double theta2) const {
     return window_row_bounded(ao_before + s * mo_before, ad + s * md, ao_after + s * mo_after,
                               theta2);
   }
 };
-template <class T>
-PSCR_HD ShiftedRowCouplings<T> shifted_row_couplings(const ShiftedMatrix<T>& m, index_t r) {
+template <>
+struct ShiftedRowBound<Complex> {
+  SquareInShift before, diag, after;
+  PSCR_HD bool bounded(const Complex& s, double theta2) const {
+    const double rho = fma(s.re, s.re, s.im * s.im);
+    return window_squares_bounded(before.at(s.re, s.im, rho), after.at(s.re, s.im, rho),
+                                  diag.at(s.re, s.im, rho), window_squares_theta2(theta2));
+  }
+};
+/// The square of the coupling of rows e − 1 and e bounded above (none past the ends), and of row
+/// r's diagonal bounded below (1 at and past n, a padded row), as quadratics in the shift.
+PSCR_HD SquareInShift coupling_square(const ShiftedMatrix<Complex>& m, index_t e) {
+  return e >= 1 && e < m.n ? square_in_shift(m.a_off[e - 1], m.m_off[e - 1], 1.0)
+                           : SquareInShift{0, 0, 0, 0};
+}
+PSCR_HD SquareInShift diagonal_square(const ShiftedMatrix<Complex>& m, index_t r) {
+  return r < m.n ? square_in_shift(m.a_diag[r], m.m_diag[r], -1.0) : SquareInShift{1, 0, 0, 0};
+}
+PSCR_HD ShiftedRowBound<double> shifted_row_bound(const ShiftedMatrix<double>& m, index_t r) {
   const bool before = r > 0, after = r + 1 < m.n;
   return {m.a_diag[r],
           m.m_diag[r],
-          before ? m.a_off[r - 1] : T(0),
-          before ? m.m_off[r - 1] : T(0),
-          after ? m.a_off[r] : T(0),
-          after ? m.m_off[r] : T(0)};
+          before ? m.a_off[r - 1] : 0.0,
+          before ? m.m_off[r - 1] : 0.0,
+          after ? m.a_off[r] : 0.0,
+          after ? m.m_off[r] : 0.0};
+}
+PSCR_HD ShiftedRowBound<Complex> shifted_row_bound(const ShiftedMatrix<Complex>& m, index_t r) {
+  return {coupling_square(m, r), diagonal_square(m, r), coupling_square(m, r + 1)};
 }
 
 /// A row's window bound over every real shift of [lo, hi] (lo ≤ hi, both shifts of the batch):
@@ -508,8 +550,8 @@ PSCR_HD ShiftedRowCouplings<T> shifted_row_couplings(const ShiftedMatrix<T>& m, 
 /// where it misses it at an end, a shift misses it (fails); else b vanishes in between (undecided:
 /// window_range_bound_kernel tries each shift).
 enum class RangeBound { holds, fails, undecided };
-PSCR_HD RangeBound window_row_over_range(const ShiftedRowCouplings<double>& row, double lo,
-                                         double hi, double theta2) {
+PSCR_HD RangeBound window_row_over_range(const ShiftedRowBound<double>& row, double lo, double hi,
+                                         double theta2) {
   if (!row.bounded(lo, theta2) || !row.bounded(hi, theta2)) return RangeBound::fails;
   const double b_lo = row.ad + lo * row.md, b_hi = row.ad + hi * row.md;
   return (b_lo > 0 && b_hi > 0) || (b_lo < 0 && b_hi < 0) ? RangeBound::holds
@@ -569,7 +611,7 @@ __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, i
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
   for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; bounded && r < m.n;
        r += stride) {
-    const ShiftedRowCouplings<T> row = shifted_row_couplings(m, r);
+    const ShiftedRowBound<T> row = shifted_row_bound(m, r);
     const RangeBound v = window_row_over_range(row, lo, hi, theta2);
     bounded = v != RangeBound::fails;
     for (index_t k = 0; v == RangeBound::undecided && bounded && k < batch; ++k)
@@ -579,22 +621,45 @@ __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, i
     atomicAdd(&check->failed, 1u);
 }
 
+/// Rows that a thread of window_bound_kernel takes at once: R rows share their R + 1 couplings.
+inline constexpr int kWindowCheckRows = 4;
+
 /// The window method's check of complex shifts: counts in `check` the warps that found a row of
-/// some system past window_row_bounded, its couplings the system's own (ShiftedRows). Thread t of
-/// the grid's x takes rows t, t + X, ... (X its threads), with their A and M entries in registers,
-/// for systems blockIdx.y, + gridDim.y, ...: one load of a shift per row and system. A lane stops
-/// at its first failing row (an indefinite batch, which fails, then costs the check little).
+/// some system past the bound (ShiftedRowBound<Complex>: the squares of its entries as quadratics
+/// in the shift, so that a row and shift take three fused steps per entry and no complex product).
+/// Thread t of the grid's x takes the kWindowCheckRows rows of groups t, t + X, ... (X its
+/// threads), their quadratics in registers and the couplings between them shared, for systems
+/// blockIdx.y, + gridDim.y, ...: one load of a shift per group and system. A lane stops at its
+/// first failing row (an indefinite batch, which fails, then costs the check little).
 template <class T>
 __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     double theta2, WindowCheck* check) {
+  static_assert(std::is_same_v<T, Complex>, "real shifts take window_range_bound_kernel");
+  constexpr int R = kWindowCheckRows;
   if (window_check_counted(check)) return;  // uniform over the warp
+  const double theta2_squares = window_squares_theta2(theta2);
   bool bounded = true;
+  const index_t groups = (m.n + R - 1) / R;
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
-  for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; bounded && r < m.n;
-       r += stride) {
-    const ShiftedRowCouplings<T> row = shifted_row_couplings(m, r);
-    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y)
-      bounded = row.bounded(shifts[k], theta2);
+  for (index_t g = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       bounded && g < groups; g += stride) {
+    SquareInShift couplings[R + 1], diagonals[R];  // couplings[i]: rows g·R + i − 1 and g·R + i
+#pragma unroll
+    for (int i = 0; i <= R; ++i) couplings[i] = coupling_square(m, g * R + i);
+#pragma unroll
+    for (int i = 0; i < R; ++i) diagonals[i] = diagonal_square(m, g * R + i);
+    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y) {
+      const T s = shifts[k];
+      const double rho = fma(s.re, s.re, s.im * s.im);
+      double before = couplings[0].at(s.re, s.im, rho);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const double after = couplings[i + 1].at(s.re, s.im, rho);
+        bounded &=
+            window_squares_bounded(before, after, diagonals[i].at(s.re, s.im, rho), theta2_squares);
+        before = after;
+      }
+    }
   }
   if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
     atomicAdd(&check->failed, 1u);
