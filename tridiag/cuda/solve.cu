@@ -1547,14 +1547,23 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
 /// The window method's check into `check` (device memory, zeroed first): real shifts their range
 /// (window_shift_range_kernel, over the shifts), then each row over it (window_range_bound_kernel,
 /// over the rows); complex ones every row against every shift (window_bound_kernel, over groups of
-/// kWindowCheckRows rows, enough blocks over the shifts to fill the device). Blocks of 256
-/// threads (of whole warps covering the rows or groups where they are fewer). Asynchronous: the
-/// window method's kernels read the count as their Gate.
+/// kWindowCheckRows rows). Blocks of 256 threads (of whole warps covering the rows or groups where
+/// they are fewer), the rows' kernels with enough blocks over the shifts to fill the device.
+/// Asynchronous: the window method's kernels read the count as their Gate.
 template <class T>
 void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
                                index_t batch, detail::WindowCheck* check) {
   const double theta = window_theta();
+  // A grid over `units` threads' worth of rows (or groups), its second dimension over the shifts.
+  const auto rows_grid = [&](auto* kernel, index_t units, int& threads) {
+    threads = round_up_warp(std::min<index_t>(256, units));
+    const index_t blocks = (units + threads - 1) / threads;
+    const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / blocks);
+    return dim3(static_cast<unsigned>(blocks),
+                static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
+  };
   PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
+  int threads = 0;
   if constexpr (std::is_floating_point_v<T>) {
     constexpr int kShiftThreads = 256;
     auto* range = detail::window_shift_range_kernel<T>;
@@ -1564,19 +1573,12 @@ void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>
                                                                              check);
     PSCR_CUDA_CHECK_LAUNCH();
     auto* rows = detail::window_range_bound_kernel<T>;
-    const int threads = round_up_warp(std::min<index_t>(256, form.m.n));
-    const index_t blocks =
-        std::min((form.m.n + threads - 1) / threads, resident_blocks(rows, threads, 0));
-    rows<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(form.m, form.shifts, batch,
-                                                                theta * theta, check);
+    const dim3 grid = rows_grid(rows, form.m.n, threads);
+    rows<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
   } else {
     auto* kernel = detail::window_bound_kernel<T>;
     const index_t groups = (form.m.n + detail::kWindowCheckRows - 1) / detail::kWindowCheckRows;
-    const int threads = round_up_warp(std::min<index_t>(256, groups));
-    const index_t group_blocks = (groups + threads - 1) / threads;
-    const index_t wanted = std::max<index_t>(1, resident_blocks(kernel, threads, 0) / group_blocks);
-    const dim3 grid(static_cast<unsigned>(group_blocks),
-                    static_cast<unsigned>(std::min<index_t>({batch, wanted, 65535})));
+    const dim3 grid = rows_grid(kernel, groups, threads);
     kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
   }
   PSCR_CUDA_CHECK_LAUNCH();

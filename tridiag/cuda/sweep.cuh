@@ -596,11 +596,13 @@ __global__ void window_shift_range_kernel(const T* shifts, index_t batch, Window
   }
 }
 
-/// The second kernel of the window method's check of real shifts: thread t of the grid takes rows
-/// t, t + X, ... (X its threads) over the range of window_shift_range_kernel
-/// (window_row_over_range), and each shift of the batch in turn where that is undecided: O(n)
-/// work where no row's diagonal vanishes within the range, against window_bound_kernel's
-/// O(n · batch). A lane stops at its first failing row; the warps count as there.
+/// The second kernel of the window method's check of real shifts: thread t of the grid's x takes
+/// rows t, t + X, ... (X its threads) over the range of window_shift_range_kernel
+/// (window_row_over_range), and where that is undecided the shifts blockIdx.y, + gridDim.y, ...
+/// of the batch in turn: O(n) work where no row's diagonal vanishes within the range, against
+/// window_bound_kernel's O(n · batch), and the grid's second dimension spreads the undecided rows'
+/// shifts as that kernel spreads every row's (its blocks beyond the first take two shifts per
+/// row where none vanishes). A lane stops at its first failing row; the warps count as there.
 template <class T>
 __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                           double theta2, WindowCheck* check) {
@@ -614,7 +616,7 @@ __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, i
     const ShiftedRowBound<T> row = shifted_row_bound(m, r);
     const RangeBound v = window_row_over_range(row, lo, hi, theta2);
     bounded = v != RangeBound::fails;
-    for (index_t k = 0; v == RangeBound::undecided && bounded && k < batch; ++k)
+    for (index_t k = blockIdx.y; v == RangeBound::undecided && bounded && k < batch; k += gridDim.y)
       bounded = row.bounded(shifts[k], theta2);
   }
   if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
