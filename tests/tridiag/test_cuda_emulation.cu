@@ -1413,6 +1413,37 @@ TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
   EXPECT_GT(failed, 100);
 }
 
+// Rows far from 1 in scale: WindowRowBoundAgainstTheReference's systems scaled by 2^±600
+// (entries about 10^±180, whose squares underflow or overflow). Real rows are compared as they
+// are: the reference's answer, as unscaled. Complex rows fail (window_squares_bounded's band), so
+// that such systems take the exact method rather than pass on squares of zero.
+TYPED_TEST(EmulationTest, WindowRowBoundFarFromOne) {
+  namespace dt = cuda::detail;
+  using T = dt::kernel_scalar_t<TypeParam>;
+  const double theta = cuda::window_theta();
+  std::mt19937_64 gen(16000);
+  std::uniform_real_distribution<double> spread(0.88, 1.12);
+  int passed = 0;
+  for (int trial = 0; trial < 100; ++trial)
+    for (double factor : {0x1p-600, 0x1p600}) {
+      const auto t = testing::scaled_by(
+          testing::make_shifted_at_ratio<TypeParam>(64, theta * spread(gen), 16050 + trial),
+          factor);
+      const dt::ShiftedMatrix<T> m = kernel_matrix(t);
+      const T s = *dt::as_kernel(t.shifts.data());
+      bool bounded = true;
+      for (index_t r = 0; r < t.n; ++r)
+        bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", factor " + std::to_string(factor));
+      if constexpr (is_complex_v<TypeParam>)
+        EXPECT_FALSE(bounded);
+      else
+        EXPECT_EQ(bounded, reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta));
+      passed += bounded;
+    }
+  if constexpr (!is_complex_v<TypeParam>) EXPECT_GT(passed, 40);
+}
+
 // SquareInShift bounds |α + sμ|² above (side +1) and below (−1) whatever its rounding, against
 // the square formed in long double: random α, μ and s over 2^±40 in magnitude, and shifts within
 // 2^-20 to 2^-50 of −α/μ, where α + sμ nearly cancels and the quadratic's terms are far larger

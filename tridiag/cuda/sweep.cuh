@@ -433,19 +433,21 @@ PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, inde
   return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
 }
 
-/// Whether a real row (a, b, c) meets the window method's bound: (|a| + |c|)² ≤ θ²b² (false for
-/// NaN).
+/// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (θ² given;
+/// false for NaN), compared as they are: squares would underflow below 2^-537 and pass a row of
+/// zeros against a zero diagonal.
 PSCR_HD bool window_row_bounded(double a, double b, double c, double theta2) {
-  const double s = fabs(a) + fabs(c);
-  return s * s <= theta2 * (b * b);
+  return fabs(a) + fabs(c) <= sqrt(theta2) * fabs(b);
 }
 
 /// Whether |a| + |c| ≤ θ|b| from the squares A ≥ |a|², C ≥ |c|² and B ≤ |b|² (θ² given):
-/// A + C + 2√(AC) ≤ θ²B, i.e. D = θ²B − A − C ≥ 0 and 4AC ≤ D², with no square root (false for
-/// NaN).
+/// A + C + 2√(AC) ≤ θ²B, i.e. D = θ²B − A − C ≥ 0 and 4AC ≤ D², with no square root. False for
+/// NaN, and wherever B lies outside [2^-500, 2^500] (|b| beyond 2^±250, about 10^±75), where
+/// the squares and D² could underflow or overflow and pass a row past the bound: such rows go to
+/// the exact method.
 PSCR_HD bool window_squares_bounded(double A, double C, double B, double theta2) {
   const double D = theta2 * B - A - C;
-  return D >= 0 && 4 * A * C <= D * D;
+  return B >= 0x1p-500 && B <= 0x1p500 && D >= 0 && 4 * A * C <= D * D;
 }
 
 /// θ² of window_squares_bounded on the squares of SquareInShift: lowered by 2^-48 (about 32
