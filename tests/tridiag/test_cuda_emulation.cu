@@ -1386,13 +1386,25 @@ TYPED_TEST(EmulationTest, WindowAtItsBound) {
   }
 }
 
+/// Whether every row of t's first system passes the window method's row test (shifted_row_bound
+/// with θ = window_theta()).
+template <class Scalar>
+bool first_system_bounded(const testing::Batch<Scalar>& t) {
+  namespace dt = cuda::detail;
+  const double theta = cuda::window_theta();
+  const auto m = kernel_matrix(t);
+  const auto s = *dt::as_kernel(t.shifts.data());
+  bool bounded = true;
+  for (index_t r = 0; r < t.n; ++r)
+    bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+  return bounded;
+}
+
 // The window method's row test (shifted_row_bound, as its check takes every row of every system)
 // against the reference's dominance check with θ (reference::shifted_dominant), on systems whose
 // largest row ratio (|a| + |c|) / |b| lies within 12% of θ either way: the same answer, real and
 // complex (complex rows through the squares of their entries as quadratics in the shift).
 TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
-  namespace dt = cuda::detail;
-  using T = dt::kernel_scalar_t<TypeParam>;
   const double theta = cuda::window_theta();
   std::mt19937_64 gen(15600);
   std::uniform_real_distribution<double> spread(0.88, 1.12);
@@ -1400,11 +1412,7 @@ TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
   for (int trial = 0; trial < 400; ++trial) {
     const auto t =
         testing::make_shifted_at_ratio<TypeParam>(64, theta * spread(gen), 15700 + trial);
-    const dt::ShiftedMatrix<T> m = kernel_matrix(t);
-    const T s = *dt::as_kernel(t.shifts.data());
-    bool bounded = true;
-    for (index_t r = 0; r < t.n; ++r)
-      bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+    const bool bounded = first_system_bounded(t);
     SCOPED_TRACE("trial " + std::to_string(trial));
     EXPECT_EQ(bounded, reference::shifted_dominant(t.A, t.M, t.shifts.data(), 1, theta));
     ++(bounded ? passed : failed);
@@ -1418,8 +1426,6 @@ TYPED_TEST(EmulationTest, WindowRowBoundAgainstTheReference) {
 // are: the reference's answer, as unscaled. Complex rows fail (window_squares_bounded's band), so
 // that such systems take the exact method rather than pass on squares of zero.
 TYPED_TEST(EmulationTest, WindowRowBoundFarFromOne) {
-  namespace dt = cuda::detail;
-  using T = dt::kernel_scalar_t<TypeParam>;
   const double theta = cuda::window_theta();
   std::mt19937_64 gen(16000);
   std::uniform_real_distribution<double> spread(0.88, 1.12);
@@ -1429,11 +1435,7 @@ TYPED_TEST(EmulationTest, WindowRowBoundFarFromOne) {
       const auto t = testing::scaled_by(
           testing::make_shifted_at_ratio<TypeParam>(64, theta * spread(gen), 16050 + trial),
           factor);
-      const dt::ShiftedMatrix<T> m = kernel_matrix(t);
-      const T s = *dt::as_kernel(t.shifts.data());
-      bool bounded = true;
-      for (index_t r = 0; r < t.n; ++r)
-        bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+      const bool bounded = first_system_bounded(t);
       SCOPED_TRACE("trial " + std::to_string(trial) + ", factor " + std::to_string(factor));
       if constexpr (is_complex_v<TypeParam>)
         EXPECT_FALSE(bounded);
