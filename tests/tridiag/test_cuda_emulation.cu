@@ -370,7 +370,7 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const double theta = cuda::window_theta();
   passed = true;
-  for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+  for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta);
   std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
@@ -1395,8 +1395,7 @@ bool first_system_bounded(const testing::Batch<Scalar>& t) {
   const auto m = kernel_matrix(t);
   const auto s = *dt::as_kernel(t.shifts.data());
   bool bounded = true;
-  for (index_t r = 0; r < t.n; ++r)
-    bounded &= dt::shifted_row_bound(m, r).bounded(s, theta * theta);
+  for (index_t r = 0; r < t.n; ++r) bounded &= dt::shifted_row_bound(m, r).bounded(s, theta);
   return bounded;
 }
 
@@ -1513,11 +1512,11 @@ TEST(WindowRangeBound, AgainstTheReference) {
     bool bounded = true;
     for (index_t r = 0; r < n; ++r) {
       const dt::ShiftedRowBound<double> row = dt::shifted_row_bound(m, r);
-      const dt::RangeBound v = dt::window_row_over_range(row, s_lo, s_hi, theta * theta);
+      const dt::RangeBound v = dt::window_row_over_range(row, s_lo, s_hi, theta);
       ++verdicts[static_cast<int>(v)];
       bool bounded_row = v != dt::RangeBound::fails;
       if (v == dt::RangeBound::undecided)
-        for (double s : t.shifts) bounded_row &= row.bounded(s, theta * theta);
+        for (double s : t.shifts) bounded_row &= row.bounded(s, theta);
       bounded &= bounded_row;
     }
     SCOPED_TRACE("trial " + std::to_string(trial));

@@ -1574,12 +1574,12 @@ void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>
     PSCR_CUDA_CHECK_LAUNCH();
     auto* rows = detail::window_range_bound_kernel<T>;
     const dim3 grid = rows_grid(rows, form.m.n, threads);
-    rows<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
+    rows<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta, check);
   } else {
     auto* kernel = detail::window_bound_kernel<T>;
     const index_t groups = (form.m.n + detail::kWindowCheckRows - 1) / detail::kWindowCheckRows;
     const dim3 grid = rows_grid(kernel, groups, threads);
-    kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta * theta, check);
+    kernel<<<grid, threads, 0, stream>>>(form.m, form.shifts, batch, theta, check);
   }
   PSCR_CUDA_CHECK_LAUNCH();
 }

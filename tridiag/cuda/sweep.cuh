@@ -433,11 +433,11 @@ PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, inde
   return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
 }
 
-/// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (θ² given;
-/// false for NaN), compared as they are: squares would underflow below 2^-537 and pass a row of
-/// zeros against a zero diagonal.
-PSCR_HD bool window_row_bounded(double a, double b, double c, double theta2) {
-  return fabs(a) + fabs(c) <= sqrt(theta2) * fabs(b);
+/// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (false for NaN),
+/// compared as they are: squares would underflow below 2^-537 and pass a row of zeros against a
+/// zero diagonal.
+PSCR_HD bool window_row_bounded(double a, double b, double c, double theta) {
+  return fabs(a) + fabs(c) <= theta * fabs(b);
 }
 
 /// Whether |a| + |c| ≤ θ|b| from the squares A ≥ |a|², C ≥ |c|² and B ≤ |b|² (θ² given):
@@ -452,8 +452,8 @@ PSCR_HD bool window_squares_bounded(double A, double C, double B, double theta2)
 
 /// θ² of window_squares_bounded on the squares of SquareInShift: lowered by 2^-48 (about 32
 /// roundings of D's few operations), so that rounding never lets a row past the bound.
-PSCR_HD double window_squares_theta2(double theta2) {
-  return theta2 * (1 - 0x1p-48);
+PSCR_HD double window_squares_theta2(double theta) {
+  return theta * theta * (1 - 0x1p-48);
 }
 
 /// |α + s·μ|² as a quadratic in the complex shift s = x + iy: q0 + q1·x + q2·y + q3·(x² + y²),
@@ -509,18 +509,18 @@ struct ShiftedRowBound;
 template <>
 struct ShiftedRowBound<double> {
   double ad, md, ao_before, mo_before, ao_after, mo_after;
-  PSCR_HD bool bounded(double s, double theta2) const {
+  PSCR_HD bool bounded(double s, double theta) const {
     return window_row_bounded(ao_before + s * mo_before, ad + s * md, ao_after + s * mo_after,
-                              theta2);
+                              theta);
   }
 };
 template <>
 struct ShiftedRowBound<Complex> {
   SquareInShift before, diag, after;
-  PSCR_HD bool bounded(const Complex& s, double theta2) const {
+  PSCR_HD bool bounded(const Complex& s, double theta) const {
     const double rho = fma(s.re, s.re, s.im * s.im);
     return window_squares_bounded(before.at(s.re, s.im, rho), after.at(s.re, s.im, rho),
-                                  diag.at(s.re, s.im, rho), window_squares_theta2(theta2));
+                                  diag.at(s.re, s.im, rho), window_squares_theta2(theta));
   }
 };
 /// The square of the coupling of rows e − 1 and e bounded above (none past the ends), and of row
@@ -553,8 +553,8 @@ PSCR_HD ShiftedRowBound<Complex> shifted_row_bound(const ShiftedMatrix<Complex>&
 /// window_range_bound_kernel tries each shift).
 enum class RangeBound { holds, fails, undecided };
 PSCR_HD RangeBound window_row_over_range(const ShiftedRowBound<double>& row, double lo, double hi,
-                                         double theta2) {
-  if (!row.bounded(lo, theta2) || !row.bounded(hi, theta2)) return RangeBound::fails;
+                                         double theta) {
+  if (!row.bounded(lo, theta) || !row.bounded(hi, theta)) return RangeBound::fails;
   const double b_lo = row.ad + lo * row.md, b_hi = row.ad + hi * row.md;
   return (b_lo > 0 && b_hi > 0) || (b_lo < 0 && b_hi < 0) ? RangeBound::holds
                                                           : RangeBound::undecided;
@@ -607,7 +607,7 @@ __global__ void window_shift_range_kernel(const T* shifts, index_t batch, Window
 /// row where none vanishes). A lane stops at its first failing row; the warps count as there.
 template <class T>
 __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
-                                          double theta2, WindowCheck* check) {
+                                          double theta, WindowCheck* check) {
   static_assert(std::is_same_v<T, double>, "real shifts have a range");
   if (window_check_counted(check)) return;  // uniform over the warp
   const double lo = ordered_value(~check->lo_inverted), hi = ordered_value(check->hi);
@@ -616,10 +616,10 @@ __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, i
   for (index_t r = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; bounded && r < m.n;
        r += stride) {
     const ShiftedRowBound<T> row = shifted_row_bound(m, r);
-    const RangeBound v = window_row_over_range(row, lo, hi, theta2);
+    const RangeBound v = window_row_over_range(row, lo, hi, theta);
     bounded = v != RangeBound::fails;
     for (index_t k = blockIdx.y; v == RangeBound::undecided && bounded && k < batch; k += gridDim.y)
-      bounded = row.bounded(shifts[k], theta2);
+      bounded = row.bounded(shifts[k], theta);
   }
   if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
     atomicAdd(&check->failed, 1u);
@@ -637,11 +637,11 @@ inline constexpr int kWindowCheckRows = 4;
 /// first failing row (an indefinite batch, which fails, then costs the check little).
 template <class T>
 __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
-                                    double theta2, WindowCheck* check) {
+                                    double theta, WindowCheck* check) {
   static_assert(std::is_same_v<T, Complex>, "real shifts take window_range_bound_kernel");
   constexpr int R = kWindowCheckRows;
   if (window_check_counted(check)) return;  // uniform over the warp
-  const double theta2_squares = window_squares_theta2(theta2);
+  const double theta2_squares = window_squares_theta2(theta);
   bool bounded = true;
   const index_t groups = (m.n + R - 1) / R;
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
