@@ -409,8 +409,9 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   configs.push_back({"sweep", false, {tc::Method::sweep, n > 768 ? 8 : 0}});
   if (n > 768 && (!kComplex || n <= tc::kSweepComplexWideMaxRows))
     configs.push_back({"sweep", false, {tc::Method::sweep, 16}});
-  // window: overlapping windows of 512 rows, each solved alone (contiguous shifted systems of
-  // more than 512 rows whose rows are dominant enough), staging "checked": each call checks the
+  // window: overlapping windows of 512 rows, each solved alone (shifted systems of more than 512
+  // rows whose rows are dominant enough; the sweep window kernel on contiguous rows, the columns
+  // method's windows on interleaved ones), staging "checked": each call checks the
   // bound on the device, its window kernel and the table's method gated on the check (the one
   // that runs solves); "assured": Options::window_bound, where window_bound_holds found these
   // systems within it.

@@ -55,16 +55,18 @@ time follows how often its guard flags, which differs from one Helmholtz problem
 Complex shapes get a second entry, `dominant`, without that bound: the fastest configuration for
 diagonally dominant systems (tridiag::cuda::Options::dominant), on which elimination without
 pivoting is stable in any order. The benchmark's systems are diagonally dominant.
-The window method competes as the others do with its rows of staging "checked" (tridiag_bench's
-"window" rows that check the bound on the device, the window kernel and the exact fallback both
-gated on the check's count, so the call waits for nothing): on indefinite Helmholtz systems it
-pays its check and then the fallback, so it wins no entry that they decide. Its rows of staging
-"assured" (Options::window_bound, where window_bound_holds found the benchmark's systems within the
-bound) set instead the last field, `window`, of the real and the complex `dominant` entries of the
-shifted form on contiguous layouts: true where the window method ran faster than the entry's
-configuration by more than WINDOW_MARGIN, which calls that assure the bound then take instead
-(tridiag/cuda/selection.hpp, select_method). Rows of staging "waited" (the check before
-2026-12-07, which the host waited for) compete for nothing.
+The window method's rows set two flags of the real and the complex `dominant` entries of the
+shifted form (either layout: the sweep window kernel on contiguous rows, the columns method's
+windows on interleaved ones), the entry's own method staying the fastest exact one, which the
+window method falls back to: `window`, where its rows of staging "assured" (Options::window_bound,
+where window_bound_holds found the benchmark's systems within the bound) ran faster than the
+entry's configuration by more than WINDOW_MARGIN, which calls that assure the bound then take; and
+`checked`, where its rows of staging "checked" (tridiag_bench's "window" rows that check the bound
+on the device and gate the exact fallback on the check's count, so the call waits for nothing) did,
+which every call of that shape then takes (tridiag/cuda/selection.hpp, select_method). The
+benchmark's systems meet the bound; systems that do not pay the check and then the fallback, so
+neither flag is set on the complex entries that are not `dominant` (indefinite Helmholtz systems).
+Rows of staging "waited" (the check before 2026-12-07, which the host waited for) set nothing.
 """
 import csv
 import math
@@ -92,10 +94,10 @@ SWEEP_CLUSTER_WIDE_ROWS = 1 << 23  # tridiag/cuda/solve.cu: kSweepClusterWideRow
 # 3.7% and lost 4096 x 4096, and PSCR 2D Helmholtz 4095^2 (separate stages) ran 1.7% slower with
 # it (H100, docs/tridiag-performance.md, section on the guard's fallback solved from both ends).
 GUARDED_MARGIN = 0.05
-# The window method (its bound assured) sets an entry's `window` flag only where it beats the
-# entry's configuration by more than this fraction: the flag serves the shapes around the entry
-# too, where its windows' overlap (512 rows read per 448 written) and a last window partly empty
-# weigh differently. Below it the H100's two runs of 2026-12-06 had near ties, one of them the
+# The window method (its bound assured, or checked) sets an entry's `window` (or `checked`) flag
+# only where it beats the entry's configuration by more than this fraction: the flag serves the
+# shapes around the entry too, where its windows' overlap (512 rows read per 448 written) and a
+# last window partly empty weigh differently. Below it the H100's two runs of 2026-12-06 had near ties, one of them the
 # other way round in the second run (real 2047 x 2047, window against the sweep method: 0.0432
 # against 0.0435 ms, then 0.0436 against 0.0434; complex 1023 x 1023 0.0272 against 0.0273; real
 # 1023 x 1023 3.7% faster).
@@ -198,13 +200,10 @@ def fastest(path, helmholtz):
     best = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            # The window method with its check (the rows of its bound assured decide only the
-            # `window` flag: window_times).
+            # The exact methods (the window method's rows set the entry's flags: window_times).
             methods = ("thomas", "partition", "warp", "segment", "block", "columns", "sweep",
-                       "tiled_pcr", "window")
+                       "tiled_pcr")
             if row["form"] not in ("shifted", "general") or row["method"] not in methods:
-                continue
-            if row["method"] == "window" and row.get("staging") != "checked":
                 continue
             if not usable(row, helmholtz):
                 continue
@@ -242,20 +241,21 @@ def usable(row, helmholtz):
     return accurate(float(row["max_residual"]), helmholtz) and float(row["median_ms"]) > 0
 
 
-def window_times(path):
-    """{entry key: ms} of the window method with its bound assured (tridiag_bench's "window" rows
-    of staging "assured", Options::window_bound) in a CSV of dominant systems: the keys of the
-    entries such calls take (shifted form, contiguous; complex ones `dominant`, which the bound
-    implies)."""
+def window_times(path, staging):
+    """{entry key: ms} of the window method of `staging` (tridiag_bench's "window" rows: "assured",
+    Options::window_bound; "checked", its bound checked on the device) in a CSV of dominant
+    systems: the keys of the real entries and the complex `dominant` ones of the shifted form,
+    either layout (the complex entries that are not `dominant` serve indefinite systems, which
+    fail the bound)."""
     times = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            if (row["method"] != "window" or row.get("staging") != "assured" or
-                    row["form"] != "shifted" or row["layout"] != "contiguous" or
-                    not usable(row, False)):
+            if (row["method"] != "window" or row.get("staging") != staging or
+                    row["form"] != "shifted" or not usable(row, False)):
                 continue
             complex_ = row["scalar"] == "complex"
-            times[(False, complex_, complex_, False, int(row["n"]), int(row["batch"]))] = \
+            interleaved = row["layout"] == "interleaved"
+            times[(interleaved, complex_, complex_, False, int(row["n"]), int(row["batch"]))] = \
                 float(row["median_ms"])
     return times
 
@@ -280,20 +280,24 @@ def main(path, output, helmholtz_path=None):
         if not measured:
             sys.exit(f"tridiag_select: no usable complex rows in {helmholtz_path}")
         best.update(measured)
-    window = window_times(path)
+    assured = window_times(path, "assured")
+    checked = window_times(path, "checked")
     lines = [
         "// Generated by bench/tridiag_select.py from the tridiag benchmark CSV; do not edit by hand.",
         f"// Measured on: {', '.join(devices)}.",
         "// {interleaved, complex, dominant, general, n, batch, method, rows_per_thread, staged, "
-        "window}",
+        "window, checked}",
     ]
     for key, (_, ms, method, m, _, staged) in sorted(best.items()):
         inter, cplx, dominant, general, n, batch = key
-        faster = key in window and window[key] * (1 + WINDOW_MARGIN) < ms
-        note = f"; window {window[key]:.4g} ms" if key in window else ""
+        flags, note = [], ""
+        for name, times in (("window", assured), ("checked", checked)):
+            flags.append(key in times and times[key] * (1 + WINDOW_MARGIN) < ms)
+            note += f"; {name} {times[key]:.4g} ms" if key in times else ""
         lines.append(f"{{{str(inter).lower()}, {str(cplx).lower()}, {str(dominant).lower()}, "
                      f"{str(general).lower()}, {n}, {batch}, "
-                     f"Method::{method}, {m}, {str(staged).lower()}, {str(faster).lower()}}},"
+                     f"Method::{method}, {m}, {str(staged).lower()}, "
+                     f"{str(flags[0]).lower()}, {str(flags[1]).lower()}}},"
                      f"  // {ms:.4g} ms{note}")
     with open(output, "w") as f:
         f.write("\n".join(lines) + "\n")

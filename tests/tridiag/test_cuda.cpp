@@ -308,39 +308,64 @@ TYPED_TEST(CudaTridiagTest, WindowMethodOnStronglyDominantSystems) {
     }
 }
 
-// The window method on the dominant batches past its bound (|a| + |c| up to about |b|, above
-// 0.32 |b|): its check counts them, the window kernel returns at once, and the exact fallback
-// (the table's method, gated on the count) solves them, on every layout (those the window
-// kernel does not take, and in place, run the fallback alone).
+/// A dominant batch (testing::make_shifted, Kind::dominant: row ratios (|a| + |c|) / |b| up to
+/// about 2/7) with the couplings of A and M raised by factors of 1.25 until some row is past the
+/// window method's bound θ ≈ 0.32: then by at most 1.25 θ ≈ 0.40, still diagonally dominant.
+template <class Scalar>
+testing::Batch<Scalar> past_window_bound(index_t n, index_t batch, std::uint64_t seed) {
+  auto t = testing::make_shifted<Scalar>(n, batch, Kind::dominant, seed);
+  while (reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, cuda::window_theta()))
+    for (auto* off : {&t.A.off, &t.M.off})
+      for (Scalar& e : *off) e *= 1.25;
+  testing::fill_explicit_from_shifted(t);
+  return t;
+}
+
+// The window method on dominant batches past its bound (past_window_bound): its check counts them
+// (real shifts: the window kernel's watch, which then stops), and the exact fallback (the table's
+// method, gated on the count) solves them, on every layout (rows contiguous: the sweep window
+// kernel and the sweep, block or segment method; side by side: the columns method's windows and
+// its passes; in place the fallback alone); and `automatic`, which takes the window method where
+// the table's entry is flagged `checked` (on the H100, real and complex 65537 rows).
 TYPED_TEST(CudaTridiagTest, WindowMethodPastItsBoundFallsBack) {
   std::uint64_t seed = 390;
   for (index_t n : {513, 1000, 4097, 8191, 65537})
     for (index_t batch : {index_t{1}, index_t{7}, index_t{300}}) {
       if (n * batch > 2000000) continue;
-      const auto t = testing::make_shifted<TypeParam>(n, batch, Kind::dominant, seed++);
-      ASSERT_FALSE(
-          reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, cuda::window_theta()));
-      check_configs(t, Form::shifted, method_configs("window", cuda::Method::window, {16}));
+      const auto t = past_window_bound<TypeParam>(n, batch, seed++);
+      auto configs = method_configs("window", cuda::Method::window, {16});
+      configs.push_back({"automatic", false, {}});  // the window method where `checked` says
+      check_configs(t, Form::shifted, configs);
     }
 }
 
 // The window method waits for nothing on the host, its check's count read by its kernels on
 // the device, so a call captured into a CUDA graph solves every launch of the graph: a batch
 // within the bound (the window kernel) and one past it (the exact fallback), each launched twice
-// with other right-hand sides copied into d between the launches, against the reference.
+// with other right-hand sides copied into d between the launches, against the reference; rows
+// contiguous and side by side (the sweep window kernel and the columns method's windows).
 TYPED_TEST(CudaTridiagTest, WindowMethodCapturedIntoAGraph) {
   using S = TypeParam;
   const index_t n = 4097, batch = 5;
-  const BatchLayout l = BatchLayout::contiguous(n);
   const double theta = cuda::window_theta();
-  for (bool within : {true, false}) {
-    SCOPED_TRACE(within ? "within the bound" : "past the bound");
-    auto t = testing::make_shifted<S>(n, batch, Kind::dominant, 395 + within);
-    if (within)
+  for (const auto [within, interleaved] : {std::pair{true, false}, std::pair{false, false},
+                                           std::pair{true, true}, std::pair{false, true}}) {
+    SCOPED_TRACE(std::string(within ? "within the bound" : "past the bound") +
+                 (interleaved ? ", interleaved" : ", contiguous"));
+    const BatchLayout l =
+        interleaved ? BatchLayout::interleaved(batch) : BatchLayout::contiguous(n);
+    // System k's row r, stored at offset(k, r) in l, at k·n + r in the reference's order.
+    const auto offset = [&](index_t k, index_t r) {
+      return k * l.system_stride + r * l.row_stride;
+    };
+    auto t = within ? testing::make_shifted<S>(n, batch, Kind::dominant, 395)
+                    : past_window_bound<S>(n, batch, 396);
+    if (within) {
       for (auto* diag : {&t.A.diag, &t.M.diag})
         for (S& e : *diag) e *= 4.0;
+      testing::fill_explicit_from_shifted(t);
+    }
     ASSERT_EQ(reference::shifted_dominant(t.A, t.M, t.shifts.data(), batch, theta), within);
-    testing::fill_explicit_from_shifted(t);
     const cuda::DeviceSymTridiagBuffer<S> A(t.A), M(t.M);
     const DeviceBuffer<S> shifts = upload(t.shifts);
     DeviceBuffer<S> d(n * batch), x(n * batch);
@@ -357,12 +382,16 @@ TYPED_TEST(CudaTridiagTest, WindowMethodCapturedIntoAGraph) {
     PSCR_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int launch = 0; launch < 2; ++launch) {
       t.d = pscr::testing::random_vector<S>(n * batch, 397 + 2 * launch + within);
-      d.copy_from_host(t.d.data());
+      std::vector<S> stored(n * batch), got(n * batch);
+      for (index_t k = 0; k < batch; ++k)
+        for (index_t r = 0; r < n; ++r) stored[offset(k, r)] = t.d[k * n + r];
+      d.copy_from_host(stored.data());
       x.copy_from_host(std::vector<S>(n * batch, testing::nan_scalar<S>()).data());
       PSCR_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
       stream.synchronize();
-      std::vector<S> got(n * batch);
-      x.copy_to_host(got.data());
+      x.copy_to_host(stored.data());
+      for (index_t k = 0; k < batch; ++k)
+        for (index_t r = 0; r < n; ++r) got[k * n + r] = stored[offset(k, r)];
       const auto ref = reference_solution(t, false);
       const auto cond = testing::condition_numbers(t);
       for (index_t k = 0; k < batch; ++k)
@@ -926,15 +955,14 @@ TYPED_TEST(CudaTridiagTest, ResolvedOptionsFollowTheTable) {
   EXPECT_NE(
       resolved(16385, 100, BatchLayout::contiguous(16385), false, {cuda::Method::sweep}).method,
       cuda::Method::sweep);
-  // The window method: contiguous shifted systems of more than 512 rows (K = 16); the others
-  // take the sweep method's rules.
+  // The window method: shifted systems of more than 512 rows (K = 16), either layout; the
+  // general form takes the sweep method's rules.
   for (index_t n : {513, 8192, 65537}) {
-    const cuda::Options w =
-        resolved(n, 100, BatchLayout::contiguous(n), false, {cuda::Method::window});
-    EXPECT_EQ(w.method, cuda::Method::window);
-    EXPECT_EQ(w.rows_per_thread, 16);
-    EXPECT_NE(resolved(n, 100, BatchLayout::interleaved(100), false, {cuda::Method::window}).method,
-              cuda::Method::window);
+    for (const BatchLayout& l : {BatchLayout::contiguous(n), BatchLayout::interleaved(100)}) {
+      const cuda::Options w = resolved(n, 100, l, false, {cuda::Method::window});
+      EXPECT_EQ(w.method, cuda::Method::window);
+      EXPECT_EQ(w.rows_per_thread, 16);
+    }
     EXPECT_NE(resolved(n, 100, BatchLayout::contiguous(n), true, {cuda::Method::window}).method,
               cuda::Method::window);
   }

@@ -358,30 +358,9 @@ std::vector<T> emulate_sweep(const cuda::detail::ShiftedMatrix<T>& m, T s, const
   return x;
 }
 
-/// The window method on one shifted system, as sweep_window_kernel runs it: each window of
-/// 32·16 rows (sweep_window) solved alone by the sweep's lanes (c′ and v in registers), its inner
-/// rows kept, and every row checked with its true couplings as the window method's check takes
-/// it (shifted_row_bound; `passed`: every row bounded).
-template <class T>
-std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
-                              bool& passed) {
-  namespace dt = cuda::detail;
-  constexpr int K = 16, kRows = dt::kWarpLanes * K;
-  const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
-  const double theta = cuda::window_theta();
-  passed = true;
-  for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta);
-  std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
-  for (index_t j = 0; j * inner < m.n; ++j) {
-    const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
-    const dt::ShiftedMatrix<T> wm{m.a_diag + w.lo, m.a_off + w.lo, m.m_diag + w.lo, m.m_off + w.lo,
-                                  w.rows};
-    const std::vector<T> dw(d.begin() + w.lo, d.begin() + w.lo + w.rows);
-    const std::vector<T> xw = emulate_sweep<dt::kSweepLaneRows<T>, true>(wm, s, dw, K);
-    for (int r = w.write_lo; r < w.write_hi; ++r) x[w.lo + r] = xw[r];
-  }
-  return x;
-}
+/// Which kernel of the window method emulate_window follows: sweep_window_kernel (rows
+/// contiguous) or the columns method's windows (rows side by side: columns_pass's Windows).
+enum class WindowKernel { sweep, columns };
 
 /// The segment lanes over a padded tile of the whole system and the rows accessor of a holder
 /// (the rows and right-hand side the partition and warp kernels see, checked at n). Each lane
@@ -670,6 +649,56 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
                                CoarseSolve coarse = CoarseSolve::guarded, bool* flagged = nullptr) {
   return emulate_segment<K, T>(std::move(lanes), n, cuda::detail::segment_width(n, K),
                                cuda::detail::segment_count(n, K), passes, coarse, flagged);
+}
+
+/// Whether every window's rows (sweep_window's geometry: 32·kWindowLaneRows rows) meet the window
+/// method's bound at shift s as the windows hold them (window_matrix: a cut row's coupling outside
+/// its window zero), as the kernels' watch checks them (WindowWatch).
+template <class T>
+bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
+  namespace dt = cuda::detail;
+  constexpr int kRows = dt::kWarpLanes * cuda::kWindowLaneRows;
+  const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
+  bool bounded = true;
+  for (index_t j = 0; j * inner < m.n; ++j) {
+    const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, dt::sweep_window(j, inner, kRows, m.n));
+    for (index_t r = 0; r < wm.n; ++r)
+      bounded &= dt::shifted_row_bound(wm, r).bounded(s, cuda::window_theta());
+  }
+  return bounded;
+}
+
+/// The window method on one shifted system, as its kernel runs it: each window of 32·16 rows
+/// (sweep_window) solved alone as a system of its own (window_matrix), by the sweep's lanes (c′
+/// and v in registers: sweep_window_kernel) or by the columns method's whole pass over 32 chunks
+/// (columns_pass's Windows), its inner rows kept, and every row checked with its true couplings
+/// as the window method's check takes it (shifted_row_bound; `passed`: every row bounded). Real
+/// shifts: the kernels' watch (WindowWatch: each window's rows as its tables hold them, a cut
+/// row's outside coupling zero) must find what the check finds.
+template <class T>
+std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
+                              bool& passed, WindowKernel kernel) {
+  namespace dt = cuda::detail;
+  constexpr int K = cuda::kWindowLaneRows, L = dt::kWarpLanes, kRows = L * K;
+  const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
+  const double theta = cuda::window_theta();
+  passed = true;
+  for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta);
+  if constexpr (std::is_floating_point_v<T>)
+    EXPECT_EQ(window_watch_bounded(m, s), passed) << "the watch, n " << m.n;
+  std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
+  for (index_t j = 0; j * inner < m.n; ++j) {
+    const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
+    const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, w);
+    const std::vector<T> dw(d.begin() + w.lo, d.begin() + w.lo + w.rows);
+    const std::vector<T> xw =
+        kernel == WindowKernel::sweep
+            ? emulate_sweep<dt::kSweepLaneRows<T>, true>(wm, s, dw, K)
+            : emulate_segment<K, T>(ColumnLanes<K, T>{wm, s, dw, std::vector<T>(dw.size()), {L}},
+                                    wm.n, L, 1);
+    for (int r = w.write_lo; r < w.write_hi; ++r) x[w.lo + r] = xw[r];
+  }
+  return x;
 }
 
 /// The block method on one system of 2 to kSegmentBlockMaxSegments segments, as
@@ -1317,16 +1346,19 @@ TYPED_TEST(EmulationTest, SweepClusterDominant) {
   sweep_cluster_sizes<TypeParam, 16>(testing::Kind::dominant, 15100);
 }
 
-/// The window method's emulation on `t`'s systems through check_method; `passes`: whether every
-/// system must pass the decay bound (else none may).
+/// The window method's emulation on `t`'s systems through check_method, both kernels; `passes`:
+/// whether every system must pass the decay bound (else none may).
 template <class Scalar>
 void check_windows(const testing::Batch<Scalar>& t, bool passes) {
-  check_method<1>(t, true, "window", nullptr, [&](const auto& m, const auto& s, const auto& d) {
-    bool passed = false;
-    const auto x = emulate_window(m, s, d, passed);
-    EXPECT_EQ(passed, passes) << "n " << t.n;
-    return x;
-  });
+  for (const WindowKernel kernel : {WindowKernel::sweep, WindowKernel::columns}) {
+    const char* name = kernel == WindowKernel::sweep ? "window" : "columns window";
+    check_method<1>(t, true, name, nullptr, [&](const auto& m, const auto& s, const auto& d) {
+      bool passed = false;
+      const auto x = emulate_window(m, s, d, passed, kernel);
+      EXPECT_EQ(passed, passes) << name << ", n " << t.n;
+      return x;
+    });
+  }
 }
 
 // Windows of strongly dominant systems (the dominant batches with A's and M's diagonals four times
@@ -1372,17 +1404,19 @@ TYPED_TEST(EmulationTest, WindowAtItsBound) {
     const BatchLayout l = BatchLayout::contiguous(n);
     reference::solve_general(n, 1, t.a.data(), t.b.data(), t.c.data(), t.d.data(), l, ref.data(), l,
                              work.data(), n);
-    bool passed = false;
-    const std::vector<T> x = emulate_window(kernel_matrix(t), T(0),
-                                            std::vector<T>(cuda::detail::as_kernel(t.d.data()),
-                                                           cuda::detail::as_kernel(t.d.data()) + n),
-                                            passed);
-    double largest = 0, error = 0;
-    for (index_t r = 0; r < n; ++r) {
-      largest = std::max(largest, std::abs(ref[r]));
-      error = std::max(error, std::abs(reinterpret_cast<const TypeParam&>(x[r]) - ref[r]));
+    const std::vector<T> d(cuda::detail::as_kernel(t.d.data()),
+                           cuda::detail::as_kernel(t.d.data()) + n);
+    for (const WindowKernel kernel : {WindowKernel::sweep, WindowKernel::columns}) {
+      bool passed = false;
+      const std::vector<T> x = emulate_window(kernel_matrix(t), T(0), d, passed, kernel);
+      double largest = 0, error = 0;
+      for (index_t r = 0; r < n; ++r) {
+        largest = std::max(largest, std::abs(ref[r]));
+        error = std::max(error, std::abs(reinterpret_cast<const TypeParam&>(x[r]) - ref[r]));
+      }
+      EXPECT_LE(error, 8 * std::numeric_limits<double>::epsilon() * largest)
+          << (kernel == WindowKernel::sweep ? "sweep" : "columns") << " window";
     }
-    EXPECT_LE(error, 8 * std::numeric_limits<double>::epsilon() * largest);
   }
 }
 
@@ -1486,6 +1520,34 @@ TEST(SquareInShift, BoundsTheSquareAboveAndBelow) {
 // (Kind::dominant's A and M, diagonals about 4 and 2, off-diagonals scaled by 0.2 to 2.5), the
 // shifts in [0, 2], or in a third of the batches in [−3, 3], where diagonals vanish between
 // shifts: the same answer every time, each verdict of the row test met.
+// The window kernels' watch of real shifts (WindowWatch: each window's rows as its tables hold
+// them) finds what the check finds on every row: tridiag(0.1, 1, 0.1), one coupling raised to 0.35
+// (its row's ratio 0.45, 0.35 at an end: past θ ≈ 0.32) or 0.2 (0.3: within), the other row it
+// couples given a diagonal of 10 so that it stays within, for rows at and next to the windows'
+// cuts (the first window's last row 511, the second's first row 416, ...) and the system's ends,
+// each row past the bound through its coupling on either side: a cut row past it only through
+// its coupling outside its window is caught by the neighbouring window, where it lies inside.
+TEST(WindowWatch, FindsWhatTheCheckFinds) {
+  namespace dt = cuda::detail;
+  const index_t n = 2000;
+  for (index_t row : {0, 1, 415, 416, 417, 447, 448, 510, 511, 512, 863, 864, 927, 928, 1999})
+    for (int side : {-1, 1})
+      for (const double coupling : {0.35, 0.2}) {
+        const index_t e = side < 0 ? row - 1 : row;  // off[e] couples rows e and e + 1
+        if (e < 0 || e >= n - 1) continue;
+        std::vector<double> ad(n, 1.0), ao(n - 1, 0.1), zero_d(n, 0.0), zero_o(n - 1, 0.0);
+        ao[e] = coupling;
+        ad[side < 0 ? row - 1 : row + 1] = 10;
+        const dt::ShiftedMatrix<double> m{ad.data(), ao.data(), zero_d.data(), zero_o.data(), n};
+        bool checked = true;
+        for (index_t r = 0; r < n; ++r)
+          checked &= dt::shifted_row_bound(m, r).bounded(0.0, cuda::window_theta());
+        SCOPED_TRACE("row " + std::to_string(row) + ", side " + std::to_string(side));
+        EXPECT_EQ(checked, coupling < 0.3);
+        EXPECT_EQ(window_watch_bounded(m, 0.0), checked);
+      }
+}
+
 TEST(WindowRangeBound, AgainstTheReference) {
   namespace dt = cuda::detail;
   const double theta = cuda::window_theta();

@@ -271,37 +271,49 @@ TEST(CudaOptions, SystemsTakeTheEntryOfTheirOwnLength) {
         }
 }
 
-// The window method comes from a table only where it runs, the shifted form on row-fastest
-// layouts: to any call where an entry's method is the window method (its bound checked on the
-// device), and to calls that assure its bound (Options::window_bound) also where an entry's
-// `window` flag is set and n > 32·kWindowLaneRows.
+// The window method comes from a table only where it runs, the shifted form of more than
+// 32·kWindowLaneRows rows: to any call where an entry's `checked` flag is set (its bound checked
+// on the device), and to calls that assure its bound (Options::window_bound) also where its
+// `window` flag is. Its fallback is the entry's own configuration (select_method's `exact`), whose
+// kernels must read the check's gate there: the sweep, block, segment or columns method (solve.cu,
+// gateable_method; any other throws LibraryError), never the window method itself.
 TEST(CudaOptions, TheWindowMethodComesFromATableWhereItRuns) {
   for (cuda::SelectionGpu gpu : cuda::kSelectionGpus)
     for (bool interleaved : {false, true})
       for (bool complex : {false, true})
         for (bool general : {false, true})
-          for (index_t n : {64, 512, 513, 1023, 4096, 8192, 65536, 1 << 20})
-            for (index_t batch : {16, 256, 2048, 16384}) {
+          for (index_t n : {64, 512, 513, 600, 700, 1023, 4096, 8192, 65536, 1 << 20})
+            for (index_t batch : {1, 16, 256, 2048, 16384, 1 << 17}) {
               SCOPED_TRACE(::testing::Message()
                            << "table " << static_cast<int>(gpu) << ", n " << n << ", batch "
                            << batch << ", interleaved " << interleaved << ", complex " << complex
                            << ", general " << general);
-              for (bool dominant : {false, true})
+              for (bool dominant : {false, true}) {
                 for (bool assured : {false, true}) {
                   const cuda::Options o = cuda::select_method(gpu, n, batch, interleaved, complex,
                                                               general, dominant, assured);
                   EXPECT_EQ(o.window_bound, assured);
-                  if (interleaved || general) EXPECT_NE(o.method, Method::window);
+                  if (general || n <= cuda::kWindowRows) EXPECT_NE(o.method, Method::window);
                 }
+                const cuda::Options exact = cuda::select_method(gpu, n, batch, interleaved, complex,
+                                                                general, dominant, false, true);
+                if (!general && n > cuda::kWindowRows)
+                  EXPECT_TRUE(exact.method == Method::sweep || exact.method == Method::block ||
+                              exact.method == Method::segment || exact.method == Method::columns)
+                      << "the fallback's method " << static_cast<int>(exact.method);
+              }
             }
-  // Where the H100's table measured it faster (real 65536 × 256: 0.114 against the segment
-  // method's 0.171 ms, 2026-12-06), and not where it was slower (real 8192 × 2048).
+  // Where the H100's table measured it faster with its check (real 65536 × 256: 0.135 against
+  // the segment method's 0.173 ms, 2026-12-07) and, assured, not where it was slower (real
+  // 8192 × 2048).
   const cuda::SelectionGpu h100 = cuda::SelectionGpu::h100;
-  const cuda::Options window =
-      cuda::select_method(h100, 65536, 256, false, false, false, false, true);
-  EXPECT_EQ(window.method, Method::window);
-  EXPECT_EQ(window.rows_per_thread, cuda::kWindowLaneRows);
-  EXPECT_EQ(cuda::select_method(h100, 65536, 256, false, false, false, false).method,
+  for (bool assured : {false, true}) {
+    const cuda::Options window =
+        cuda::select_method(h100, 65536, 256, false, false, false, false, assured);
+    EXPECT_EQ(window.method, Method::window);
+    EXPECT_EQ(window.rows_per_thread, cuda::kWindowLaneRows);
+  }
+  EXPECT_EQ(cuda::select_method(h100, 65536, 256, false, false, false, false, false, true).method,
             Method::segment);
   EXPECT_NE(cuda::select_method(h100, 8192, 2048, false, false, false, false, true).method,
             Method::window);
@@ -319,12 +331,13 @@ TEST(CudaOptions, GpuNamesFindTheirTables) {
 // The tables differ where their GPUs' measurements did: a shape whose fastest configuration the
 // H200's run found elsewhere than the H100's (complex contiguous 4095 × 4095 declared dominant,
 // 2D PSCR 4095²'s level-3 batch: the H100's table the sweep method with K = 8, the H200's the
-// segment method with K = 16; runs of 2026-12-06 and 2026-12-04).
+// segment method with K = 16, as their entries' own configurations; runs of 2026-12-06 and
+// 2026-12-04).
 TEST(CudaOptions, EachGpuTakesItsOwnTable) {
-  const cuda::Options h100 =
-      cuda::select_method(cuda::SelectionGpu::h100, 4095, 4095, false, true, false, true);
-  const cuda::Options h200 =
-      cuda::select_method(cuda::SelectionGpu::h200, 4095, 4095, false, true, false, true);
+  const cuda::Options h100 = cuda::select_method(cuda::SelectionGpu::h100, 4095, 4095, false, true,
+                                                 false, true, false, true);
+  const cuda::Options h200 = cuda::select_method(cuda::SelectionGpu::h200, 4095, 4095, false, true,
+                                                 false, true, false, true);
   EXPECT_EQ(h100.method, cuda::Method::sweep);
   EXPECT_EQ(h200.method, cuda::Method::segment);
 }

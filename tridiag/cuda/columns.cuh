@@ -455,10 +455,25 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// of chunks·K rows (columns_chunks, columns_segments) and groups of G = blockDim.x / chunks
 /// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
 /// arrays as in segment_kernel. The body of columns_kernel and columns_capped_kernel.
-template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
+///
+/// Windows (the window method on rows side by side, columns_window_kernel): the whole pass over
+/// `segments` windows of chunks·K = 32·K rows instead (sweep_window's geometry: overlapping by
+/// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
+/// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the
+/// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (real
+/// shifts, the bound not assured): each thread checks its chunk's rows at its system's shift, and
+/// the block stops once a row is past the bound (WindowWatch).
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
+          bool Watch = false>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
                                              int chunks, const T* d, Strides ds, T* x, Strides xs,
-                                             T* ca, T* cb, T* cc, T* cd) {
+                                             T* ca, T* cb, T* cc, T* cd, WindowWatch watch) {
+  static_assert(!Windows || (Pass == SegmentPass::whole && Stage == ColumnsStage::none &&
+                             std::is_same_v<Form, ShiftedForm<T>>),
+                "windows: the shifted form's whole pass, rows loaded by each thread");
+  static_assert(!Watch || (Windows && std::is_floating_point_v<T>),
+                "the watch: windows of real shifts");
+  if (form.gate.closed()) return;  // the window method's kernel or its fallback, not both
   extern __shared__ __align__(16) unsigned char smem_raw[];
   // Systems of two segments (columns_two_segments): chunks > 32 in such a pass only.
   constexpr bool kTwoSegments =
@@ -504,10 +519,20 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   auto rows_inside = [n](index_t p) {
     return static_cast<int>(std::min<index_t>(std::max<index_t>(n - p, 0), K));
   };
+  // Windows: segment `seg` is window seg, whose local row 0 is row `lo` of the system.
+  const index_t window_inner = chunks * K - 2 * kWindowHaloRows;
+  auto unit_window = [&](index_t seg) { return sweep_window(seg, window_inner, chunks * K, n); };
   auto load_rows = [&](index_t u, T(&v)[K]) {
     const index_t k = unit_system(u);
-    const index_t p = u / groups * chunks * K + c * K;
-    const int inside = rows_inside(p);
+    index_t p = u / groups * chunks * K + c * K;
+    int inside;
+    if constexpr (Windows) {
+      const SweepWindow w = unit_window(u / groups);
+      p = w.lo + c * K;
+      inside = static_cast<int>(std::min<index_t>(std::max(w.rows - c * K, 0), K));
+    } else {
+      inside = rows_inside(p);
+    }
     const T* row = d + ds.at(k, p);
 #pragma unroll
     for (int i = 0; i < K; ++i, row += ds.row) v[i] = i < inside ? *row : T(0);
@@ -616,6 +641,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
+    if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
+      if (__syncthreads_or(t == 0 && *static_cast<const volatile unsigned*>(watch.failed) != 0))
+        break;
+    }
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
       // The unit's rows in its tile, the last unit's x complete in the other one.
@@ -627,11 +656,12 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     }
     const index_t seg = u / groups;
     const index_t k0 = (u - seg * groups) * G;
-    const index_t p0 = seg * chunks * K;  // the segment's first row
+    const SweepWindow window = Windows ? unit_window(seg) : SweepWindow{};
+    const index_t p0 = Windows ? 0 : seg * chunks * K;  // the segment's first row (local)
     if constexpr (kShifted) {
       if (seg != loaded) {                 // uniform over the block
         if (loaded >= 0) __syncthreads();  // every thread done with the previous segment's rows
-        table.load(form.m, p0, t, threads);
+        table.load(Windows ? window_matrix(form.m, window) : form.m, p0, t, threads);
         loaded = seg;
         __syncthreads();
       }
@@ -668,6 +698,18 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
         return column_rows(form, lane_table, p0, k, ds);
     }();
     const LaneVector<T> vec{v, p};
+    if constexpr (Watch) {
+      bool bounded = true;
+#pragma unroll 4
+      for (int i = 0; i < K; ++i) {
+        const int r = static_cast<int>(p) + i;
+        bounded &= ShiftedRowBound<double>{lane_table.ad()[r],     lane_table.md()[r],
+                                           lane_table.ao()[r],     lane_table.mo()[r],
+                                           lane_table.ao()[r + 1], lane_table.mo()[r + 1]}
+                       .bounded(rows.s, watch.theta);
+      }
+      watch.count(bounded);
+    }
     // Where kSweeps: the chunk's rows in the unit's tile (threads past the batch on their own
     // system's slots, which no copy fills), and its c′ and v.
     T* const chunk_rows =
@@ -747,10 +789,15 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
         }
         bulk_fence_writes();
       } else if (stores) {
-        T* row = x + xs.at(k, p);
+        T* row = x + xs.at(k, window.lo + p);
 #pragma unroll
-        for (int i = 0; i < K; ++i, row += xs.row)
-          if (i < inside) *row = v[i];
+        for (int i = 0; i < K; ++i, row += xs.row) {
+          if constexpr (Windows) {
+            if (p + i >= window.write_lo && p + i < window.write_hi) *row = v[i];
+          } else if (i < inside) {
+            *row = v[i];
+          }
+        }
       }
     }
     // Before the next unit writes the arrays again: the reduce pass's groups may still read other
@@ -772,24 +819,28 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   }
 }
 
-/// columns_pass with the registers capped by its launch bounds (columns_min_blocks).
-template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage>
+/// columns_pass with the registers capped by its launch bounds (columns_min_blocks); Windows: the
+/// window method's pass (segments: windows), Watch its rows checked as they are solved.
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
+          bool Watch = false>
 __global__ void __launch_bounds__(kColumnsMaxThreads, (columns_min_blocks<K, Pass, T>()))
     columns_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks, const T* d,
-                   Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
-  columns_pass<K, Pass, T, Form, Stage>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
-                                        cd);
+                   Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd, WindowWatch watch) {
+  columns_pass<K, Pass, T, Form, Stage, Windows, Watch>(form, n, batch, segments, chunks, d, ds, x,
+                                                        xs, ca, cb, cc, cd, watch);
 }
 
 /// columns_pass with the registers capped at `Registers` (columns_capped), in blocks of up to
-/// columns_capped_threads.
-template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, int Registers>
+/// columns_capped_threads; Windows and Watch as columns_kernel's.
+template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, int Registers,
+          bool Windows = false, bool Watch = false>
 __global__ void __launch_bounds__(columns_capped_threads<T>()) __maxnreg__(Registers)
     columns_capped_kernel(Form form, index_t n, index_t batch, index_t segments, int chunks,
-                          const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd) {
+                          const T* d, Strides ds, T* x, Strides xs, T* ca, T* cb, T* cc, T* cd,
+                          WindowWatch watch) {
   static_assert(columns_capped<K, Pass, T, Form>(), "a pass columns_capped does not take");
-  columns_pass<K, Pass, T, Form, Stage>(form, n, batch, segments, chunks, d, ds, x, xs, ca, cb, cc,
-                                        cd);
+  columns_pass<K, Pass, T, Form, Stage, Windows, Watch>(form, n, batch, segments, chunks, d, ds, x,
+                                                        xs, ca, cb, cc, cd, watch);
 }
 
 }  // namespace pscr::tridiag::cuda::detail

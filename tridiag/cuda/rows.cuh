@@ -323,8 +323,9 @@ struct GeneralGlobalRows {
 /// unless the count is zero exactly where `when_zero` says it must be (no count: they always run).
 /// The window method gates its kernel (when_zero) and its exact fallback (not) on the count of its
 /// check, launched after it, so that the call neither waits nor launches anything the host decides
-/// (solve.cu, solve_device). Kernels that take one: the sweep, segment (lanes too), block and
-/// window kernels, the ones a fallback of the window method launches (gateable_method).
+/// (solve.cu, solve_device). Kernels that take one: the sweep, segment and columns (their lanes
+/// passes too), block and window kernels, the ones a fallback of the window method launches
+/// (gateable_method).
 struct Gate {
   const unsigned* count = nullptr;
   bool when_zero = true;
@@ -336,7 +337,8 @@ template <class T>
 struct ShiftedForm {
   ShiftedMatrix<T> m;
   const T* shifts;
-  Gate gate;  ///< where its kernels run (Gate: the sweep, segment and block kernels read it)
+  Gate gate;  ///< where its kernels run (Gate: the sweep, segment, block and columns kernels read
+              ///< it)
 
   static constexpr int tiles = 0;         ///< per-system coefficient tiles in shared memory
   static constexpr int shared_tiles = 0;  ///< tables shared by the block's systems
@@ -358,7 +360,7 @@ struct GeneralForm {
   const T* b;
   const T* c;
   index_t n;
-  Gate gate;  ///< where its kernels run (Gate: the segment and block kernels read it)
+  Gate gate;  ///< where its kernels run (Gate: the segment, block and columns kernels read it)
 
   static constexpr int tiles = 3;
   static constexpr int shared_tiles = 0;

@@ -887,12 +887,12 @@ template <int W, class T>
 __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>())
     columns_lanes_reduce_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                 index_t segments, int rows, int per, const T* d, index_t row_stride,
-                                T* ca, T* cb, T* cc, T* cd, T* checkpoints) {
+                                T* ca, T* cb, T* cc, T* cd, T* checkpoints, Gate gate) {
   using Warp = ColumnsLanesWarp<W, T>;
   constexpr int kTileRows = Warp::kTileRows;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Warp w(batch, segments, rows, per, m.n);
-  if (w.idle()) return;  // uniform over the warp
+  if (w.idle() || gate.closed()) return;  // uniform over the warp
   const int seg_tiles = rows / kTileRows, tiles = w.tiles();
   const LanesStages<ColumnsLanesFetch<W, T>> stages(ColumnsLanesFetch<W, T>(w, m, d, row_stride),
                                                     smem_raw, d, tiles);
@@ -946,12 +946,12 @@ __global__ void __launch_bounds__(kLanesWarps* kWarpLanes, lanes_min_blocks<T>()
     columns_lanes_substitute_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                     index_t segments, int rows, int per, const T* d,
                                     index_t d_row_stride, T* x, index_t x_row_stride, const T* cd,
-                                    const T* checkpoints) {
+                                    const T* checkpoints, Gate gate) {
   using Warp = ColumnsLanesWarp<W, T>;
   constexpr int kTileRows = Warp::kTileRows;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Warp w(batch, segments, rows, per, m.n);
-  if (w.idle()) return;  // uniform over the warp
+  if (w.idle() || gate.closed()) return;  // uniform over the warp
   const int seg_tiles = rows / kTileRows, tiles = w.tiles();
   const LanesStages<ColumnsLanesFetch<W, T>, lanes_state_pieces<T>()> stages(
       ColumnsLanesFetch<W, T>(w, m, d, d_row_stride), smem_raw, d, tiles);

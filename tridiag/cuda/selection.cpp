@@ -129,7 +129,7 @@ SelectionGpu device_selection_gpu(int device) {
 }
 
 Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
-                      bool general, bool dominant, bool window_bound) {
+                      bool general, bool dominant, bool window_bound, bool exact) {
   struct Near {
     const SelectionEntry* entry;
     double dn;    // octaves of n from the entry's
@@ -158,7 +158,8 @@ Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleav
   }
   Options choice =
       best.entry ? entry_options(*best.entry, n) : Options{Method::partition, 8, Staging::shared};
-  if (window_bound && best.entry && best.entry->window && n > kWindowRows)
+  if (!exact && best.entry && n > kWindowRows &&
+      (best.entry->checked || (window_bound && best.entry->window)))
     choice = {Method::window, kWindowLaneRows};
   choice.dominant = dominant;
   choice.window_bound = window_bound;

@@ -30,15 +30,17 @@ struct SelectionEntry {
   bool general;  ///< general form (a, b, c per system), else shifted (A + s_k M)
   index_t n;
   index_t batch;
-  /// thomas, partition, warp, segment, block, columns, sweep, tiled_pcr or window (its bound
-  /// checked on the device: shifted form, contiguous layout)
+  /// thomas, partition, warp, segment, block, columns, sweep or tiled_pcr: the fastest exact
+  /// method (the window method's fallback where a flag below sends calls to it)
   Method method;
-  int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep, window: K
+  int rows_per_thread;  ///< partition: M; warp, segment, block, columns, sweep: K
   bool staged;          ///< partition, warp, shifted form: A and M staged in shared memory
-  /// Shifted form, contiguous layout, real entries and complex `dominant` ones: the window method
-  /// (Method::window, its check assured: Options::window_bound) ran faster at this shape than the
-  /// entry's configuration, so calls with Options::window_bound take it (select_method).
+  /// Shifted form, real entries and complex `dominant` ones: the window method (Method::window)
+  /// with its bound assured (Options::window_bound) ran faster at this shape than the entry's
+  /// configuration, so calls with Options::window_bound take it (select_method).
   bool window;
+  /// Likewise with its bound checked on the device, so every call of such systems takes it.
+  bool checked;
 };
 
 /// @brief The GPUs with a selection table of their own (selection_table_h100.inc, _h200.inc).
@@ -133,10 +135,12 @@ bool entry_measures(const SelectionEntry& e, index_t n);
 /// @brief The configuration for this shape on `gpu`'s table: entry_options of the nearest entry
 /// of the same layout, scalar type and form in (log n, log batch), n weighted, among the complex
 /// entries the `dominant` ones where `dominant` (Options::dominant), and among the entries whose
-/// configuration n runs (entry_measures); the window method instead where `window_bound`
-/// (Options::window_bound), the entry's `window` flag is set and n > kWindowRows. Method,
-/// rows_per_thread and staging all set (never automatic), `dominant` and `window_bound` as given.
+/// configuration n runs (entry_measures); the window method instead where n > kWindowRows and
+/// the entry's `checked` flag is set, or its `window` flag and `window_bound`
+/// (Options::window_bound), unless `exact` (the window method's fallback: the entry's own
+/// configuration). Method, rows_per_thread and staging all set (never automatic), `dominant` and
+/// `window_bound` as given.
 Options select_method(SelectionGpu gpu, index_t n, index_t batch, bool interleaved, bool complex,
-                      bool general, bool dominant, bool window_bound = false);
+                      bool general, bool dominant, bool window_bound = false, bool exact = false);
 
 }  // namespace pscr::tridiag::cuda

@@ -544,9 +544,10 @@ Options resolve(Options opt, index_t n, index_t batch, bool interleaved, bool ti
                       : table_lanes && table.rows_per_thread != 0 ? table.rows_per_thread
                                                                   : default_rows;
   if (opt.method == Method::window) {
-    // Windows of kWindowRows rows; a system that one window covers, the general form and
-    // interleaved layouts run the sweep method (and where it does not apply, its replacements).
-    if (general || interleaved || n <= kWindowRows) {
+    // Windows of kWindowRows rows (the sweep window kernel's, or on interleaved layouts the
+    // columns method's); a system that one window covers and the general form run the sweep
+    // method (and where it does not apply, its replacements).
+    if (general || n <= kWindowRows) {
       opt.method = Method::sweep;
       opt.rows_per_thread = 0;
     } else {
@@ -670,19 +671,22 @@ template <class T>
 index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles, Options opt,
                            std::size_t budget);
 
-/// What the window method's batches solve with where a row fails its bound, or x aliases d: the
-/// selection table's method (of contiguous shifted systems of more than kWindowRows rows: the
-/// sweep, block or segment method, whose kernels are gated; solve_device checks it).
-Options window_fallback(const Options& opt) {
-  Options exact;
-  exact.dominant = opt.dominant;
-  return exact;
+/// What the window method's batches of shifted systems solve with where a row fails its bound, or
+/// x aliases d: the selection table's exact method for them (select_method's `exact`: the entry's
+/// own configuration, never the window method; of more than kWindowRows rows the sweep, block,
+/// segment or columns method, whose kernels are gated: solve_device checks it).
+Options window_fallback(const Options& opt, index_t n, index_t batch, bool interleaved,
+                        bool complex) {
+  return select_method(current_selection_gpu(), n, batch, interleaved, complex, false, opt.dominant,
+                       false, true);
 }
 
 /// Whether every kernel of a method reads its form's detail::Gate (those a fallback of the window
-/// method launches: the coarse solves of the segment method take the block or segment method).
+/// method launches: the coarse solves of the segment and columns methods take the block or
+/// segment method).
 bool gateable_method(Method method) {
-  return method == Method::sweep || method == Method::block || method == Method::segment;
+  return method == Method::sweep || method == Method::block || method == Method::segment ||
+         method == Method::columns;
 }
 
 /// Scalars at the front of the window method's workspace that hold its check
@@ -724,7 +728,9 @@ index_t required_workspace(index_t n, index_t batch, bool interleaved, int tiles
     return 0;
   if (opt.method == Method::window)  // its check's count and the exact fallback's
     return window_check_scalars<T>() +
-           required_workspace<T>(n, batch, interleaved, tiles, window_fallback(opt), budget);
+           required_workspace<T>(
+               n, batch, interleaved, tiles,
+               window_fallback(opt, n, batch, interleaved, !std::is_floating_point_v<T>), budget);
   const bool shifted = tiles == detail::ShiftedForm<T>::tiles;
   const int K = opt.rows_per_thread;
   if (opt.method == Method::segment) {
@@ -1156,7 +1162,7 @@ void launch_columns_lanes_reduce(cudaStream_t stream, const Form& form, int K, i
       kernel<<<static_cast<unsigned>(g.blocks), kLanesThreads,
                lanes_smem<T>(detail::SegmentPass::reduce), stream>>>(
           form.m, form.shifts, batch, segments, columns_lanes_rows<T>(n, K),
-          static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints);
+          static_cast<int>(g.per), d, dl.row_stride, ca, cb, cc, cd, checkpoints, form.gate);
       PSCR_CUDA_CHECK_LAUNCH();
     });
   }
@@ -1179,7 +1185,7 @@ void launch_columns_lanes_substitute(cudaStream_t stream, const Form& form, int 
           columns_lanes_grid<W>(batch, segments, lanes_resident(kernel, smem));
       launch_after_previous(kernel, g.blocks, kLanesThreads, smem, stream, form.m, form.shifts,
                             batch, segments, columns_lanes_rows<T>(n, K), static_cast<int>(g.per),
-                            d, dl.row_stride, x, xl.row_stride, cd, checkpoints);
+                            d, dl.row_stride, x, xl.row_stride, cd, checkpoints, form.gate);
     });
   }
 }
@@ -1287,14 +1293,19 @@ bool columns_two_segments_run(int K, index_t n, index_t batch) {
 /// columns_two_segments_run): blocks of G = columns_block_systems systems, as many blocks as are
 /// resident (or units need), each looping over units; detail::columns_capped_kernel where
 /// detail::columns_capped. The shifted whole pass takes its rows through tiles where
-/// columns_tiles_apply.
-template <detail::SegmentPass Pass, class T, class Form>
+/// columns_tiles_apply. Windows: the window method's whole pass over `segments` windows of
+/// `chunks` = kWarpLanes chunks (detail::columns_pass), its rows loaded by each thread, its blocks
+/// sized by the (window, system) pairs, its rows checked as they are solved where `watch` has a
+/// count (detail::WindowWatch).
+template <detail::SegmentPass Pass, class T, class Form, bool Windows = false>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     index_t segments, int chunks, const T* d, const BatchLayout& dl, T* x,
-                    const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd) {
+                    const BatchLayout& xl, T* ca, T* cb, T* cc, T* cd,
+                    detail::WindowWatch watch = {}) {
   using detail::ColumnsStage;
   constexpr bool general = !std::is_same_v<Form, detail::ShiftedForm<T>>;
-  const int G = columns_block_systems<Pass, T>(K, chunks, general, batch);
+  const int G =
+      columns_block_systems<Pass, T>(K, chunks, general, Windows ? batch * segments : batch);
   const int threads = G * chunks;
   const index_t units = (batch + G - 1) / G * segments;
   auto launch = [&](auto* kernel, ColumnsStage stage) {
@@ -1305,9 +1316,26 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
                                              threads, chunks, K, !general, chunked, stage, tile));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-        form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd);
+        form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd, watch);
     PSCR_CUDA_CHECK_LAUNCH();
   };
+  if constexpr (Windows) {  // K = kWindowLaneRows (resolve)
+    constexpr int kk = kWindowLaneRows;
+    auto go = [&](auto watched) {
+      constexpr bool kWatch = decltype(watched)::value;
+      if constexpr (detail::columns_capped<kk, Pass, T, Form>())
+        launch(detail::columns_capped_kernel<kk, Pass, T, Form, ColumnsStage::none,
+                                             detail::columns_capped_registers<T>(), true, kWatch>,
+               ColumnsStage::none);
+      else
+        launch(detail::columns_kernel<kk, Pass, T, Form, ColumnsStage::none, true, kWatch>,
+               ColumnsStage::none);
+    };
+    if constexpr (std::is_floating_point_v<T>) {
+      if (watch.failed != nullptr) return go(std::true_type{});
+    }
+    return go(std::false_type{});
+  }
   const bool tiles = columns_tiles_apply<T>(n, K, general, dl, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
     constexpr int kk = decltype(k)::value;
@@ -1520,27 +1548,41 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
     launch(std::false_type{});
 }
 
-/// The window method's kernel (resolve checked that it applies): blocks of the warps that keep the
-/// most resident (sweep_block_warps of the sweep kernel's instance with the same arrays), as many
-/// as are resident (or the windows' systems need), each taking an equal share of them.
+/// The window method's kernel (resolve checked that it applies). Rows contiguous
+/// (detail::sweep_window_kernel): blocks of the warps that keep the most resident
+/// (sweep_block_warps of the sweep kernel's instance with the same arrays), as many as are
+/// resident (or the windows' systems need), each taking an equal share of them. Side by side
+/// (interleaved): the columns method's whole pass over the windows (launch_columns, Windows).
+/// Where `watch` has a count (real shifts, the bound not assured), the kernel checks the rows it
+/// solves and counts the warps that find one past the bound there (detail::WindowWatch).
 template <class T>
-void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
-                         const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
-                         std::size_t budget) {
+void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
+                   const T* d, const BatchLayout& dl, T* x, const BatchLayout& xl,
+                   std::size_t budget, detail::WindowWatch watch = {}) {
   constexpr int K = kWindowLaneRows;
+  detail::SweepWindows win{};
+  win.inner = kWindowRows - 2 * kWindowHaloRows;
+  win.count = (form.m.n + win.inner - 1) / win.inner;
+  if (!row_fastest(dl)) {
+    T* none = nullptr;
+    launch_columns<detail::SegmentPass::whole, T, detail::ShiftedForm<T>, true>(
+        stream, form, K, form.m.n, batch, win.count, detail::kWarpLanes, d, dl, x, xl, none, none,
+        none, none, watch);
+    return;
+  }
   using detail::SweepStaging;
   const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(K, budget);
   const int warps = blocking.warps;
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), K);
-  auto* kernel = detail::sweep_window_kernel<T, K>;
+  auto* kernel = detail::sweep_window_kernel<T, K, false>;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (watch.failed != nullptr) kernel = detail::sweep_window_kernel<T, K, true>;
+  }
   allow_shared(kernel, smem);
   const int threads = warps * detail::kWarpLanes;
-  detail::SweepWindows win{};
-  win.inner = kWindowRows - 2 * kWindowHaloRows;
-  win.count = (form.m.n + win.inner - 1) / win.inner;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-      form.m, form.shifts, batch, win, d, strides(dl), x, strides(xl), form.gate);
+      form.m, form.shifts, batch, win, d, strides(dl), x, strides(xl), form.gate, watch);
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
@@ -1549,7 +1591,8 @@ void launch_sweep_window(cudaStream_t stream, const detail::ShiftedForm<T>& form
 /// over the rows); complex ones every row against every shift (window_bound_kernel, over groups of
 /// kWindowCheckRows rows). Blocks of 256 threads (of whole warps covering the rows or groups where
 /// they are fewer), the rows' kernels with enough blocks over the shifts to fill the device.
-/// Asynchronous: the window method's kernels read the count as their Gate.
+/// Asynchronous: the window method of complex shifts gates its kernels on the count; real shifts
+/// take it in window_bound_holds only (the window kernel checks their rows itself: WindowWatch).
 template <class T>
 void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
                                index_t batch, detail::WindowCheck* check) {
@@ -1605,27 +1648,36 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
         "kernels take no gate");
   if constexpr (std::is_same_v<Form, detail::ShiftedForm<T>>) {
     if (opt.method == Method::window) {
+      const Options fallback =
+          window_fallback(opt, n, batch, interleaved, !std::is_floating_point_v<T>);
       // In place, a window's halo rows would be other windows' x, and the fallback would need d.
       if (arrays_overlap(d, dl, x, xl, n, batch)) {
-        solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, window_fallback(opt), budget);
+        solve_device(stream, form, n, batch, d, dl, x, xl, ws, wc, fallback, budget);
         return;
       }
       if (opt.window_bound) {
-        launch_sweep_window(stream, form, batch, d, dl, x, xl, budget);
+        launch_window(stream, form, batch, d, dl, x, xl, budget);
         return;
       }
-      // Not assured: the check counts its failing warps in the workspace's first 32 bytes
-      // (detail::WindowCheck), and the window kernel (gated on a zero count) and the exact
-      // fallback (on a nonzero one) follow it: one of them runs, and nothing waits for the count.
+      // Not assured: the warps that find a row past the bound are counted in the workspace's
+      // first 32 bytes (detail::WindowCheck), and the exact fallback, gated on a nonzero count,
+      // follows the window kernel; nothing waits for the count. Real shifts: the window kernel
+      // checks the rows it solves (detail::WindowWatch) and stops at a count. Complex ones: the
+      // check kernel first, the window kernel gated on a zero count.
       auto* check = reinterpret_cast<detail::WindowCheck*>(ws);
-      launch_window_bound_check(stream, form, batch, check);
       detail::ShiftedForm<T> gated = form;
       gated.gate = {&check->failed, true};
-      launch_sweep_window(stream, gated, batch, d, dl, x, xl, budget);
+      if constexpr (std::is_floating_point_v<T>) {
+        PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
+        launch_window(stream, form, batch, d, dl, x, xl, budget,
+                      detail::WindowWatch{&check->failed, window_theta()});
+      } else {
+        launch_window_bound_check(stream, form, batch, check);
+        launch_window(stream, gated, batch, d, dl, x, xl, budget);
+      }
       gated.gate.when_zero = false;
       constexpr index_t kept = window_check_scalars<T>();
-      solve_device(stream, gated, n, batch, d, dl, x, xl, ws + kept, wc - kept,
-                   window_fallback(opt), budget);
+      solve_device(stream, gated, n, batch, d, dl, x, xl, ws + kept, wc - kept, fallback, budget);
       return;
     }
     if (opt.method == Method::sweep) {
@@ -1676,8 +1728,8 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     if (const auto lanes_grid = columns_lanes_run(form, K, n, batch, d, dl, x, xl, ws)) {
       const index_t kept = columns_lanes_workspace<T>(n, batch, K);
       T* checkpoints = ws + (wc - kept);  // past what the coarse solve may use
-      run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget, {},
-                    [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
+      run_segmented(stream, columns_lanes_segments<T>(n, K), batch, ws, wc - kept, budget,
+                    form.gate, [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                       constexpr detail::SegmentPass kPass = decltype(pass)::value;
                       if constexpr (kPass == detail::SegmentPass::reduce)
                         launch_columns_lanes_reduce(stream, form, K, n, batch, *lanes_grid, d, dl,
@@ -1690,7 +1742,7 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
     }
     const index_t segments = detail::columns_segments(n, K, sizeof(T), general);
     const int chunks = detail::columns_chunks(n, K, sizeof(T), general);
-    run_segmented(stream, segments, batch, ws, wc, budget, {},
+    run_segmented(stream, segments, batch, ws, wc, budget, form.gate,
                   [&](auto pass, T* ca, T* cb, T* cc, T* cd) {
                     launch_columns<decltype(pass)::value>(stream, form, K, n, batch, segments,
                                                           chunks, d, dl, x, xl, ca, cb, cc, cd);

@@ -114,24 +114,26 @@
 ///              systems; any layout (coalesced for rows that are contiguous). d read once, x
 ///              written once, the reduced rows through the workspace (96 bytes per row real and
 ///              more).
-///   window:    shifted form, rows contiguous, n > 32·K (K = rows_per_thread: 0 or
-///              kWindowLaneRows = 16; tridiag/cuda/sweep.cuh, sweep_window_kernel): each system
-///              cut into windows of 32·K rows that overlap by 64, each solved alone by one warp as
-///              the sweep method solves a system, writing only the rows at least 32 from a cut.
+///   window:    shifted form, n > 32·K (K = rows_per_thread: 0 or kWindowLaneRows = 16): each
+///              system cut into windows of 32·K rows that overlap by 64, each solved alone,
+///              writing only the rows at least 32 from a cut: on contiguous rows by one warp as
+///              the sweep method solves a system (tridiag/cuda/sweep.cuh, sweep_window_kernel), on
+///              rows side by side (interleaved) by 32 threads of K rows as the columns method's
+///              whole pass solves a system of one segment (tridiag/cuda/columns.cuh).
 ///              Exact to rounding where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33)
-///              ≈ 0.32: the call checks every row on the device first (real shifts: each row
-///              at the least and the largest shift, which decides every shift between where the
-///              row's diagonal keeps its sign; complex ones: each row at each shift), then
-///              launches the window kernel and the selection table's method (the sweep, block or
-///              segment method), each gated on the check's count on the device: where a row
-///              fails, the window kernel returns at once and the table's method solves the batch,
-///              else the other way round. Nothing waits on the host, so the call may be captured
-///              into a CUDA graph. A caller that knows its systems meet the bound
-///              (window_bound_holds on the same A, M and shifts, once for any number of
+///              ≈ 0.32, which the call checks on the device, every row at every shift: real
+///              shifts inside the window kernel, each warp checking the rows it solves (every row
+///              lies inside some window with both its couplings) and all stopping once one is
+///              past the bound; complex ones by a kernel before it, the window kernel then gated
+///              on its count. The selection table's method (the sweep, block, segment or columns
+///              method) follows, gated on the same count on the device: where a row fails it
+///              solves the batch, else it returns at once. Nothing waits on the host, so the
+///              call may be captured into a CUDA graph. A caller that knows its systems meet the
+///              bound (window_bound_holds on the same A, M and shifts, once for any number of
 ///              right-hand sides) sets Options::window_bound, and the call then launches the
-///              window kernel alone. d read once (the halos twice), x written once. In place (x
-///              aliasing d) the table's method; the general form, interleaved layouts and
-///              n ≤ 32·K take the sweep method's rules.
+///              window kernel alone, unchecked. d read once (the halos twice), x written once.
+///              In place (x aliasing d) the table's method; the general form and n ≤ 32·K take
+///              the sweep method's rules.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type), and Options::dominant and window_bound.
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial

@@ -404,11 +404,12 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
 // Π_{j=i}^{last−1} |c′_j| · |c/w_last|, each factor at most |c_j| / (|b_j| − |a_j|) ≤ θ (by
 // induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
 // (window_theta) that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos
-// again, mostly from L2), x written once, for any n. The bound is checked before the pass, on
-// every row of the batch with its true couplings (window_range_bound_kernel for real shifts,
-// window_bound_kernel for complex ones), unless the caller assures it (Options::window_bound);
-// the window kernel and the exact method both follow the check, each gated on its count (Gate),
-// so that where a row fails the exact method solves the batch (solve.cu, solve_device).
+// again, mostly from L2), x written once, for any n. The bound is checked on every row of the
+// batch with its true couplings, unless the caller assures it (Options::window_bound): for real
+// shifts by the window kernels themselves as they solve (WindowWatch), for complex ones before the
+// pass (window_bound_kernel), the window kernel then gated on its count (Gate); the exact method
+// follows, gated on the same count, so that where a row fails it solves the batch (solve.cu,
+// solve_device). window_bound_holds checks real shifts with window_range_bound_kernel.
 
 /// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
 /// writes `inner` = rows − 2·kWindowHaloRows of them, window j rows [j·inner, (j + 1)·inner),
@@ -431,6 +432,13 @@ PSCR_HD SweepWindow sweep_window(index_t j, index_t inner, int window_rows, inde
   const index_t hi = lo + window_rows < n ? lo + window_rows : n;
   const index_t end = top + inner < n ? top + inner : n;
   return {lo, static_cast<int>(hi - lo), static_cast<int>(top - lo), static_cast<int>(end - lo)};
+}
+
+/// A window's rows of A and M (SweepWindow) as a system of its own: its first row couples nothing
+/// before it, its last nothing after it.
+template <class T>
+PSCR_HD ShiftedMatrix<T> window_matrix(const ShiftedMatrix<T>& m, const SweepWindow& w) {
+  return {m.a_diag + w.lo, m.a_off + w.lo, m.m_diag + w.lo, m.m_off + w.lo, w.rows};
 }
 
 /// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (false for NaN),
@@ -560,12 +568,15 @@ PSCR_HD RangeBound window_row_over_range(const ShiftedRowBound<double>& row, dou
                                                           : RangeBound::undecided;
 }
 
-/// Whether some warp has counted a failing row already (read by lane 0, uniform over the warp):
-/// a warp that starts after one has has nothing to add.
-__device__ __forceinline__ bool window_check_counted(const WindowCheck* check) {
+/// Whether some warp has counted a failing row in `count` already (read by lane 0, uniform over
+/// the warp): a warp that starts after one has has nothing to add.
+__device__ __forceinline__ bool warp_sees_count(const unsigned* count) {
   const unsigned lane = threadIdx.x % kWarpLanes;
-  const unsigned counted = lane == 0 ? *static_cast<const volatile unsigned*>(&check->failed) : 0u;
+  const unsigned counted = lane == 0 ? *static_cast<const volatile unsigned*>(count) : 0u;
   return __shfl_sync(0xffffffffu, counted, 0) != 0;
+}
+__device__ __forceinline__ bool window_check_counted(const WindowCheck* check) {
+  return warp_sees_count(&check->failed);
 }
 
 /// The first kernel of the window method's check of real shifts: their range into `check` (keys
@@ -669,15 +680,40 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
     atomicAdd(&check->failed, 1u);
 }
 
+/// The window method's check of real shifts inside its kernels (window_watches): each warp checks
+/// the rows it solves, every row of its window at its system's shift as the window's tables hold
+/// them (ShiftedRowBound<double>, a cut row's coupling outside the window taken as zero), and
+/// counts itself in `failed` where one is past the bound; a warp (or, in the columns method's
+/// windows, a block) that finds the count nonzero stops, and the exact fallback, gated on it,
+/// solves the batch. Every row of a system lies inside some window with both its couplings (a
+/// window's cut rows lie 448 and 63 rows into its neighbours, which overlap it by
+/// 2·kWindowHaloRows), so the count is what the check kernels would find for the batch
+/// (window_range_bound_kernel), while the rows come from the tables the solve loads anyway.
+/// No `failed` (the bound assured, or complex shifts, which window_bound_kernel checks before the
+/// pass): no watch.
+struct WindowWatch {
+  unsigned* failed = nullptr;
+  double theta = 0;
+  /// Whether some warp has counted a row past the bound (uniform over the warp).
+  __device__ bool seen() const { return warp_sees_count(failed); }
+  /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
+  __device__ void count(bool bounded) const {
+    if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0) atomicAdd(failed, 1u);
+  }
+};
+
 /// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
 /// block (so that every SM gets the same work whatever the count of windows and systems); per
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
-/// solves whole systems (c′ and v in registers, d in two buffers).
-template <class T, int K>
+/// solves whole systems (c′ and v in registers, d in two buffers). Watch (real shifts, the bound
+/// not assured): each warp checks the rows it solves and stops once a row is past the bound
+/// (WindowWatch).
+template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
-                        const T* d, Strides ds, T* x, Strides xs, Gate gate) {
+                        const T* d, Strides ds, T* x, Strides xs, Gate gate, WindowWatch watch) {
+  static_assert(!Watch || std::is_floating_point_v<T>, "the watch takes real shifts");
   if (gate.closed()) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int kRows = kWarpLanes * K;
@@ -705,8 +741,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     const SweepWindow window = sweep_window(j, win.inner, kRows, m.n);
     const index_t lo = window.lo;
     const int n = window.rows;
-    // The window as a system of n rows: row 0 couples nothing before it, row n − 1 nothing after.
-    const ShiftedMatrix<T> w{m.a_diag + lo, m.a_off + lo, m.m_diag + lo, m.m_off + lo, n};
+    const ShiftedMatrix<T> w = window_matrix(m, window);
     for (int r = static_cast<int>(threadIdx.x); r <= kRows; r += static_cast<int>(blockDim.x)) {
       const int t = slot(r);
       const ShiftedMatrixRow<T> e = shifted_matrix_row(w, r);
@@ -736,6 +771,12 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
     }
     int parity = 0;  // the array holding system k's d
     for (index_t k = first; k < k_end; k += warps, parity ^= 1) {
+      if constexpr (Watch) {
+        if (watch.seen()) {  // the fallback solves the batch
+          copy_async_wait();
+          break;
+        }
+      }
       T* dx = arrays + parity * A;
       const T shift = next_shift;
       if (k + warps < k_end) {
@@ -749,6 +790,17 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       SweepLaneKept<T, K> kept;
       Row4<T> P, Q;
       sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
+      if constexpr (Watch) {
+        bool bounded = true;
+#pragma unroll 4
+        for (int i = lane * K; i < lane * K + K; ++i) {
+          const int r = slot(i), after = slot(i + 1);
+          bounded &=
+              ShiftedRowBound<double>{ad[r], md[r], ao[r], mo[r], ao[after], mo[after]}.bounded(
+                  shift, watch.theta);
+        }
+        watch.count(bounded);
+      }
       T x_first, x_last;
       guarded_reduced_solve<false>(P, Q, x_first, x_last);
       sweep_substitute(dx, kept, base, K, x_first, x_last);
