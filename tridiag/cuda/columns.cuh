@@ -456,7 +456,7 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// systems, segment-major (blocks that run together read adjacent systems of the same rows). Coarse
 /// arrays as in segment_kernel. The body of columns_kernel and columns_capped_kernel.
 ///
-/// Windows (the window method on rows side by side, columns_window_kernel): the whole pass over
+/// Windows (the window method on rows side by side: launch_window in solve.cu): the whole pass over
 /// `segments` windows of chunks·K = 32·K rows instead (sweep_window's geometry: overlapping by
 /// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
 /// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the

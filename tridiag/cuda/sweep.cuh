@@ -680,7 +680,7 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
     atomicAdd(&check->failed, 1u);
 }
 
-/// The window method's check of real shifts inside its kernels (window_watches): each warp checks
+/// The window method's check of real shifts inside its kernels: each warp checks
 /// the rows it solves, every row of its window at its system's shift as the window's tables hold
 /// them (ShiftedRowBound<double>, a cut row's coupling outside the window taken as zero), and
 /// counts itself in `failed` where one is past the bound; a warp (or, in the columns method's
