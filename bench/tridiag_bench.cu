@@ -6,7 +6,8 @@
 //
 // Usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,n:batch,...] [--methods M,M,...]
 //                      [--layouts contiguous|interleaved] [--scalars real|complex]
-//                      [--forms shifted|general] [--rows K,K,...] [--systems dominant|helmholtz]
+//                      [--forms shifted|general] [--rows K,K,...]
+//                      [--systems dominant|helmholtz|poisson]
 // --methods keeps the named methods only (thomas, partition, warp, segment, block, sweep,
 // columns, tiled_pcr, window, automatic, automatic_dominant, pivoting, cusparse; default all;
 // automatic_dominant: the complex systems, which are diagonally dominant, solved with
@@ -15,11 +16,14 @@
 // and columns K, tiled_pcr's PCR steps k, which the rows_per_thread column holds for it: 2, 4, 8,
 // 16; methods whose K follows from n always run): for A/B runs of one kernel (bench/ab.sh), which
 // then take seconds instead of minutes. --systems: the shifted systems A + s_k M, dominant
-// (default: random A, M, s with diagonals well above the off-diagonals) or helmholtz (complex
+// (default: random A, M, s with diagonals well above the off-diagonals), helmholtz (complex
 // only, with --scalars complex: the indefinite systems of a 2D Helmholtz solve,
 // problems::HelmholtzPencil with the shifts PSCR's top level forms, eigen_shifts, on which
-// guarded configurations do extra work where they find growth; the CSV does not record which,
-// so name its file for it). The copy is always timed;
+// guarded configurations do extra work where they find growth) or poisson (real only, with
+// --scalars real: the systems of a 2D Poisson solve on a uniform square grid, A the second
+// difference, M the identity, the shifts the other dimension's eigenvalues, none within the window
+// method's bound, which then pays its check and its fallback); the CSV does not record which, so
+// name its file for it. The copy is always timed;
 // cuSPARSE solves the general form only. Exit codes: 0 written, 1 failure (no GPU, a CUDA or
 // cuSPARSE error, an unwritable output), 2 bad arguments (checked before anything is written).
 // Times: CUDA events around each solve, median (and minimum) of R ≥ 10 runs (default 20) after
@@ -82,7 +86,7 @@ using pscr::bench::Shape;
 /// What a run measures (--methods, --layouts, --scalars, --forms, --rows): empty = everything.
 struct Selection {
   std::vector<std::string> methods, layouts, scalars, forms, rows;
-  bool helmholtz = false;  ///< --systems helmholtz: complex systems from HelmholtzPencil
+  std::string systems = "dominant";  ///< --systems: dominant, helmholtz or poisson
   bool has_method(const std::string& m) const { return contains(methods, m); }
   bool has_layout(const std::string& l) const { return contains(layouts, l); }
   bool has_scalar(const std::string& s) const { return contains(scalars, s); }
@@ -227,25 +231,43 @@ struct Problem {
 constexpr index_t kHelmholtzOtherRows = 4095;
 
 /// The shifted systems A + s_k M: diagonally dominant (A, M, s random, diagonals well above
-/// the off-diagonals), or where `helmholtz` (complex only) the indefinite ones of a 2D Helmholtz
-/// solve, pscr::problems::HelmholtzPencil (n rows) with the shifts PSCR's top level forms
-/// (eigen_shifts: the eigenvalues of another pencil of min(batch, kHelmholtzOtherRows) rows),
-/// on which guarded configurations find growth and solve some systems' reduced rows again in
-/// order. The general form's a, b, c are the same systems; d is random either way.
+/// the off-diagonals); `helmholtz` (complex only) the indefinite ones of a 2D Helmholtz solve,
+/// pscr::problems::HelmholtzPencil (n rows) with the shifts PSCR's top level forms (eigen_shifts:
+/// the eigenvalues of another pencil of min(batch, kHelmholtzOtherRows) rows), on which guarded
+/// configurations find growth and solve some systems' reduced rows again in order; `poisson`
+/// (real only) those of a 2D Poisson solve on a uniform grid of spacing h = 1/(n + 1): A =
+/// tridiag(−1, 2, −1)/h², M = I, s_k = (4/h_o²) sin²(kπ/(2(m + 1))), k = 1..batch, the
+/// eigenvalues of the other dimension's A (m = batch rows, h_o = 1/(m + 1)), so rows of
+/// (|a| + |c|)/|b| = 2/(2 + s_k h²) > 1/3, none within the window method's bound. The general
+/// form's a, b, c are the same systems; d is random either way.
 template <class Scalar>
-Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed, bool helmholtz) {
+Problem<Scalar> make_problem(index_t n, index_t batch, std::uint64_t seed,
+                             const std::string& systems) {
   std::mt19937_64 gen(seed);
   Problem<Scalar> p{n, batch, {}, {}, {}, {}, {}, {}, {}};
   p.shifts.resize(batch);
-  bool from_pencil = false;  // A, M and the shifts of the Helmholtz systems
+  bool from_pencil = false;  // A, M and the shifts of the Helmholtz or Poisson systems
   if constexpr (pscr::is_complex_v<Scalar>) {
-    if (helmholtz) {
+    if (systems == "helmholtz") {
       const pscr::problems::HelmholtzPencil pencil(n, seed);
       p.A = pencil.factor.A;
       p.M = pencil.factor.M;
       p.shifts = pencil.eigen_shifts(batch, std::min(batch, kHelmholtzOtherRows), seed + 1);
       from_pencil = true;
     }
+  } else if (systems == "poisson") {
+    const double h = 1.0 / static_cast<double>(n + 1),
+                 h_other = 1.0 / static_cast<double>(batch + 1);
+    p.A.diag.assign(n, 2 / (h * h));
+    p.A.off.assign(n - 1, -1 / (h * h));
+    p.M.diag.assign(n, 1.0);
+    p.M.off.assign(n - 1, 0.0);
+    const double pi = std::acos(-1.0);
+    for (index_t k = 0; k < batch; ++k) {
+      const double s = std::sin(static_cast<double>(k + 1) * pi * h_other / 2);
+      p.shifts[k] = 4 * s * s / (h_other * h_other);
+    }
+    from_pencil = true;
   }
   if (!from_pencil) {
     p.A.diag.resize(n);
@@ -351,7 +373,7 @@ void bench_shape(const Shape& shape, int reps, const Selection& sel, const std::
   const char* scalar = kComplex ? "complex" : "real";
   const index_t n = shape.n, batch = shape.batch, rows = n * batch;
   const double floor_bytes = 2.0 * static_cast<double>(rows) * sizeof(Scalar);
-  const Problem<Scalar> p = make_problem<Scalar>(n, batch, 12345 + n, sel.helmholtz);
+  const Problem<Scalar> p = make_problem<Scalar>(n, batch, 12345 + n, sel.systems);
   Stream stream;
 
   // Device data: contiguous and interleaved copies of d and a, b, c; A, M, shifts; x.
@@ -629,7 +651,7 @@ std::vector<Shape> parse_shapes(const std::string& text) {
 constexpr const char* kUsage =
     "usage: tridiag_bench OUTPUT.csv [--reps R] [--shapes n:batch,...] [--methods M,...] "
     "[--layouts contiguous|interleaved] [--scalars real|complex] [--forms shifted|general] "
-    "[--rows K,...] [--systems dominant|helmholtz]\n";
+    "[--rows K,...] [--systems dominant|helmholtz|poisson]\n";
 
 /// The run's settings from the command line (input errors name what was expected and found).
 struct Arguments {
@@ -663,18 +685,24 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (arg == "--rows")
       a.sel.rows = parse_list(arg, value, {"2", "4", "8", "16"});
     else if (arg == "--systems") {
-      if (value != "dominant" && value != "helmholtz")
-        PSCR_INPUT_ERROR("--systems: expected dominant or helmholtz, found '" << value << "'");
-      a.sel.helmholtz = value == "helmholtz";
+      if (value != "dominant" && value != "helmholtz" && value != "poisson")
+        PSCR_INPUT_ERROR("--systems: expected dominant, helmholtz or poisson, found '" << value
+                                                                                       << "'");
+      a.sel.systems = value;
     } else
       PSCR_INPUT_ERROR("unknown argument '" << arg << "'");
   }
-  if (a.sel.helmholtz && a.sel.scalars != std::vector<std::string>{"complex"})
-    PSCR_INPUT_ERROR(
-        "--systems helmholtz: expected --scalars complex (the Helmholtz systems with "
-        "absorbing ends are complex), found "
-        << (a.sel.scalars.empty() ? std::string("both scalar types")
-                                  : "--scalars " + a.sel.scalars[0]));
+  // Helmholtz systems with absorbing ends are complex, the Poisson ones real.
+  const bool helmholtz = a.sel.systems == "helmholtz";
+  const std::string scalar = helmholtz ? "complex" : "real";
+  if (a.sel.systems != "dominant" && a.sel.scalars != std::vector<std::string>{scalar})
+    PSCR_INPUT_ERROR("--systems " << a.sel.systems << ": expected --scalars " << scalar
+                                  << (helmholtz ? " (the Helmholtz systems with absorbing ends are "
+                                                  "complex)"
+                                                : " (the Poisson systems are real)")
+                                  << ", found "
+                                  << (a.sel.scalars.empty() ? std::string("both scalar types")
+                                                            : "--scalars " + a.sel.scalars[0]));
   return a;
 }
 
