@@ -524,13 +524,14 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   auto unit_window = [&](index_t seg) { return sweep_window(seg, window_inner, chunks * K, n); };
   auto load_rows = [&](index_t u, T(&v)[K]) {
     const index_t k = unit_system(u);
-    index_t p = u / groups * chunks * K + c * K;
+    index_t p;
     int inside;
     if constexpr (Windows) {
       const SweepWindow w = unit_window(u / groups);
       p = w.lo + c * K;
       inside = static_cast<int>(std::min<index_t>(std::max(w.rows - c * K, 0), K));
     } else {
+      p = u / groups * chunks * K + c * K;
       inside = rows_inside(p);
     }
     const T* row = d + ds.at(k, p);
@@ -642,8 +643,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
-      if (__syncthreads_or(t == 0 && *static_cast<const volatile unsigned*>(watch.failed) != 0))
-        break;
+      if (watch.seen_by_block()) break;
     }
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
@@ -703,10 +703,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
 #pragma unroll 4
       for (int i = 0; i < K; ++i) {
         const int r = static_cast<int>(p) + i;
-        bounded &= ShiftedRowBound<double>{lane_table.ad()[r],     lane_table.md()[r],
-                                           lane_table.ao()[r],     lane_table.mo()[r],
-                                           lane_table.ao()[r + 1], lane_table.mo()[r + 1]}
-                       .bounded(rows.s, watch.theta);
+        bounded &= watch.row_bounded(lane_table.ad(), lane_table.md(), lane_table.ao(),
+                                     lane_table.mo(), r, r + 1, rows.s);
       }
       watch.count(bounded);
     }

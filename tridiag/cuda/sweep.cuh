@@ -579,6 +579,11 @@ __device__ __forceinline__ bool window_check_counted(const WindowCheck* check) {
   return warp_sees_count(&check->failed);
 }
 
+/// Counts the warp in `count` where a lane's `bounded` is false (every lane of the warp calls it).
+__device__ __forceinline__ void count_failing_warp(unsigned* count, bool bounded) {
+  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0) atomicAdd(count, 1u);
+}
+
 /// The first kernel of the window method's check of real shifts: their range into `check` (keys
 /// reduced over each warp, one atomicMax per warp and end); a NaN shift counts as a failing row.
 template <class T>
@@ -632,8 +637,7 @@ __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, i
     for (index_t k = blockIdx.y; v == RangeBound::undecided && bounded && k < batch; k += gridDim.y)
       bounded = row.bounded(shifts[k], theta);
   }
-  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
-    atomicAdd(&check->failed, 1u);
+  count_failing_warp(&check->failed, bounded);
 }
 
 /// Rows that a thread of window_bound_kernel takes at once: R rows share their R + 1 couplings.
@@ -676,8 +680,7 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
       }
     }
   }
-  if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0)
-    atomicAdd(&check->failed, 1u);
+  count_failing_warp(&check->failed, bounded);
 }
 
 /// The window method's check of real shifts inside its kernels: each warp checks
@@ -696,10 +699,21 @@ struct WindowWatch {
   double theta = 0;
   /// Whether some warp has counted a row past the bound (uniform over the warp).
   __device__ bool seen() const { return warp_sees_count(failed); }
-  /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
-  __device__ void count(bool bounded) const {
-    if (!__all_sync(0xffffffffu, bounded) && threadIdx.x % kWarpLanes == 0) atomicAdd(failed, 1u);
+  /// The same, uniform over the block (read by thread 0; a barrier every thread reaches).
+  __device__ bool seen_by_block() const {
+    return __syncthreads_or(threadIdx.x == 0 &&
+                            *static_cast<const volatile unsigned*>(failed) != 0);
   }
+  /// Whether the row at slot r of a window's tables (as shifted_matrix_row lays them out: the
+  /// diagonals, the coupling to the row before), the row after it at slot `after`, meets the bound
+  /// at shift s.
+  __device__ bool row_bounded(const double* ad, const double* md, const double* ao,
+                              const double* mo, int r, int after, double s) const {
+    return ShiftedRowBound<double>{ad[r], md[r], ao[r], mo[r], ao[after], mo[after]}.bounded(s,
+                                                                                             theta);
+  }
+  /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
+  __device__ void count(bool bounded) const { count_failing_warp(failed, bounded); }
 };
 
 /// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
@@ -794,10 +808,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
         bool bounded = true;
 #pragma unroll 4
         for (int i = lane * K; i < lane * K + K; ++i) {
-          const int r = slot(i), after = slot(i + 1);
-          bounded &=
-              ShiftedRowBound<double>{ad[r], md[r], ao[r], mo[r], ao[after], mo[after]}.bounded(
-                  shift, watch.theta);
+          bounded &= watch.row_bounded(ad, md, ao, mo, slot(i), slot(i + 1), shift);
         }
         watch.count(bounded);
       }
