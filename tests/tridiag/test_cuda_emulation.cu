@@ -652,18 +652,28 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 }
 
 /// Whether every window's rows (sweep_window's geometry: 32·kWindowLaneRows rows) meet the window
-/// method's bound at shift s as the windows hold them (window_matrix: a cut row's coupling outside
-/// its window zero), as the kernels' watch checks them (WindowWatch).
+/// method's bound at shift s as the kernels' watch checks them: WindowWatch::row_bounded on each
+/// window's tables (window_matrix's rows as shifted_matrix_row lays them out: a cut row's coupling
+/// outside its window zero, identity rows past its end).
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
   constexpr int kRows = dt::kWarpLanes * cuda::kWindowLaneRows;
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
+  const dt::WindowWatch watch{nullptr, cuda::window_theta()};
+  std::vector<T> ad(kRows + 1), md(kRows + 1), ao(kRows + 1), mo(kRows + 1);
   bool bounded = true;
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, dt::sweep_window(j, inner, kRows, m.n));
-    for (index_t r = 0; r < wm.n; ++r)
-      bounded &= dt::shifted_row_bound(wm, r).bounded(s, cuda::window_theta());
+    for (int r = 0; r <= kRows; ++r) {
+      const dt::ShiftedMatrixRow<T> e = dt::shifted_matrix_row(wm, r);
+      ad[r] = e.ad;
+      md[r] = e.md;
+      ao[r] = e.ao;
+      mo[r] = e.mo;
+    }
+    for (int r = 0; r < kRows; ++r)
+      bounded &= watch.row_bounded(ad.data(), md.data(), ao.data(), mo.data(), r, r + 1, s);
   }
   return bounded;
 }
@@ -672,9 +682,9 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
 /// (sweep_window) solved alone as a system of its own (window_matrix), by the sweep's lanes (c′
 /// and v in registers: sweep_window_kernel) or by the columns method's whole pass over 32 chunks
 /// (columns_pass's Windows), its inner rows kept, and every row checked with its true couplings
-/// as the window method's check takes it (shifted_row_bound; `passed`: every row bounded). Real
-/// shifts: the kernels' watch (WindowWatch: each window's rows as its tables hold them, a cut
-/// row's outside coupling zero) must find what the check finds.
+/// as the window method's check takes it (shifted_row_bound; `passed`: every row bounded). The
+/// kernels' watch (WindowWatch: each window's rows as its tables hold them, a cut row's outside
+/// coupling zero) must find what the check finds.
 template <class T>
 std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, const std::vector<T>& d,
                               bool& passed, WindowKernel kernel) {
@@ -684,8 +694,7 @@ std::vector<T> emulate_window(const cuda::detail::ShiftedMatrix<T>& m, T s, cons
   const double theta = cuda::window_theta();
   passed = true;
   for (index_t r = 0; r < m.n; ++r) passed &= dt::shifted_row_bound(m, r).bounded(s, theta);
-  if constexpr (std::is_floating_point_v<T>)
-    EXPECT_EQ(window_watch_bounded(m, s), passed) << "the watch, n " << m.n;
+  EXPECT_EQ(window_watch_bounded(m, s), passed) << "the watch, n " << m.n;
   std::vector<T> x(m.n, T(std::numeric_limits<double>::quiet_NaN()));
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
@@ -1479,6 +1488,25 @@ TYPED_TEST(EmulationTest, WindowRowBoundFarFromOne) {
   if constexpr (!is_complex_v<TypeParam>) EXPECT_GT(passed, 40);
 }
 
+// An infinite shift fails the row test, real and complex: tridiag(0.1, 1, 0.1) for A and M gives
+// rows of infinities, which |a| + |c| ≤ θ|b| would pass as inf ≤ inf; a finite shift passes.
+TEST(WindowRowBound, InfiniteShiftFails) {
+  namespace dt = cuda::detail;
+  const index_t n = 3;
+  const double theta = cuda::window_theta();
+  const auto rows = [&](auto unit) {
+    using T = decltype(unit);
+    const std::vector<T> diag(n, T(1.0)), off(n - 1, T(0.1));
+    const dt::ShiftedMatrix<T> m{diag.data(), off.data(), diag.data(), off.data(), n};
+    for (const double s : {1.0, HUGE_VAL, -HUGE_VAL})
+      for (index_t r = 0; r < n; ++r)
+        EXPECT_EQ(dt::shifted_row_bound(m, r).bounded(T(s), theta), s == 1.0)
+            << "shift " << s << ", row " << r;
+  };
+  rows(1.0);
+  rows(dt::Complex{1.0});
+}
+
 // SquareInShift bounds |α + sμ|² above (side +1) and below (−1) whatever its rounding, against
 // the square formed in long double: random α, μ and s over 2^±40 in magnitude, and shifts within
 // 2^-20 to 2^-50 of −α/μ, where α + sμ nearly cancels and the quadratic's terms are far larger
@@ -1520,14 +1548,10 @@ TEST(SquareInShift, BoundsTheSquareAboveAndBelow) {
 // (Kind::dominant's A and M, diagonals about 4 and 2, off-diagonals scaled by 0.2 to 2.5), the
 // shifts in [0, 2], or in a third of the batches in [−3, 3], where diagonals vanish between
 // shifts: the same answer every time, each verdict of the row test met.
-// The window kernels' watch of real shifts (WindowWatch: each window's rows as its tables hold
-// them) finds what the check finds on every row: tridiag(0.1, 1, 0.1), one coupling raised to 0.35
-// (its row's ratio 0.45, 0.35 at an end: past θ ≈ 0.32) or 0.2 (0.3: within), the other row it
-// couples given a diagonal of 10 so that it stays within, for rows at and next to the windows'
-// cuts (the first window's last row 511, the second's first row 416, ...) and the system's ends,
-// each row past the bound through its coupling on either side: a cut row past it only through
-// its coupling outside its window is caught by the neighbouring window, where it lies inside.
-TEST(WindowWatch, FindsWhatTheCheckFinds) {
+/// WindowWatch.FindsWhatTheCheckFinds on scalars T: tridiag(ω, 1, ω) with |ω| = 0.1 and shift 0,
+/// one coupling's magnitude raised to `coupling`.
+template <class T>
+void watch_finds_what_the_check_finds(T unit) {
   namespace dt = cuda::detail;
   const index_t n = 2000;
   for (index_t row : {0, 1, 415, 416, 417, 447, 448, 510, 511, 512, 863, 864, 927, 928, 1999})
@@ -1535,17 +1559,31 @@ TEST(WindowWatch, FindsWhatTheCheckFinds) {
       for (const double coupling : {0.35, 0.2}) {
         const index_t e = side < 0 ? row - 1 : row;  // off[e] couples rows e and e + 1
         if (e < 0 || e >= n - 1) continue;
-        std::vector<double> ad(n, 1.0), ao(n - 1, 0.1), zero_d(n, 0.0), zero_o(n - 1, 0.0);
-        ao[e] = coupling;
-        ad[side < 0 ? row - 1 : row + 1] = 10;
-        const dt::ShiftedMatrix<double> m{ad.data(), ao.data(), zero_d.data(), zero_o.data(), n};
+        std::vector<T> ad(n, T(1.0)), ao(n - 1, T(0.1 * unit)), zero_d(n, T(0.0)),
+            zero_o(n - 1, T(0.0));
+        ao[e] = T(coupling * unit);
+        ad[side < 0 ? row - 1 : row + 1] = T(10.0);
+        const dt::ShiftedMatrix<T> m{ad.data(), ao.data(), zero_d.data(), zero_o.data(), n};
         bool checked = true;
         for (index_t r = 0; r < n; ++r)
-          checked &= dt::shifted_row_bound(m, r).bounded(0.0, cuda::window_theta());
+          checked &= dt::shifted_row_bound(m, r).bounded(T(0.0), cuda::window_theta());
         SCOPED_TRACE("row " + std::to_string(row) + ", side " + std::to_string(side));
         EXPECT_EQ(checked, coupling < 0.3);
-        EXPECT_EQ(window_watch_bounded(m, 0.0), checked);
+        EXPECT_EQ(window_watch_bounded(m, T(0.0)), checked);
       }
+}
+
+// The window kernels' watch (WindowWatch: each window's rows as its tables hold them) finds what
+// the check finds on every row, real and complex (couplings on the imaginary axis): tridiag(0.1,
+// 1, 0.1), one coupling raised to 0.35 (its row's ratio 0.45, 0.35 at an end: past θ ≈ 0.32) or
+// 0.2 (0.3: within), the other row it couples given a diagonal of 10 so that it stays within, for
+// rows at and next to the windows' cuts (the first window's last row 511, the second's first row
+// 416, ...) and the system's ends, each row past the bound through its coupling on either side: a
+// cut row past it only through its coupling outside its window is caught by the neighbouring
+// window, where it lies inside.
+TEST(WindowWatch, FindsWhatTheCheckFinds) {
+  watch_finds_what_the_check_finds(1.0);
+  watch_finds_what_the_check_finds(cuda::detail::Complex{0.0, 1.0});
 }
 
 TEST(WindowRangeBound, AgainstTheReference) {

@@ -460,9 +460,9 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// `segments` windows of chunks·K = 32·K rows instead (sweep_window's geometry: overlapping by
 /// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
 /// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the
-/// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (real
-/// shifts, the bound not assured): each thread checks its chunk's rows at its system's shift, and
-/// the block stops once a row is past the bound (WindowWatch).
+/// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (the
+/// bound not assured): each thread checks its chunk's rows at its system's shift, and the block
+/// stops once a row is past the bound (WindowWatch).
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
           bool Watch = false>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
@@ -471,9 +471,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   static_assert(!Windows || (Pass == SegmentPass::whole && Stage == ColumnsStage::none &&
                              std::is_same_v<Form, ShiftedForm<T>>),
                 "windows: the shifted form's whole pass, rows loaded by each thread");
-  static_assert(!Watch || (Windows && std::is_floating_point_v<T>),
-                "the watch: windows of real shifts");
-  if (form.gate.closed()) return;  // the window method's kernel or its fallback, not both
+  static_assert(!Watch || Windows, "the watch: the window method's windows");
+  if (form.gate.closed()) return;  // the window method's fallback, where its kernel found no row
   extern __shared__ __align__(16) unsigned char smem_raw[];
   // Systems of two segments (columns_two_segments): chunks > 32 in such a pass only.
   constexpr bool kTwoSegments =

@@ -320,16 +320,14 @@ struct GeneralGlobalRows {
 };
 
 /// A launch's condition, read on the device as the kernel starts: its blocks return at once
-/// unless the count is zero exactly where `when_zero` says it must be (no count: they always run).
-/// The window method gates its kernel (when_zero) and its exact fallback (not) on the count of its
-/// check, launched after it, so that the call neither waits nor launches anything the host decides
-/// (solve.cu, solve_device). Kernels that take one: the sweep, segment and columns (their lanes
-/// passes too), block and window kernels, the ones a fallback of the window method launches
-/// (gateable_method).
+/// unless the count is nonzero (no count: they always run). The window method's exact fallback is
+/// gated on the count of warps whose window kernel found a row past the bound (WindowWatch), so
+/// that the call neither waits nor launches anything the host decides (solve.cu, solve_device).
+/// Kernels that take one: the sweep, segment and columns (their lanes passes too) and block
+/// kernels, the ones a fallback of the window method launches (gateable_method).
 struct Gate {
   const unsigned* count = nullptr;
-  bool when_zero = true;
-  __device__ bool closed() const { return count != nullptr && ((*count == 0) != when_zero); }
+  __device__ bool closed() const { return count != nullptr && *count == 0; }
 };
 
 /// The shifted form as seen by the tiled kernels: nothing to stage, rows formed from A, M, s_k.

@@ -1331,10 +1331,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
         launch(detail::columns_kernel<kk, Pass, T, Form, ColumnsStage::none, true, kWatch>,
                ColumnsStage::none);
     };
-    if constexpr (std::is_floating_point_v<T>) {
-      if (watch.failed != nullptr) return go(std::true_type{});
-    }
-    return go(std::false_type{});
+    return watch.failed != nullptr ? go(std::true_type{}) : go(std::false_type{});
   }
   const bool tiles = columns_tiles_apply<T>(n, K, general, dl, xl);
   with_constant(LaneRows{}, K, "columns rows per thread", [&](auto k) {
@@ -1553,7 +1550,7 @@ void launch_sweep(cudaStream_t stream, const detail::ShiftedForm<T>& form, int K
 /// (sweep_block_warps of the sweep kernel's instance with the same arrays), as many as are
 /// resident (or the windows' systems need), each taking an equal share of them. Side by side
 /// (interleaved): the columns method's whole pass over the windows (launch_columns, Windows).
-/// Where `watch` has a count (real shifts, the bound not assured), the kernel checks the rows it
+/// Where `watch` has a count (the bound not assured), the kernel checks the rows it
 /// solves and counts the warps that find one past the bound there (detail::WindowWatch).
 template <class T>
 void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, index_t batch,
@@ -1574,15 +1571,13 @@ void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, inde
   const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(K, budget);
   const int warps = blocking.warps;
   const std::size_t smem = sweep_smem(K, warps, sizeof(T), K);
-  auto* kernel = detail::sweep_window_kernel<T, K, false>;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (watch.failed != nullptr) kernel = detail::sweep_window_kernel<T, K, true>;
-  }
+  auto* kernel = watch.failed != nullptr ? detail::sweep_window_kernel<T, K, true>
+                                         : detail::sweep_window_kernel<T, K, false>;
   allow_shared(kernel, smem);
   const int threads = warps * detail::kWarpLanes;
   const index_t blocks = std::min(resident_blocks(kernel, threads, smem), win.count * batch);
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-      form.m, form.shifts, batch, win, d, strides(dl), x, strides(xl), form.gate, watch);
+      form.m, form.shifts, batch, win, d, strides(dl), x, strides(xl), watch);
   PSCR_CUDA_CHECK_LAUNCH();
 }
 
@@ -1591,8 +1586,8 @@ void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, inde
 /// over the rows); complex ones every row against every shift (window_bound_kernel, over groups of
 /// kWindowCheckRows rows). Blocks of 256 threads (of whole warps covering the rows or groups where
 /// they are fewer), the rows' kernels with enough blocks over the shifts to fill the device.
-/// Asynchronous: the window method of complex shifts gates its kernels on the count; real shifts
-/// take it in window_bound_holds only (the window kernel checks their rows itself: WindowWatch).
+/// Asynchronous; window_bound_holds waits for it (the window method's kernels check the rows they
+/// solve themselves: WindowWatch).
 template <class T>
 void launch_window_bound_check(cudaStream_t stream, const detail::ShiftedForm<T>& form,
                                index_t batch, detail::WindowCheck* check) {
@@ -1659,23 +1654,16 @@ void solve_device(cudaStream_t stream, const Form& form, index_t n, index_t batc
         launch_window(stream, form, batch, d, dl, x, xl, budget);
         return;
       }
-      // Not assured: the warps that find a row past the bound are counted in the workspace's
-      // first 32 bytes (detail::WindowCheck), and the exact fallback, gated on a nonzero count,
-      // follows the window kernel; nothing waits for the count. Real shifts: the window kernel
-      // checks the rows it solves (detail::WindowWatch) and stops at a count. Complex ones: the
-      // check kernel first, the window kernel gated on a zero count.
+      // Not assured: the window kernel checks the rows it solves (detail::WindowWatch), counts
+      // the warps that find one past the bound in the workspace's first 32 bytes
+      // (detail::WindowCheck) and stops at a count; the exact fallback, gated on a nonzero count,
+      // follows it. Nothing waits for the count.
       auto* check = reinterpret_cast<detail::WindowCheck*>(ws);
+      PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
+      launch_window(stream, form, batch, d, dl, x, xl, budget,
+                    detail::WindowWatch{&check->failed, window_theta()});
       detail::ShiftedForm<T> gated = form;
-      gated.gate = {&check->failed, true};
-      if constexpr (std::is_floating_point_v<T>) {
-        PSCR_CUDA_CHECK(cudaMemsetAsync(check, 0, sizeof *check, stream));
-        launch_window(stream, form, batch, d, dl, x, xl, budget,
-                      detail::WindowWatch{&check->failed, window_theta()});
-      } else {
-        launch_window_bound_check(stream, form, batch, check);
-        launch_window(stream, gated, batch, d, dl, x, xl, budget);
-      }
-      gated.gate.when_zero = false;
+      gated.gate = {&check->failed};
       constexpr index_t kept = window_check_scalars<T>();
       solve_device(stream, gated, n, batch, d, dl, x, xl, ws + kept, wc - kept, fallback, budget);
       return;

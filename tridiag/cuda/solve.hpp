@@ -121,13 +121,12 @@
 ///              rows side by side (interleaved) by 32 threads of K rows as the columns method's
 ///              whole pass solves a system of one segment (tridiag/cuda/columns.cuh).
 ///              Exact to rounding where every row satisfies |a| + |c| ≤ θ|b| with θ = 2^(−54/33)
-///              ≈ 0.32, which the call checks on the device, every row at every shift: real
-///              shifts inside the window kernel, each warp checking the rows it solves (every row
-///              lies inside some window with both its couplings) and all stopping once one is
-///              past the bound; complex ones by a kernel before it, the window kernel then gated
-///              on its count. The selection table's method (the sweep, block, segment or columns
-///              method) follows, gated on the same count on the device: where a row fails it
-///              solves the batch, else it returns at once. Nothing waits on the host, so the
+///              ≈ 0.32, which the call checks on the device, every row at every shift, inside
+///              the window kernel: each warp checks the rows it solves (every row lies inside
+///              some window with both its couplings), and all stop once one is past the bound.
+///              The selection table's method (the sweep, block, segment or columns method)
+///              follows, gated on the warps' count on the device: where a row fails it solves
+///              the batch, else it returns at once. Nothing waits on the host, so the
 ///              call may be captured into a CUDA graph. A caller that knows its systems meet the
 ///              bound (window_bound_holds on the same A, M and shifts, once for any number of
 ///              right-hand sides) sets Options::window_bound, and the call then launches the

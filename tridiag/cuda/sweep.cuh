@@ -33,6 +33,7 @@
 /// sweep_slot) are host and device code: tests/tridiag/test_cuda_emulation.cu runs them on the CPU.
 /// Include only from .cu files.
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -405,11 +406,11 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, RegisterRows, S
 // induction |c′| ≤ θ ≤ 1), L + 1 of them at least; likewise from the top. With θ = 2^(−54/(L+1))
 // (window_theta) that is at most 2^-53 ‖x‖∞, rounding's own size: d read once (and the halos
 // again, mostly from L2), x written once, for any n. The bound is checked on every row of the
-// batch with its true couplings, unless the caller assures it (Options::window_bound): for real
-// shifts by the window kernels themselves as they solve (WindowWatch), for complex ones before the
-// pass (window_bound_kernel), the window kernel then gated on its count (Gate); the exact method
-// follows, gated on the same count, so that where a row fails it solves the batch (solve.cu,
-// solve_device). window_bound_holds checks real shifts with window_range_bound_kernel.
+// batch with its true couplings, unless the caller assures it (Options::window_bound), by the
+// window kernels themselves as they solve (WindowWatch); the exact method follows, gated on their
+// count (Gate), so that where a row fails it solves the batch (solve.cu, solve_device).
+// window_bound_holds checks a batch before any solve: real shifts with window_range_bound_kernel,
+// complex ones with window_bound_kernel.
 
 /// Where the window method cuts systems of n rows with windows of `rows` = 32·K rows: each window
 /// writes `inner` = rows − 2·kWindowHaloRows of them, window j rows [j·inner, (j + 1)·inner),
@@ -441,11 +442,12 @@ PSCR_HD ShiftedMatrix<T> window_matrix(const ShiftedMatrix<T>& m, const SweepWin
   return {m.a_diag + w.lo, m.a_off + w.lo, m.m_diag + w.lo, m.m_off + w.lo, w.rows};
 }
 
-/// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (false for NaN),
+/// Whether a real row (a, b, c) meets the window method's bound |a| + |c| ≤ θ|b| (false for NaN,
+/// and for an infinite b, which an infinite shift gives and which would pass infinite couplings),
 /// compared as they are: squares would underflow below 2^-537 and pass a row of zeros against a
 /// zero diagonal.
 PSCR_HD bool window_row_bounded(double a, double b, double c, double theta) {
-  return fabs(a) + fabs(c) <= theta * fabs(b);
+  return fabs(a) + fabs(c) <= theta * fabs(b) && fabs(b) <= DBL_MAX;
 }
 
 /// Whether |a| + |c| ≤ θ|b| from the squares A ≥ |a|², C ≥ |c|² and B ≤ |b|² (θ² given):
@@ -683,17 +685,16 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
   count_failing_warp(&check->failed, bounded);
 }
 
-/// The window method's check of real shifts inside its kernels: each warp checks
-/// the rows it solves, every row of its window at its system's shift as the window's tables hold
-/// them (ShiftedRowBound<double>, a cut row's coupling outside the window taken as zero), and
+/// The window method's check inside its kernels: each warp checks the rows it solves, every row
+/// of its window at its system's shift as the window's tables hold them (ShiftedRowBound, a cut
+/// row's coupling outside the window taken as zero), and
 /// counts itself in `failed` where one is past the bound; a warp (or, in the columns method's
 /// windows, a block) that finds the count nonzero stops, and the exact fallback, gated on it,
 /// solves the batch. Every row of a system lies inside some window with both its couplings (a
 /// window's cut rows lie 448 and 63 rows into its neighbours, which overlap it by
 /// 2·kWindowHaloRows), so the count is what the check kernels would find for the batch
-/// (window_range_bound_kernel), while the rows come from the tables the solve loads anyway.
-/// No `failed` (the bound assured, or complex shifts, which window_bound_kernel checks before the
-/// pass): no watch.
+/// (window_range_bound_kernel, window_bound_kernel), while the rows come from the tables the
+/// solve loads anyway. No `failed` (the bound assured): no watch.
 struct WindowWatch {
   unsigned* failed = nullptr;
   double theta = 0;
@@ -706,11 +707,20 @@ struct WindowWatch {
   }
   /// Whether the row at slot r of a window's tables (as shifted_matrix_row lays them out: the
   /// diagonals, the coupling to the row before), the row after it at slot `after`, meets the bound
-  /// at shift s.
-  __device__ bool row_bounded(const double* ad, const double* md, const double* ao,
-                              const double* mo, int r, int after, double s) const {
+  /// at shift s: ShiftedRowBound as shifted_row_bound builds it from the system's arrays (complex:
+  /// the entries' squares as quadratics in s, square_in_shift), so that the watch decides each row
+  /// as the check kernels do.
+  PSCR_HD bool row_bounded(const double* ad, const double* md, const double* ao, const double* mo,
+                           int r, int after, double s) const {
     return ShiftedRowBound<double>{ad[r], md[r], ao[r], mo[r], ao[after], mo[after]}.bounded(s,
                                                                                              theta);
+  }
+  PSCR_HD bool row_bounded(const Complex* ad, const Complex* md, const Complex* ao,
+                           const Complex* mo, int r, int after, const Complex& s) const {
+    return ShiftedRowBound<Complex>{square_in_shift(ao[r], mo[r], 1.0),
+                                    square_in_shift(ad[r], md[r], -1.0),
+                                    square_in_shift(ao[after], mo[after], 1.0)}
+        .bounded(s, theta);
   }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const { count_failing_warp(failed, bounded); }
@@ -720,15 +730,12 @@ struct WindowWatch {
 /// block (so that every SM gets the same work whatever the count of windows and systems); per
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
-/// solves whole systems (c′ and v in registers, d in two buffers). Watch (real shifts, the bound
-/// not assured): each warp checks the rows it solves and stops once a row is past the bound
-/// (WindowWatch).
+/// solves whole systems (c′ and v in registers, d in two buffers). Watch (the bound not assured):
+/// each warp checks the rows it solves and stops once a row is past the bound (WindowWatch).
 template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
-                        const T* d, Strides ds, T* x, Strides xs, Gate gate, WindowWatch watch) {
-  static_assert(!Watch || std::is_floating_point_v<T>, "the watch takes real shifts");
-  if (gate.closed()) return;
+                        const T* d, Strides ds, T* x, Strides xs, WindowWatch watch) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int kRows = kWarpLanes * K;
   const int A = sweep_array(K);
