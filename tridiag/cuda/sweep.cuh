@@ -800,17 +800,13 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       }
       T* dx = arrays + parity * A;
       const T shift = next_shift;
-      if (k + warps < k_end) {
+      const bool more = k + warps < k_end;
+      if (more) {
         next_shift = shifts[k + warps];
         fetch(k + warps, arrays + (parity ^ 1) * A);
-        copy_async_wait_pending<1>();
-      } else {
-        copy_async_wait();
       }
-      __syncwarp();
-      SweepLaneKept<T, K> kept;
-      Row4<T> P, Q;
-      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
+      // The lane's rows checked while system k's d is still in flight, and before its c′ and v
+      // (kept) hold registers.
       if constexpr (Watch) {
         bool bounded = true;
 #pragma unroll 4
@@ -819,6 +815,14 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
         }
         watch.count(bounded);
       }
+      if (more)
+        copy_async_wait_pending<1>();
+      else
+        copy_async_wait();
+      __syncwarp();
+      SweepLaneKept<T, K> kept;
+      Row4<T> P, Q;
+      sweep_reduce(SweepRows<T>{ad, md, ao, mo, shift}, dx, kept, base, K, P, Q);
       T x_first, x_last;
       guarded_reduced_solve<false>(P, Q, x_first, x_last);
       sweep_substitute(dx, kept, base, K, x_first, x_last);
