@@ -677,8 +677,21 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     const index_t k = std::min(k0 + g, batch - 1);
     const bool stores = k0 + g < batch;
     const index_t p = p0 + c * K;
-    T v[K];
     const T shift = next_shift;  // where kPrefetchShift
+    // Watch: the chunk's rows checked before v takes the unit's rows of d and the next unit's are
+    // loaded into `next`, so that K fewer registers are live across the check.
+    if constexpr (Watch) {
+      static_assert(kPrefetchShift, "the watch takes the prefetched shift");
+      bool bounded = true;
+#pragma unroll 4
+      for (int i = 0; i < K; ++i) {
+        const int r = static_cast<int>(p) + i;
+        bounded &= watch.row_bounded(lane_table.ad(), lane_table.md(), lane_table.ao(),
+                                     lane_table.mo(), r, r + 1, shift);
+      }
+      watch.count(bounded);
+    }
+    T v[K];
     if constexpr (kPrefetchRows) {
 #pragma unroll
       for (int i = 0; i < K; ++i) v[i] = next[i];
@@ -706,16 +719,6 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
         return column_rows(form, lane_table, p0, k, ds);
     }();
     const LaneVector<T> vec{v, p};
-    if constexpr (Watch) {
-      bool bounded = true;
-#pragma unroll 4
-      for (int i = 0; i < K; ++i) {
-        const int r = static_cast<int>(p) + i;
-        bounded &= watch.row_bounded(lane_table.ad(), lane_table.md(), lane_table.ao(),
-                                     lane_table.mo(), r, r + 1, rows.s);
-      }
-      watch.count(bounded);
-    }
     // Where kSweeps: the chunk's rows in the unit's tile (threads past the batch on their own
     // system's slots, which no copy fills), and its c′ and v.
     T* const chunk_rows =
