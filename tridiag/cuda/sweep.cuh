@@ -542,17 +542,25 @@ PSCR_HD SquareInShift coupling_square(const ShiftedMatrix<Complex>& m, index_t e
 PSCR_HD SquareInShift diagonal_square(const ShiftedMatrix<Complex>& m, index_t r) {
   return r < m.n ? square_in_shift(m.a_diag[r], m.m_diag[r], -1.0) : SquareInShift{1, 0, 0, 0};
 }
-PSCR_HD ShiftedRowBound<double> shifted_row_bound(const ShiftedMatrix<double>& m, index_t r) {
-  const bool before = r > 0, after = r + 1 < m.n;
-  return {m.a_diag[r],
-          m.m_diag[r],
-          before ? m.a_off[r - 1] : 0.0,
-          before ? m.m_off[r - 1] : 0.0,
-          after ? m.a_off[r] : 0.0,
-          after ? m.m_off[r] : 0.0};
+/// ShiftedRowBound of a row from its entries: the diagonals of A and M and their couplings to the
+/// rows before and after (zero where there is none).
+PSCR_HD ShiftedRowBound<double> row_bound(double ad, double md, double ao_before, double mo_before,
+                                          double ao_after, double mo_after) {
+  return {ad, md, ao_before, mo_before, ao_after, mo_after};
 }
-PSCR_HD ShiftedRowBound<Complex> shifted_row_bound(const ShiftedMatrix<Complex>& m, index_t r) {
-  return {coupling_square(m, r), diagonal_square(m, r), coupling_square(m, r + 1)};
+PSCR_HD ShiftedRowBound<Complex> row_bound(const Complex& ad, const Complex& md,
+                                           const Complex& ao_before, const Complex& mo_before,
+                                           const Complex& ao_after, const Complex& mo_after) {
+  return {square_in_shift(ao_before, mo_before, 1.0), square_in_shift(ad, md, -1.0),
+          square_in_shift(ao_after, mo_after, 1.0)};
+}
+/// Row r < n of the system's A and M (row_bound, its couplings zero past the ends).
+template <class T>
+PSCR_HD ShiftedRowBound<T> shifted_row_bound(const ShiftedMatrix<T>& m, index_t r) {
+  const bool before = r > 0, after = r + 1 < m.n;
+  return row_bound(m.a_diag[r], m.m_diag[r], before ? m.a_off[r - 1] : T(0),
+                   before ? m.m_off[r - 1] : T(0), after ? m.a_off[r] : T(0),
+                   after ? m.m_off[r] : T(0));
 }
 
 /// A row's window bound over every real shift of [lo, hi] (lo ≤ hi, both shifts of the batch):
@@ -576,9 +584,6 @@ __device__ __forceinline__ bool warp_sees_count(const unsigned* count) {
   const unsigned lane = threadIdx.x % kWarpLanes;
   const unsigned counted = lane == 0 ? *static_cast<const volatile unsigned*>(count) : 0u;
   return __shfl_sync(0xffffffffu, counted, 0) != 0;
-}
-__device__ __forceinline__ bool window_check_counted(const WindowCheck* check) {
-  return warp_sees_count(&check->failed);
 }
 
 /// Counts the warp in `count` where a lane's `bounded` is false (every lane of the warp calls it).
@@ -627,7 +632,7 @@ template <class T>
 __global__ void window_range_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch,
                                           double theta, WindowCheck* check) {
   static_assert(std::is_same_v<T, double>, "real shifts have a range");
-  if (window_check_counted(check)) return;  // uniform over the warp
+  if (warp_sees_count(&check->failed)) return;  // uniform over the warp
   const double lo = ordered_value(~check->lo_inverted), hi = ordered_value(check->hi);
   bool bounded = true;
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
@@ -657,7 +662,7 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
                                     double theta, WindowCheck* check) {
   static_assert(std::is_same_v<T, Complex>, "real shifts take window_range_bound_kernel");
   constexpr int R = kWindowCheckRows;
-  if (window_check_counted(check)) return;  // uniform over the warp
+  if (warp_sees_count(&check->failed)) return;  // uniform over the warp
   const double theta2_squares = window_squares_theta2(theta);
   bool bounded = true;
   const index_t groups = (m.n + R - 1) / R;
@@ -707,20 +712,12 @@ struct WindowWatch {
   }
   /// Whether the row at slot r of a window's tables (as shifted_matrix_row lays them out: the
   /// diagonals, the coupling to the row before), the row after it at slot `after`, meets the bound
-  /// at shift s: ShiftedRowBound as shifted_row_bound builds it from the system's arrays (complex:
-  /// the entries' squares as quadratics in s, square_in_shift), so that the watch decides each row
-  /// as the check kernels do.
-  PSCR_HD bool row_bounded(const double* ad, const double* md, const double* ao, const double* mo,
-                           int r, int after, double s) const {
-    return ShiftedRowBound<double>{ad[r], md[r], ao[r], mo[r], ao[after], mo[after]}.bounded(s,
-                                                                                             theta);
-  }
-  PSCR_HD bool row_bounded(const Complex* ad, const Complex* md, const Complex* ao,
-                           const Complex* mo, int r, int after, const Complex& s) const {
-    return ShiftedRowBound<Complex>{square_in_shift(ao[r], mo[r], 1.0),
-                                    square_in_shift(ad[r], md[r], -1.0),
-                                    square_in_shift(ao[after], mo[after], 1.0)}
-        .bounded(s, theta);
+  /// at shift s: row_bound, as shifted_row_bound builds it from the system's arrays, so that the
+  /// watch decides each row as the check kernels do.
+  template <class T>
+  PSCR_HD bool row_bounded(const T* ad, const T* md, const T* ao, const T* mo, int r, int after,
+                           const T& s) const {
+    return row_bound(ad[r], md[r], ao[r], mo[r], ao[after], mo[after]).bounded(s, theta);
   }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const { count_failing_warp(failed, bounded); }
