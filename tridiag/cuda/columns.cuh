@@ -460,8 +460,7 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// `segments` windows of chunks·K = 32·K rows instead (sweep_window's geometry: overlapping by
 /// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
 /// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the
-/// window's, its rows of d come from lo on, and x is written at its inner rows only; each block
-/// takes an equal share of consecutive units, one window's table for many of them. Watch (the
+/// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (the
 /// bound not assured): each thread checks its chunk's rows at its system's shift, and the block
 /// stops once a row is past the bound (WindowWatch).
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
@@ -500,14 +499,6 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   const int coarse = j * stride + sg;
   const index_t groups = (batch + G - 1) / G;
   const index_t units = groups * segments;
-  // The block's units. Windows: an equal share of consecutive ones, window-major, so that a block
-  // loads a window's table once for all its groups of systems in it (strided, the blocks' units of
-  // one window were as many as the groups over the blocks: at complex 2^20 × 16 each unit loaded
-  // a table of 512 rows, 32 KB, for 32 KB of d). Else units blockIdx.x, + gridDim.x, ..., so that
-  // blocks that run together read adjacent systems of the same rows.
-  const index_t unit_first = Windows ? units * blockIdx.x / gridDim.x : blockIdx.x;
-  const index_t unit_end = Windows ? units * (blockIdx.x + 1) / gridDim.x : units;
-  const index_t unit_step = Windows ? 1 : gridDim.x;
   const index_t nc = 2 * segments;
   constexpr bool kShifted = std::is_same_v<Form, ShiftedForm<T>>;
   constexpr bool kChunkedTable = columns_chunked_table<K, Pass, T, Form>();
@@ -562,7 +553,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     if constexpr (kPrefetchShift) next_shift = form.shifts[unit_system(u)];
   };
   if constexpr (kPrefetchShift)
-    if (unit_first < unit_end) prefetch(unit_first);
+    if (blockIdx.x < units) prefetch(blockIdx.x);
   // kStaged: unit u's d in shared memory, row i of its segment at stage[i·G + g], copied in 16-byte
   // pieces (systems 2j, 2j + 1 of a row; rows past n and systems past the batch zero-filled).
   static_assert(!kStaged || columns_stages<Pass, T, Form>(), "only columns_stages passes stage d");
@@ -583,7 +574,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     copy_async_commit();
   };
   if constexpr (kStaged) {
-    if (unit_first < unit_end) fetch(unit_first);
+    if (blockIdx.x < units) fetch(blockIdx.x);
     copy_async_wait();
     __syncthreads();
   }
@@ -645,11 +636,11 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       bulk_fence_writes();
     }
     __syncthreads();
-    if (unit_first < unit_end) tile_fetch(unit_first, 0);
+    if (blockIdx.x < units) tile_fetch(blockIdx.x, 0);
   }
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
-  for (index_t u = unit_first; u < unit_end; u += unit_step) {
+  for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
     if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
       if (watch.seen_by_block()) break;
     }
@@ -711,7 +702,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
       load_rows(u, v);
     }
     if constexpr (kPrefetchShift)
-      if (u + unit_step < unit_end) prefetch(u + unit_step);
+      if (u + gridDim.x < units) prefetch(u + gridDim.x);
     const auto rows = [&] {
       if constexpr (kPrefetchShift)
         return ColumnTableRows<T, K, kChunkedTable>{lane_table, shift, p0};
@@ -737,9 +728,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     }
     __syncthreads();
     if constexpr (kStaged)  // every thread has taken its rows of the stage
-      if (u + unit_step < unit_end) fetch(u + unit_step);
+      if (u + gridDim.x < units) fetch(u + gridDim.x);
     if constexpr (kTiled)  // the copies out of the other tile have had the reduction to read it
-      if (u + unit_step < unit_end) tile_fetch(u + unit_step, turn ^ 1);
+      if (u + gridDim.x < units) tile_fetch(u + gridDim.x, turn ^ 1);
     {
       Row4<T> P{sm[coarse], sm[count + coarse], sm[2 * count + coarse], {sm[3 * count + coarse]}};
       Row4<T> Q{sm[4 * count + coarse],
