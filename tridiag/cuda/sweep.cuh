@@ -728,7 +728,8 @@ struct WindowWatch {
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
 /// solves whole systems (c′ and v in registers, d in two buffers). Watch (the bound not assured):
-/// each warp checks the rows it solves and stops once a row is past the bound (WindowWatch).
+/// each warp checks the rows it solves and stops once a row is past the bound, the block at the
+/// end of the window (WindowWatch).
 template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
@@ -828,7 +829,14 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
         x[xs.at(k, lo + r)] = dx[slot(r)];
       __syncwarp();
     }
-    __syncthreads();  // every warp done with the window's tables before the next window's
+    // Every warp done with the window's tables before the next window's. Watched, the block stops
+    // there once a row past the bound was counted: its warps' checks before each system would stop
+    // them only after the block had loaded each later window's tables and its warps' first d.
+    if constexpr (Watch) {
+      if (watch.seen_by_block()) break;
+    } else {
+      __syncthreads();
+    }
   }
 }
 
