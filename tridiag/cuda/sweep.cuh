@@ -524,30 +524,13 @@ struct ShiftedRowBound<double> {
                               theta);
   }
 };
-/// Whether R consecutive rows meet the bound at the complex shift s from the quadratics of their
-/// entries' squares (SquareInShift): coupling(i) that of the rows i − 1 and i (i = 0..R),
-/// diagonal(i) row i's; each coupling evaluated once, for the rows on both its sides. θ² from
-/// window_squares_theta2.
-template <int R, class Coupling, class Diagonal>
-PSCR_HD bool squares_rows_bounded(Coupling coupling, Diagonal diagonal, const Complex& s,
-                                  double theta2) {
-  const double rho = fma(s.re, s.re, s.im * s.im);
-  double before = coupling(0).at(s.re, s.im, rho);
-  bool bounded = true;
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const double after = coupling(i + 1).at(s.re, s.im, rho);
-    bounded &= window_squares_bounded(before, after, diagonal(i).at(s.re, s.im, rho), theta2);
-    before = after;
-  }
-  return bounded;
-}
 template <>
 struct ShiftedRowBound<Complex> {
   SquareInShift before, diag, after;
   PSCR_HD bool bounded(const Complex& s, double theta) const {
-    return squares_rows_bounded<1>([&](int i) { return i == 0 ? before : after; },
-                                   [&](int) { return diag; }, s, window_squares_theta2(theta));
+    const double rho = fma(s.re, s.re, s.im * s.im);
+    return window_squares_bounded(before.at(s.re, s.im, rho), after.at(s.re, s.im, rho),
+                                  diag.at(s.re, s.im, rho), window_squares_theta2(theta));
   }
 };
 /// The square of the coupling of rows e − 1 and e bounded above (none past the ends), and of row
@@ -570,15 +553,6 @@ PSCR_HD ShiftedRowBound<Complex> row_bound(const Complex& ad, const Complex& md,
                                            const Complex& ao_after, const Complex& mo_after) {
   return {square_in_shift(ao_before, mo_before, 1.0), square_in_shift(ad, md, -1.0),
           square_in_shift(ao_after, mo_after, 1.0)};
-}
-/// A row's quadratics as the window method's watch keeps them for complex shifts, once per window
-/// for all of its systems (WindowWatch::squares_bounded): its diagonal's square bounded below, its
-/// coupling's to the row before bounded above, as row_bound forms them.
-struct RowSquares {
-  SquareInShift diag, before;
-};
-PSCR_HD RowSquares row_squares(const ShiftedMatrixRow<Complex>& e) {
-  return {square_in_shift(e.ad, e.md, -1.0), square_in_shift(e.ao, e.mo, 1.0)};
 }
 /// Row r < n of the system's A and M (row_bound, its couplings zero past the ends).
 template <class T>
@@ -700,10 +674,18 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
     for (int i = 0; i <= R; ++i) couplings[i] = coupling_square(m, g * R + i);
 #pragma unroll
     for (int i = 0; i < R; ++i) diagonals[i] = diagonal_square(m, g * R + i);
-    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y)
-      bounded =
-          squares_rows_bounded<R>([&](int i) { return couplings[i]; },
-                                  [&](int i) { return diagonals[i]; }, shifts[k], theta2_squares);
+    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y) {
+      const T s = shifts[k];
+      const double rho = fma(s.re, s.re, s.im * s.im);
+      double before = couplings[0].at(s.re, s.im, rho);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const double after = couplings[i + 1].at(s.re, s.im, rho);
+        bounded &=
+            window_squares_bounded(before, after, diagonals[i].at(s.re, s.im, rho), theta2_squares);
+        before = after;
+      }
+    }
   }
   count_failing_warp(&check->failed, bounded);
 }
@@ -737,16 +719,6 @@ struct WindowWatch {
                            const T& s) const {
     return row_bound(ad[r], md[r], ao[r], mo[r], ao[after], mo[after]).bounded(s, theta);
   }
-  /// Complex shifts: whether the R rows of a window from `first` meet the bound at shift s, from
-  /// their quadratics (row_squares) at slot(r) of `squares`: what row_bounded decides on the same
-  /// rows, each coupling evaluated once for the rows on both its sides.
-  template <int R, class Slot>
-  PSCR_HD bool squares_bounded(const RowSquares* squares, int first, Slot slot,
-                               const Complex& s) const {
-    return squares_rows_bounded<R>([&](int i) { return squares[slot(first + i)].before; },
-                                   [&](int i) { return squares[slot(first + i)].diag; }, s,
-                                   window_squares_theta2(theta));
-  }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const { count_failing_warp(failed, bounded); }
 };
@@ -756,8 +728,8 @@ struct WindowWatch {
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
 /// solves whole systems (c′ and v in registers, d in two buffers). Watch (the bound not assured):
-/// each warp checks the rows it solves (complex ones from the window's quadratics, RowSquares) and
-/// stops once a row is past the bound, the block at the end of the window (WindowWatch).
+/// each warp checks the rows it solves and stops once a row is past the bound, the block at the
+/// end of the window (WindowWatch).
 template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
@@ -776,11 +748,6 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   T* ao = md + A;
   T* mo = ao + A;
   T* arrays = mo + A + warp * 2 * A;
-  // Watched complex shifts: the window's rows as quadratics in the shift (row_squares) after the
-  // warps' arrays, formed with the tables once for all of the window's systems, so that a row and
-  // shift take two quadratics' evaluations and a test, not the three quadratics' forming as well.
-  constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
-  auto* const squares = reinterpret_cast<RowSquares*>(mo + A + warps * 2 * A);
   const int base = lane * (K + 1);
   // The block's units, (window, system) pairs window by window: an equal share of all of them.
   const index_t units = win.count * batch;
@@ -801,7 +768,6 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       md[t] = e.md;
       ao[t] = e.ao;
       mo[t] = e.mo;
-      if constexpr (kSquares) squares[t] = row_squares(e);
     }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
@@ -839,9 +805,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       }
       // The lane's rows checked while system k's d is still in flight, and before its c′ and v
       // (kept) hold registers.
-      if constexpr (kSquares) {
-        watch.count(watch.squares_bounded<K>(squares, lane * K, slot, shift));
-      } else if constexpr (Watch) {
+      if constexpr (Watch) {
         bool bounded = true;
 #pragma unroll 4
         for (int i = lane * K; i < lane * K + K; ++i) {
