@@ -22,14 +22,15 @@
 #   --shards  shards of test_tridiag_cuda run at once (default 4)
 #   --sanitize  every test executable and device_loop under compute-sanitizer --tool TOOL
 #             (memcheck, with device memory leaks checked; racecheck; synccheck; initcheck), any
-#             error it reports failing the run; the example is then not run. Expect runs several
-#             times as long (use --filter for a part of test_tridiag_cuda).
+#             error it reports failing the run (the summary then names the test running at its
+#             first report and that report's first lines); the example is then not run. Expect
+#             runs several times as long (use --filter for a part of test_tridiag_cuda).
 # Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed or the
 # pack has no test_tridiag_cuda (or, with --sanitize, the machine has no compute-sanitizer), 2 bad
 # arguments, 143 or 130 stopped by SIGTERM or SIGINT.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 usage() {
@@ -84,7 +85,18 @@ report() {
     echo "$name: FAILED (exit $rc) $counts" | tee -a "$summary"
     grep -E '^\[  FAILED  \] [^0-9]' "$log" | sort -u | head -n 20 | sed 's/^/    /' |
       tee -a "$summary"
+    [ -z "$tool" ] || sanitizer_errors "$log" | sed 's/^/    /' | tee -a "$summary"
   fi
+}
+# sanitizer_errors LOG: the gtest test that was running at the sanitizer's first report and the
+# first lines of its reports (the kernel and the access named), so that the summary says where a
+# run failed under --sanitize even where the logs do not come back.
+sanitizer_errors() {
+  awk '/^\[ RUN +\] / { sub(/^\[ RUN +\] /, ""); test = $0; next }
+       /^========= / && !/^========= (COMPUTE-SANITIZER|[A-Z]+ SUMMARY)/ {
+         if (shown == 0 && test != "") print "in " test ":"
+         if (shown++ < 8) print
+       }' "$1"
 }
 # run NAME LOG COMMAND...: runs COMMAND, its output into LOG, and reports it; returns its status.
 # Each run is listed in status_dir as started (with its log and process id), then as finished, for

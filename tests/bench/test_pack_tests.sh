@@ -5,8 +5,8 @@
 # test_tridiag_cuda's shards each given their own GTEST_SHARD_INDEX, exit 0; one shard failing
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
 # runs test_tridiag_cuda alone with that filter; --sanitize runs the tests and device_loop under
-# compute-sanitizer (a stand-in) and not the example, and exits 1 where there is none, 2 for an
-# unknown tool; stopped by timeout, it names the run that had not finished and the test it was in;
+# compute-sanitizer (a stand-in) and not the example, names in the summary the test and the
+# report of a run it fails, and exits 1 where there is none, 2 for an unknown tool; stopped by timeout, it names the run that had not finished and the test it was in;
 # a pack without test_tridiag_cuda exits 1.
 # Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
 set -u
@@ -14,6 +14,18 @@ script=$1
 # shellcheck source=expect_cli.sh
 source "$(dirname "$0")/expect_cli.sh"
 expect() { expect_cli "$script" "$@"; }  # EXIT_CODE PATTERN ARGS...
+# expect_summary OUTDIR WHAT LINE...: OUTDIR/summary.txt holds every LINE (WHAT names the case).
+expect_summary() {
+  local summary line what=$2
+  summary=$(cat "$1/summary.txt" 2> /dev/null)
+  shift 2
+  for line in "$@"; do
+    if ! grep -qF -- "$line" <<< "$summary"; then
+      echo "FAIL: $what: summary.txt lacks '$line': $summary"
+      fail=1
+    fi
+  done
+}
 pack="$tmp/pack"
 mkdir -p "$pack" "$tmp/notpack"
 echo "abc1234" > "$pack/PACKED"
@@ -26,6 +38,18 @@ if [ "${SLOW_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
   echo "[       OK ] CudaTridiagTest/0.Quick (12 ms)"
   echo "[ RUN      ] CudaTridiagTest/0.Slow"
   sleep 30
+fi
+if [ "${RACE_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
+  echo "========= COMPUTE-SANITIZER"
+  echo "[ RUN      ] CudaTridiagTest/0.Clean"
+  echo "[       OK ] CudaTridiagTest/0.Clean (5 ms)"
+  echo "[ RUN      ] CudaTridiagTest/1.Racy"
+  echo "========= Error: Race reported between Write access at 0x150 in kernel_a(double*)"
+  echo "=========     and Read access at 0x178 in kernel_a(double*) [4 hazards]"
+  echo "[       OK ] CudaTridiagTest/1.Racy (9 ms)"
+  echo "[  PASSED  ] 2 tests."
+  echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+  exit 86
 fi
 if [ "${FAIL_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
   echo "[  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex"
@@ -65,16 +89,11 @@ if [ -e "$tmp/out" ]; then
 fi
 
 expect 0 "every run passed" "$pack" "$tmp/out" --shards 3
-summary=$(cat "$tmp/out/summary.txt" 2> /dev/null)
-for line in "pack: abc1234" "test_tridiag_cuda shard 1/3: ok (exit 0) PASSED: 4 tests." \
-    "test_tridiag_cuda shard 3/3: ok" "test_solver_gpu: ok (exit 0) PASSED: 14 tests." \
-    "device_loop 3d: ok (exit 0)   20 steps, 3d, worst residual 4.10e-12" \
-    "example (pscr solve --backend gpu, pscr residual): ok (exit 0)   0  2.027e-14"; do
-  if ! grep -qF -- "$line" <<< "$summary"; then
-    echo "FAIL: summary.txt lacks '$line': $summary"
-    fail=1
-  fi
-done
+expect_summary "$tmp/out" "every run passed" "pack: abc1234" \
+  "test_tridiag_cuda shard 1/3: ok (exit 0) PASSED: 4 tests." "test_tridiag_cuda shard 3/3: ok" \
+  "test_solver_gpu: ok (exit 0) PASSED: 14 tests." \
+  "device_loop 3d: ok (exit 0)   20 steps, 3d, worst residual 4.10e-12" \
+  "example (pscr solve --backend gpu, pscr residual): ok (exit 0)   0  2.027e-14"
 for i in 0 1 2; do
   if ! grep -q "^shard $i of 3 args $" "$tmp/out/test_tridiag_cuda-shard$i.log" 2> /dev/null; then
     echo "FAIL: shard $i's log: $(cat "$tmp/out/test_tridiag_cuda-shard$i.log" 2> /dev/null)"
@@ -83,15 +102,10 @@ for i in 0 1 2; do
 done
 
 FAIL_SHARD=1 expect 1 "some run failed" "$pack" "$tmp/out2" --shards 2
-summary=$(cat "$tmp/out2/summary.txt" 2> /dev/null)
-for line in "test_tridiag_cuda shard 2/2: FAILED (exit 1) PASSED: 3 tests. FAILED: 1 test," \
-    "    [  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex" \
-    "test_tridiag_cuda shard 1/2: ok" "test_solver_gpu: ok" "device_loop 2d: ok"; do
-  if ! grep -qF -- "$line" <<< "$summary"; then
-    echo "FAIL: after a failing shard, summary.txt lacks '$line': $summary"
-    fail=1
-  fi
-done
+expect_summary "$tmp/out2" "after a failing shard" \
+  "test_tridiag_cuda shard 2/2: FAILED (exit 1) PASSED: 3 tests. FAILED: 1 test," \
+  "    [  FAILED  ] CudaTridiagTest/1.Broken, where TypeParam = complex" \
+  "test_tridiag_cuda shard 1/2: ok" "test_solver_gpu: ok" "device_loop 2d: ok"
 
 expect 0 "every run passed" "$pack" "$tmp/out3" --filter 'CudaTridiagTest/1.*' --shards 1
 if ! grep -qF "args --gtest_filter=CudaTridiagTest/1.*" "$tmp/out3/test_tridiag_cuda-shard0.log" ||
@@ -135,6 +149,19 @@ PATH="$tmp/bin:$PATH" expect 0 "every run passed" "$pack" "$tmp/out6" --sanitize
 if ! grep -qF "sanitizer: --tool racecheck --error-exitcode 86 --print-limit 20 $pack" \
     "$tmp/out6/test_solver_gpu.log"; then
   echo "FAIL: --sanitize racecheck: $(head -n 1 "$tmp/out6/test_solver_gpu.log")"
+  fail=1
+fi
+# A shard the sanitizer fails: the summary names the test running at its first report and that
+# report's lines, not its banner or summary.
+RACE_SHARD=0 PATH="$tmp/bin:$PATH" expect 1 "some run failed" "$pack" "$tmp/out9" \
+  --filter 'CudaTridiagTest/*' --sanitize racecheck --shards 1
+expect_summary "$tmp/out9" "a racecheck error" \
+  "test_tridiag_cuda shard 1/1: FAILED (exit 86) PASSED: 2 tests." "    in CudaTridiagTest/1.Racy:" \
+  "    ========= Error: Race reported between Write access at 0x150 in kernel_a(double*)" \
+  "    =========     and Read access at 0x178 in kernel_a(double*) [4 hazards]"
+if grep -qE "COMPUTE-SANITIZER$|RACECHECK SUMMARY|Clean" "$tmp/out9/summary.txt"; then
+  echo "FAIL: a racecheck error: the summary holds the banner, summary or a clean test:" \
+    "$(cat "$tmp/out9/summary.txt")"
   fail=1
 fi
 if [ ! -e /usr/local/cuda/bin/compute-sanitizer ]; then  # the fallback where PATH has none
