@@ -652,13 +652,13 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 }
 
 /// Whether every window's rows (sweep_window's geometry: 32·kWindowLaneRows rows) meet the window
-/// method's bound at shift s as the kernels' watch checks them: WindowWatch::row_bounded on each
-/// window's tables (window_matrix's rows as shifted_matrix_row lays them out: a cut row's coupling
-/// outside its window zero, identity rows past its end).
+/// method's bound at shift s as the kernels' watch checks them: WindowWatch::rows_bounded on each
+/// lane's rows of each window's tables (window_matrix's rows as shifted_matrix_row lays them out:
+/// a cut row's coupling outside its window zero, identity rows past its end).
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
-  constexpr int kRows = dt::kWarpLanes * cuda::kWindowLaneRows;
+  constexpr int K = cuda::kWindowLaneRows, kRows = dt::kWarpLanes * K;
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const dt::WindowWatch watch{nullptr, cuda::window_theta()};
   std::vector<T> ad(kRows + 1), md(kRows + 1), ao(kRows + 1), mo(kRows + 1);
@@ -672,8 +672,9 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
       ao[r] = e.ao;
       mo[r] = e.mo;
     }
-    for (int r = 0; r < kRows; ++r)
-      bounded &= watch.row_bounded(ad.data(), md.data(), ao.data(), mo.data(), r, r + 1, s);
+    for (int lane = 0; lane < dt::kWarpLanes; ++lane)
+      bounded &= watch.rows_bounded<K>(
+          ad.data(), md.data(), ao.data(), mo.data(), lane * K, [](int r) { return r; }, s);
   }
   return bounded;
 }

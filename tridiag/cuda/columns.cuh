@@ -673,14 +673,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // loaded into `next`, so that K fewer registers are live across the check.
     if constexpr (Watch) {
       static_assert(kPrefetchShift, "the watch takes the prefetched shift");
-      bool bounded = true;
-#pragma unroll 4
-      for (int i = 0; i < K; ++i) {
-        const int r = static_cast<int>(p) + i;
-        bounded &= watch.row_bounded(lane_table.ad(), lane_table.md(), lane_table.ao(),
-                                     lane_table.mo(), r, r + 1, shift);
-      }
-      watch.count(bounded);
+      watch.count(watch.rows_bounded<K>(
+          lane_table.ad(), lane_table.md(), lane_table.ao(), lane_table.mo(), static_cast<int>(p),
+          [](int r) { return r; }, shift));
     }
     T v[K];
     if constexpr (kPrefetchRows) {

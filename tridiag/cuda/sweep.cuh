@@ -524,13 +524,30 @@ struct ShiftedRowBound<double> {
                               theta);
   }
 };
+/// Whether R consecutive rows meet the bound at the complex shift s from the quadratics of their
+/// entries' squares (SquareInShift): coupling(i) that of the rows i − 1 and i (i = 0..R),
+/// diagonal(i) row i's; each coupling taken once, for the rows on both its sides. θ² from
+/// window_squares_theta2.
+template <int R, class Coupling, class Diagonal>
+PSCR_HD bool squares_rows_bounded(Coupling coupling, Diagonal diagonal, const Complex& s,
+                                  double theta2) {
+  const double rho = fma(s.re, s.re, s.im * s.im);
+  double before = coupling(0).at(s.re, s.im, rho);
+  bool bounded = true;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const double after = coupling(i + 1).at(s.re, s.im, rho);
+    bounded &= window_squares_bounded(before, after, diagonal(i).at(s.re, s.im, rho), theta2);
+    before = after;
+  }
+  return bounded;
+}
 template <>
 struct ShiftedRowBound<Complex> {
   SquareInShift before, diag, after;
   PSCR_HD bool bounded(const Complex& s, double theta) const {
-    const double rho = fma(s.re, s.re, s.im * s.im);
-    return window_squares_bounded(before.at(s.re, s.im, rho), after.at(s.re, s.im, rho),
-                                  diag.at(s.re, s.im, rho), window_squares_theta2(theta));
+    return squares_rows_bounded<1>([&](int i) { return i == 0 ? before : after; },
+                                   [&](int) { return diag; }, s, window_squares_theta2(theta));
   }
 };
 /// The square of the coupling of rows e − 1 and e bounded above (none past the ends), and of row
@@ -674,18 +691,10 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
     for (int i = 0; i <= R; ++i) couplings[i] = coupling_square(m, g * R + i);
 #pragma unroll
     for (int i = 0; i < R; ++i) diagonals[i] = diagonal_square(m, g * R + i);
-    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y) {
-      const T s = shifts[k];
-      const double rho = fma(s.re, s.re, s.im * s.im);
-      double before = couplings[0].at(s.re, s.im, rho);
-#pragma unroll
-      for (int i = 0; i < R; ++i) {
-        const double after = couplings[i + 1].at(s.re, s.im, rho);
-        bounded &=
-            window_squares_bounded(before, after, diagonals[i].at(s.re, s.im, rho), theta2_squares);
-        before = after;
-      }
-    }
+    for (index_t k = blockIdx.y; bounded && k < batch; k += gridDim.y)
+      bounded =
+          squares_rows_bounded<R>([&](int i) { return couplings[i]; },
+                                  [&](int i) { return diagonals[i]; }, shifts[k], theta2_squares);
   }
   count_failing_warp(&check->failed, bounded);
 }
@@ -719,8 +728,36 @@ struct WindowWatch {
                            const T& s) const {
     return row_bound(ad[r], md[r], ao[r], mo[r], ao[after], mo[after]).bounded(s, theta);
   }
+  /// Whether the R rows from `first` of a window's tables (row r at slot(r)) meet the bound at
+  /// shift s: row_bounded on each, but for complex shifts each coupling's quadratic formed once
+  /// for the rows on both its sides (squares_rows_bounded: 2R + 1 quadratics, not 3R), the same
+  /// quadratics evaluated in the same way, so the same answer.
+  template <int R, class T, class Slot>
+  PSCR_HD bool rows_bounded(const T* ad, const T* md, const T* ao, const T* mo, int first,
+                            Slot slot, const T& s) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      bool bounded = true;
+#pragma unroll 4
+      for (int i = first; i < first + R; ++i)
+        bounded &= row_bounded(ad, md, ao, mo, slot(i), slot(i + 1), s);
+      return bounded;
+    } else {
+      return squares_rows_bounded<R>(
+          [&](int i) {
+            const int t = slot(first + i);
+            return square_in_shift(ao[t], mo[t], 1.0);
+          },
+          [&](int i) {
+            const int t = slot(first + i);
+            return square_in_shift(ad[t], md[t], -1.0);
+          },
+          s, window_squares_theta2(theta));
+    }
+  }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
-  __device__ void count(bool bounded) const { count_failing_warp(failed, bounded); }
+  __device__ void count(bool bounded) const {
+    count_failing_warp(failed, bounded);
+  }
 };
 
 /// The window method's kernel: the (window, system) pairs, window by window, in equal shares per
@@ -805,14 +842,8 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       }
       // The lane's rows checked while system k's d is still in flight, and before its c′ and v
       // (kept) hold registers.
-      if constexpr (Watch) {
-        bool bounded = true;
-#pragma unroll 4
-        for (int i = lane * K; i < lane * K + K; ++i) {
-          bounded &= watch.row_bounded(ad, md, ao, mo, slot(i), slot(i + 1), shift);
-        }
-        watch.count(bounded);
-      }
+      if constexpr (Watch)
+        watch.count(watch.rows_bounded<K>(ad, md, ao, mo, lane * K, slot, shift));
       if (more)
         copy_async_wait_pending<1>();
       else
