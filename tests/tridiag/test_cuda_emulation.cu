@@ -654,7 +654,10 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 /// Whether every window's rows (sweep_window's geometry: 32·kWindowLaneRows rows) meet the window
 /// method's bound at shift s as the kernels' watch checks them: WindowWatch::rows_bounded on each
 /// lane's rows of each window's tables (window_matrix's rows as shifted_matrix_row lays them out:
-/// a cut row's coupling outside its window zero, identity rows past its end).
+/// a cut row's coupling outside its window zero, identity rows past its end), as the columns
+/// windows take them; for complex shifts also WindowWatch::squares_bounded on each lane's rows of
+/// the window's quadratics (WindowSquares), as the sweep window kernel takes them, which must find
+/// the same.
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
@@ -662,7 +665,10 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const dt::WindowWatch watch{nullptr, cuda::window_theta()};
   std::vector<T> ad(kRows + 1), md(kRows + 1), ao(kRows + 1), mo(kRows + 1);
-  bool bounded = true;
+  constexpr bool kSquares = !std::is_floating_point_v<T>;
+  std::vector<dt::SquarePair> pairs(4 * (kRows + 1));
+  const dt::WindowSquares squares{pairs.data(), kRows + 1};
+  bool bounded = true, squares_bounded = true;
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, dt::sweep_window(j, inner, kRows, m.n));
     for (int r = 0; r <= kRows; ++r) {
@@ -671,11 +677,17 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
       md[r] = e.md;
       ao[r] = e.ao;
       mo[r] = e.mo;
+      if constexpr (kSquares) squares.set(r, e);
     }
-    for (int lane = 0; lane < dt::kWarpLanes; ++lane)
-      bounded &= watch.rows_bounded<K>(
-          ad.data(), md.data(), ao.data(), mo.data(), lane * K, [](int r) { return r; }, s);
+    const auto slot = [](int r) { return r; };
+    for (int lane = 0; lane < dt::kWarpLanes; ++lane) {
+      bounded &=
+          watch.rows_bounded<K>(ad.data(), md.data(), ao.data(), mo.data(), lane * K, slot, s);
+      if constexpr (kSquares)
+        squares_bounded &= watch.squares_bounded<K>(squares, lane * K, slot, s);
+    }
   }
+  if constexpr (kSquares) EXPECT_EQ(squares_bounded, bounded) << "the quadratics, n " << m.n;
   return bounded;
 }
 

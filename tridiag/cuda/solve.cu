@@ -1568,9 +1568,14 @@ void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, inde
     return;
   }
   using detail::SweepStaging;
-  const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(K, budget);
+  // Watched complex shifts: the window's quadratics beside the tables (detail::WindowSquares).
+  const std::size_t squares = watch.failed != nullptr && !std::is_floating_point_v<T>
+                                  ? 4 * sizeof(detail::SquarePair) * detail::sweep_array(K)
+                                  : 0;
+  const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(
+      K, budget > squares ? budget - squares : 0);
   const int warps = blocking.warps;
-  const std::size_t smem = sweep_smem(K, warps, sizeof(T), K);
+  const std::size_t smem = sweep_smem(K, warps, sizeof(T), K) + squares;
   auto* kernel = watch.failed != nullptr ? detail::sweep_window_kernel<T, K, true>
                                          : detail::sweep_window_kernel<T, K, false>;
   allow_shared(kernel, smem);

@@ -571,6 +571,38 @@ PSCR_HD ShiftedRowBound<Complex> row_bound(const Complex& ad, const Complex& md,
   return {square_in_shift(ao_before, mo_before, 1.0), square_in_shift(ad, md, -1.0),
           square_in_shift(ao_after, mo_after, 1.0)};
 }
+/// Two coefficients of a SquareInShift, 16 bytes as a complex entry of the tables.
+struct alignas(16) SquarePair {
+  double first, second;
+};
+/// A window's rows as quadratics in the shift, for the watch of complex shifts in the sweep window
+/// kernel: formed once per window from its tables' entries (as row_bound forms them: the
+/// diagonal's square bounded below, the coupling's to the row before above) for all of the
+/// window's systems, so that a row and shift take two quadratics' evaluations and a test. Four
+/// arrays of `slots` SquarePairs (the diagonal's q0 q1 and q2 q3, the coupling's likewise), 16
+/// bytes a slot as the tables of complex entries, so that the lanes' rows, K + 1 slots apart, are
+/// read without bank conflicts (one array of 64-byte quadratic pairs put them 16 banks apart mod
+/// 32: 16-way conflicts, 25–35% more time on the H100, docs/tridiag-performance.md).
+struct WindowSquares {
+  SquarePair* base;
+  int slots;
+  PSCR_HD void set(int t, const ShiftedMatrixRow<Complex>& e) const {
+    const SquareInShift d = square_in_shift(e.ad, e.md, -1.0);
+    const SquareInShift c = square_in_shift(e.ao, e.mo, 1.0);
+    base[t] = {d.q0, d.q1};
+    base[slots + t] = {d.q2, d.q3};
+    base[2 * slots + t] = {c.q0, c.q1};
+    base[3 * slots + t] = {c.q2, c.q3};
+  }
+  PSCR_HD SquareInShift diagonal(int t) const { return at(t, 0); }
+  PSCR_HD SquareInShift coupling(int t) const { return at(t, 2); }
+
+ private:
+  PSCR_HD SquareInShift at(int t, int array) const {
+    const SquarePair a = base[array * slots + t], b = base[(array + 1) * slots + t];
+    return {a.first, a.second, b.first, b.second};
+  }
+};
 /// Row r < n of the system's A and M (row_bound, its couplings zero past the ends).
 template <class T>
 PSCR_HD ShiftedRowBound<T> shifted_row_bound(const ShiftedMatrix<T>& m, index_t r) {
@@ -754,6 +786,15 @@ struct WindowWatch {
           s, window_squares_theta2(theta));
     }
   }
+  /// The same from a window's quadratics (WindowSquares, row r at slot(r)), complex shifts: the
+  /// same quadratics evaluated in the same way, so the same answer.
+  template <int R, class Slot>
+  PSCR_HD bool squares_bounded(const WindowSquares& squares, int first, Slot slot,
+                               const Complex& s) const {
+    return squares_rows_bounded<R>([&](int i) { return squares.coupling(slot(first + i)); },
+                                   [&](int i) { return squares.diagonal(slot(first + i)); }, s,
+                                   window_squares_theta2(theta));
+  }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const {
     count_failing_warp(failed, bounded);
@@ -765,8 +806,8 @@ struct WindowWatch {
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
 /// solves whole systems (c′ and v in registers, d in two buffers). Watch (the bound not assured):
-/// each warp checks the rows it solves and stops once a row is past the bound, the block at the
-/// end of the window (WindowWatch).
+/// each warp checks the rows it solves (complex ones from the window's quadratics, WindowSquares)
+/// and stops once a row is past the bound, the block at the end of the window (WindowWatch).
 template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
@@ -785,6 +826,9 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   T* ao = md + A;
   T* mo = ao + A;
   T* arrays = mo + A + warp * 2 * A;
+  // Watched complex shifts: the window's quadratics after the warps' arrays (WindowSquares).
+  constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
+  const WindowSquares squares{reinterpret_cast<SquarePair*>(mo + A + warps * 2 * A), A};
   const int base = lane * (K + 1);
   // The block's units, (window, system) pairs window by window: an equal share of all of them.
   const index_t units = win.count * batch;
@@ -805,6 +849,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       md[t] = e.md;
       ao[t] = e.ao;
       mo[t] = e.mo;
+      if constexpr (kSquares) squares.set(t, e);
     }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
@@ -842,7 +887,9 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       }
       // The lane's rows checked while system k's d is still in flight, and before its c′ and v
       // (kept) hold registers.
-      if constexpr (Watch)
+      if constexpr (kSquares)
+        watch.count(watch.squares_bounded<K>(squares, lane * K, slot, shift));
+      else if constexpr (Watch)
         watch.count(watch.rows_bounded<K>(ad, md, ao, mo, lane * K, slot, shift));
       if (more)
         copy_async_wait_pending<1>();
