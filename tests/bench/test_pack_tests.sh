@@ -6,8 +6,9 @@
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
 # runs test_tridiag_cuda alone with that filter; --sanitize runs the tests and device_loop under
 # compute-sanitizer (a stand-in) and not the example, names in the summary the test and the
-# report of a run it fails, and exits 1 where there is none, 2 for an unknown tool; stopped by timeout, it names the run that had not finished and the test it was in;
-# a pack without test_tridiag_cuda exits 1.
+# report of a run it fails, and exits 1 where there is none, 2 for an unknown tool; stopped by
+# timeout, it names the run that had not finished and the test it was in; a pack without
+# test_tridiag_cuda exits 1.
 # Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
 set -u
 script=$1

@@ -550,14 +550,23 @@ struct ShiftedRowBound<Complex> {
                                    [&](int) { return diag; }, s, window_squares_theta2(theta));
   }
 };
-/// The square of the coupling of rows e − 1 and e bounded above (none past the ends), and of row
-/// r's diagonal bounded below (1 at and past n, a padded row), as quadratics in the shift.
+/// The square of a coupling's entry ao + s·mo bounded above, of a diagonal's ad + s·md bounded
+/// below, as quadratics in the shift: the sides on which the window method's check (and its
+/// watch) takes them, so that rounding never lets a row past the bound.
+PSCR_HD SquareInShift coupling_square(const Complex& ao, const Complex& mo) {
+  return square_in_shift(ao, mo, 1.0);
+}
+PSCR_HD SquareInShift diagonal_square(const Complex& ad, const Complex& md) {
+  return square_in_shift(ad, md, -1.0);
+}
+/// The same of the coupling of rows e − 1 and e of a system (none past the ends), and of row r's
+/// diagonal (1 at and past n, a padded row).
 PSCR_HD SquareInShift coupling_square(const ShiftedMatrix<Complex>& m, index_t e) {
-  return e >= 1 && e < m.n ? square_in_shift(m.a_off[e - 1], m.m_off[e - 1], 1.0)
+  return e >= 1 && e < m.n ? coupling_square(m.a_off[e - 1], m.m_off[e - 1])
                            : SquareInShift{0, 0, 0, 0};
 }
 PSCR_HD SquareInShift diagonal_square(const ShiftedMatrix<Complex>& m, index_t r) {
-  return r < m.n ? square_in_shift(m.a_diag[r], m.m_diag[r], -1.0) : SquareInShift{1, 0, 0, 0};
+  return r < m.n ? diagonal_square(m.a_diag[r], m.m_diag[r]) : SquareInShift{1, 0, 0, 0};
 }
 /// ShiftedRowBound of a row from its entries: the diagonals of A and M and their couplings to the
 /// rows before and after (zero where there is none).
@@ -568,8 +577,8 @@ PSCR_HD ShiftedRowBound<double> row_bound(double ad, double md, double ao_before
 PSCR_HD ShiftedRowBound<Complex> row_bound(const Complex& ad, const Complex& md,
                                            const Complex& ao_before, const Complex& mo_before,
                                            const Complex& ao_after, const Complex& mo_after) {
-  return {square_in_shift(ao_before, mo_before, 1.0), square_in_shift(ad, md, -1.0),
-          square_in_shift(ao_after, mo_after, 1.0)};
+  return {coupling_square(ao_before, mo_before), diagonal_square(ad, md),
+          coupling_square(ao_after, mo_after)};
 }
 /// Two coefficients of a SquareInShift, 16 bytes as a complex entry of the tables.
 struct alignas(16) SquarePair {
@@ -587,8 +596,7 @@ struct WindowSquares {
   SquarePair* base;
   int slots;
   PSCR_HD void set(int t, const ShiftedMatrixRow<Complex>& e) const {
-    const SquareInShift d = square_in_shift(e.ad, e.md, -1.0);
-    const SquareInShift c = square_in_shift(e.ao, e.mo, 1.0);
+    const SquareInShift d = diagonal_square(e.ad, e.md), c = coupling_square(e.ao, e.mo);
     base[t] = {d.q0, d.q1};
     base[slots + t] = {d.q2, d.q3};
     base[2 * slots + t] = {c.q0, c.q1};
@@ -777,11 +785,11 @@ struct WindowWatch {
       return squares_rows_bounded<R>(
           [&](int i) {
             const int t = slot(first + i);
-            return square_in_shift(ao[t], mo[t], 1.0);
+            return coupling_square(ao[t], mo[t]);
           },
           [&](int i) {
             const int t = slot(first + i);
-            return square_in_shift(ad[t], md[t], -1.0);
+            return diagonal_square(ad[t], md[t]);
           },
           s, window_squares_theta2(theta));
     }
