@@ -639,17 +639,11 @@ constexpr bool segment_block_substitutes_from_state() {
 
 /// Scalars of shared memory per warp of segment_block_kernel besides the Form's slice: its coarse
 /// rows (Condensed: two Row4) in each of the two buffers, where one warp solves the coarse system
-/// its two coarse unknowns in each buffer, and where it stages d its LaneStage.
+/// its two coarse unknowns, and where it stages d its LaneStage.
 constexpr int segment_block_warp_elements(int K, bool general, std::size_t scalar_bytes) {
-  return 2 * 8 + (segment_block_solo_coarse(K, scalar_bytes) ? 2 * 2 : 0) +
+  return 2 * 8 + (segment_block_solo_coarse(K, scalar_bytes) ? 2 : 0) +
          (segment_block_stages(general, scalar_bytes) ? kWarpLanes * K : 0);
 }
-
-/// Named barriers of segment_block_kernel with one coarse solver (0 is __syncthreads's): the
-/// segments' coarse rows are written (every warp arrives, the coarse solver waits), the coarse
-/// unknowns are written (the coarse solver arrives, every other warp waits).
-constexpr int kCoarseRowsBarrier = 1;
-constexpr int kCoarseUnknownsBarrier = 2;
 
 /// Spike rows of a segment: the lane's reduced rows P, Q (lane_reduce) with the segment's two
 /// outside couplings, P.a of its first lane (to X−, the previous segment's last unknown) and Q.c
@@ -728,8 +722,10 @@ __device__ void segment_outside_unknowns(T cf, T cl, int g, int segments, T& x_m
 ///    segment j's P = F_j, Q = L_j (warp_reduced_solve over the smallest power of two of lanes ≥
 ///    segments, identity rows past the last segment), X−, X+ of each segment taken from it: by
 ///    every warp itself after one barrier, or (segment_block_solo_coarse: complex, K ≤ 4) by
-///    warp 0 alone, which waits for the coarse rows at one named barrier and leaves the coarse
-///    unknowns in shared memory for the other warps, which wait for them at another;
+///    warp 0 alone between that barrier and a second one, leaving the coarse unknowns in shared
+///    memory for the other warps (two block barriers: named barriers where the other warps only
+///    arrive at the first and warp 0 only at the second wait no less, and compute-sanitizer's
+///    racecheck reports their shared-memory handoff as a race);
 ///  - each lane's interface unknowns follow from its spikes, and it solves its interior again
 ///    (lane_resolve) with d still in its registers, or substitutes it from the state its
 ///    reduction kept (segment_block_substitutes_from_state).
@@ -739,7 +735,8 @@ __device__ void segment_outside_unknowns(T cf, T cl, int g, int segments, T& x_m
 /// of the block's next system into shared memory (LaneStage) while it solves the current one. The
 /// coarse rows (and unknowns) are double-buffered by system parity: a buffer is written again two
 /// systems later, after every warp has passed the barriers of the system in between, i.e. has
-/// finished reading it.
+/// finished reading it (the one buffer of coarse unknowns is written after the barrier that
+/// follows the other warps' reads of it).
 template <int K, class T, class Form>
 __global__ void __launch_bounds__(kSegmentBlockThreads)
     segment_block_kernel(Form form, index_t n, index_t batch, const T* d, Strides ds, T* x,
@@ -752,9 +749,9 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
   const int w = static_cast<int>(threadIdx.x) / kWarpLanes;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpLanes - 1);
   auto* coarse = reinterpret_cast<Condensed<T>*>(smem_raw);  // [2][segments]
-  // Coarse unknowns (kSolo) [2][2·segments]: segment j's first at 2j, its last at 2j + 1.
+  // Coarse unknowns (kSolo) [2·segments]: segment j's first at 2j, its last at 2j + 1.
   T* unknowns = reinterpret_cast<T*>(coarse + 2 * segments);
-  T* slices = unknowns + (kSolo ? 4 * segments : 0);
+  T* slices = unknowns + (kSolo ? 2 * segments : 0);
   T* slice = slices + w * Form::template shared_elements<K>;
   const auto lc = Form::template lane_view<K>(slice, lane);
   const index_t p = (static_cast<index_t>(w) * kWarpLanes + lane) * K;
@@ -804,27 +801,20 @@ __global__ void __launch_bounds__(kSegmentBlockThreads)
     Condensed<T>* buffer = coarse + parity * segments;
     if (lane == 0) buffer[w] = spike_coarse_rows(f, l);
     T x_minus, x_plus;
+    __syncthreads();
     if constexpr (kSolo) {
-      T* known = unknowns + parity * 2 * segments;
       if (w == 0) {  // warp-uniform
-        barrier_sync(kCoarseRowsBarrier, threads);
         T cf, cl;
         solve_coarse_rows(buffer, segments, width, cf, cl);
         if (lane < segments) {
-          known[2 * lane] = cf;
-          known[2 * lane + 1] = cl;
+          unknowns[2 * lane] = cf;
+          unknowns[2 * lane + 1] = cl;
         }
-        barrier_arrive(kCoarseUnknownsBarrier, threads);
-        x_minus = T(0);
-        x_plus = shfl_from(cf, 1);  // segments ≥ 2
-      } else {
-        barrier_arrive(kCoarseRowsBarrier, threads);
-        barrier_sync(kCoarseUnknownsBarrier, threads);
-        x_minus = known[2 * w - 1];
-        x_plus = w + 1 < segments ? known[2 * w + 2] : T(0);
       }
-    } else {
       __syncthreads();
+      x_minus = w > 0 ? unknowns[2 * w - 1] : T(0);
+      x_plus = w + 1 < segments ? unknowns[2 * w + 2] : T(0);
+    } else {
       T cf, cl;
       solve_coarse_rows(buffer, segments, width, cf, cl);
       segment_outside_unknowns(cf, cl, w, segments, x_minus, x_plus);

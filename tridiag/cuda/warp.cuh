@@ -446,14 +446,9 @@ __device__ __forceinline__ Complex shfl_down(const Complex& v, int s, int width)
   return {shfl_down(v.re, s, width), shfl_down(v.im, s, width)};
 }
 /// Waits at named barrier `id` until `threads` threads (a multiple of the warp size, the calling
-/// warp included) have arrived or waited there; orders shared-memory accesses as __syncthreads.
+/// warp included) wait there; orders shared-memory accesses as __syncthreads.
 __device__ __forceinline__ void barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-/// Signals the calling warp's arrival at named barrier `id` without waiting: its earlier
-/// shared-memory writes are visible to the warps that wait there (barrier_sync).
-__device__ __forceinline__ void barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /// Lane `src` of the caller's group of `width` lanes.
