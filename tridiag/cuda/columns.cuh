@@ -394,8 +394,10 @@ struct ColumnTable {
   PSCR_HD T* md() const { return base + slots; }
   PSCR_HD T* ao() const { return base + 2 * slots; }
   PSCR_HD T* mo() const { return base + 3 * slots; }
-  /// The table as the lanes of chunk c read it: row i at index i (slot i + c where Chunked).
-  PSCR_HD ColumnTable lane_table(int c) const { return {Chunked ? base + c : base, slots}; }
+  /// Slot of row r of the segment as the lanes of chunk c read it (r = c·K .. c·K + K).
+  PSCR_HD static int slot_of(int c, int r) { return Chunked ? r + c : r; }
+  /// The table as the lanes of chunk c read it: row i at index i (slot_of(c, i)).
+  PSCR_HD ColumnTable lane_table(int c) const { return {base + slot_of(c, 0), slots}; }
   /// Chunk c's rows of A + s M as the sweep method's lane steps read them (columns_sweeps): its row
   /// i at slot i, the next chunk's first row one slot after its last (Chunked only).
   PSCR_HD SweepRows<T, 1> sweep_rows(int c, T s) const {
@@ -404,8 +406,10 @@ struct ColumnTable {
     return {ad() + at, md() + at, ao() + at, mo() + at, s};
   }
   /// Loads rows [p0, p0 + L], slots first, first + step, ... (the kernel: a block's threads,
-  /// first = threadIdx.x, step = blockDim.x; the caller synchronizes).
-  PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step) const {
+  /// first = threadIdx.x, step = blockDim.x; the caller synchronizes), and where `squares` is given
+  /// (complex shifts watched: the columns windows) their quadratics at the same slots.
+  PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step,
+                    const WindowSquares* squares = nullptr) const {
     for (int slot = first; slot < slots; slot += step) {
       const int row = Chunked ? slot - slot / (K + 1) : slot;
       const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + row);
@@ -413,6 +417,8 @@ struct ColumnTable {
       md()[slot] = e.md;
       ao()[slot] = e.ao;
       mo()[slot] = e.mo;
+      if constexpr (!std::is_floating_point_v<T>)
+        if (squares != nullptr) squares->set(slot, e);
     }
   }
 };
@@ -461,8 +467,9 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
 /// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the
 /// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (the
-/// bound not assured): each thread checks its chunk's rows at its system's shift, and the block
-/// stops once a row is past the bound (WindowWatch).
+/// bound not assured): each thread checks its chunk's rows at its system's shift (complex ones
+/// from the window's quadratics, WindowSquares, formed with its table after it in shared memory),
+/// and the block stops once a row is past the bound (WindowWatch).
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
           bool Watch = false>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
@@ -505,6 +512,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   using Table = ColumnTable<T, K, kChunkedTable>;
   const Table table{sm + 8 * count, Table::slots_of(chunks)};
   const auto lane_table = table.lane_table(c);
+  // Watched complex shifts: the window's quadratics after the table (WindowSquares, its slots).
+  constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
+  const WindowSquares squares{reinterpret_cast<SquarePair*>(sm + 8 * count + 4 * table.slots),
+                              table.slots};
   index_t loaded = -1;  // the segment in the table
   // The thread's system in unit u (lanes past the batch repeat the last system), and its rows
   // [p, p + K) there (zero past n).
@@ -660,7 +671,8 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     if constexpr (kShifted) {
       if (seg != loaded) {                 // uniform over the block
         if (loaded >= 0) __syncthreads();  // every thread done with the previous segment's rows
-        table.load(Windows ? window_matrix(form.m, window) : form.m, p0, t, threads);
+        table.load(Windows ? window_matrix(form.m, window) : form.m, p0, t, threads,
+                   kSquares ? &squares : nullptr);
         loaded = seg;
         __syncthreads();
       }
@@ -673,9 +685,13 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // loaded into `next`, so that K fewer registers are live across the check.
     if constexpr (Watch) {
       static_assert(kPrefetchShift, "the watch takes the prefetched shift");
-      watch.count(watch.rows_bounded<K>(
-          lane_table.ad(), lane_table.md(), lane_table.ao(), lane_table.mo(), static_cast<int>(p),
-          [](int r) { return r; }, shift));
+      if constexpr (kSquares)
+        watch.count(watch.squares_bounded<K>(
+            squares, static_cast<int>(p), [c](int r) { return Table::slot_of(c, r); }, shift));
+      else
+        watch.count(watch.rows_bounded<K>(
+            lane_table.ad(), lane_table.md(), lane_table.ao(), lane_table.mo(), static_cast<int>(p),
+            [](int r) { return r; }, shift));
     }
     T v[K];
     if constexpr (kPrefetchRows) {
