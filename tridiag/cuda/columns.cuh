@@ -469,7 +469,8 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (the
 /// bound not assured): each thread checks its chunk's rows at its system's shift (complex ones
 /// from the window's quadratics, WindowSquares, formed with its table after it in shared memory),
-/// and the block stops once a row is past the bound (WindowWatch).
+/// and the block stops at the barrier after a unit's reduction once a row past the bound was
+/// counted before the unit began (WindowWatch).
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
           bool Watch = false>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
@@ -652,9 +653,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
-    if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
-      if (watch.seen_by_block()) break;
-    }
+    // Watch: the count read at the unit's start and tested at its reduction's barrier (a row past
+    // the bound counted: the fallback solves the batch), so that neither the read's latency nor a
+    // barrier of its own comes between units.
+    [[maybe_unused]] const unsigned counted = Watch ? watch.block_count() : 0u;
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
       // The unit's rows in its tile, the last unit's x complete in the other one.
@@ -737,7 +739,11 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
 #pragma unroll
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
     }
-    __syncthreads();
+    if constexpr (Watch) {
+      if (WindowWatch::seen_by_block(counted)) break;
+    } else {
+      __syncthreads();
+    }
     if constexpr (kStaged)  // every thread has taken its rows of the stage
       if (u + gridDim.x < units) fetch(u + gridDim.x);
     if constexpr (kTiled)  // the copies out of the other tile have had the reduction to read it

@@ -760,11 +760,16 @@ struct WindowWatch {
   double theta = 0;
   /// Whether some warp has counted a row past the bound (uniform over the warp).
   __device__ bool seen() const { return warp_sees_count(failed); }
-  /// The same, uniform over the block (read by thread 0; a barrier every thread reaches).
-  __device__ bool seen_by_block() const {
-    return __syncthreads_or(threadIdx.x == 0 &&
-                            *static_cast<const volatile unsigned*>(failed) != 0);
+  /// The count as thread 0 reads it (0 on the other threads), for seen_by_block(counted): read
+  /// ahead of the barrier that tests it, its latency hides behind the work in between.
+  __device__ unsigned block_count() const {
+    return threadIdx.x == 0 ? *static_cast<const volatile unsigned*>(failed) : 0u;
   }
+  /// Whether `counted` (block_count) was nonzero, uniform over the block (a barrier every thread
+  /// reaches).
+  __device__ static bool seen_by_block(unsigned counted) { return __syncthreads_or(counted != 0); }
+  /// Whether some warp has counted a row past the bound, uniform over the block.
+  __device__ bool seen_by_block() const { return seen_by_block(block_count()); }
   /// Whether the row at slot r of a window's tables (as shifted_matrix_row lays them out: the
   /// diagonals, the coupling to the row before), the row after it at slot `after`, meets the bound
   /// at shift s: row_bound, as shifted_row_bound builds it from the system's arrays, so that the
