@@ -339,6 +339,63 @@ TYPED_TEST(CudaTridiagTest, WindowMethodPastItsBoundFallsBack) {
     }
 }
 
+/// The count that Method::window, its bound not assured, leaves in the workspace's first 4 bytes
+/// (solve.hpp: 0 where the window kernel's solution stands, else the warps that found a row past
+/// the bound) after solving `t` with d and x apart in `layout`.
+template <class Scalar>
+unsigned window_count(const Batch<Scalar>& t, BatchLayout layout) {
+  const index_t n = t.n, batch = t.batch;
+  const auto d = upload(testing::scatter(t.d, n, batch, layout));
+  DeviceBuffer<Scalar> x(testing::extent(layout, n, batch));
+  const cuda::DeviceSymTridiagBuffer<Scalar> A(t.A), M(t.M);
+  const auto shifts = upload(t.shifts);
+  const cuda::Options window{cuda::Method::window, 16};
+  const index_t wc = cuda::workspace_size<Scalar>(n, batch, window);
+  DeviceBuffer<Scalar> ws(wc);
+  const pscr::cuda::Stream stream;
+  cuda::solve_shifted(stream.get(), A.view(), M.view(), shifts.data(), batch, d.data(), layout,
+                      x.data(), layout, ws.data(), wc, window);
+  stream.synchronize();
+  unsigned count = 0;
+  PSCR_CUDA_CHECK(cudaMemcpy(&count, ws.data(), sizeof count, cudaMemcpyDeviceToHost));
+  return count;
+}
+
+// The window kernels' watch decides on the device as the check does (the emulation compares
+// their arithmetic, window_watch_bounded): no warp counts a row of a batch within the bound, so
+// the window kernel's solution stands, and some warp counts one of a batch past it, so the
+// fallback solves it; on contiguous rows (the sweep window kernel) and side by side (the columns
+// windows), for dominant batches within the bound and past it, and for single systems whose
+// largest row ratio is 1% below or above θ. The other window tests would pass with a watch that
+// counted every batch (the exact fallback solves it) and nearly so with one that counted none
+// (the window method's error on rows up to 1.25 θ is small).
+TYPED_TEST(CudaTridiagTest, WindowWatchCountsOnTheDevice) {
+  using S = TypeParam;
+  const double theta = cuda::window_theta();
+  std::uint64_t seed = 520;
+  for (index_t n : {1000, 8191}) {
+    auto strong = testing::make_shifted<S>(n, 7, Kind::dominant, seed++);
+    for (auto* diag : {&strong.A.diag, &strong.M.diag})
+      for (S& e : *diag) e *= 4.0;
+    const std::pair<Batch<S>, const char*> batches[] = {
+        {strong, "dominant, within the bound"},
+        {past_window_bound<S>(n, 7, seed++), "dominant, past the bound"},
+        {testing::make_shifted_at_ratio<S>(n, 0.99 * theta, seed++), "ratio 0.99 θ"},
+        {testing::make_shifted_at_ratio<S>(n, 1.01 * theta, seed++), "ratio 1.01 θ"}};
+    for (const auto& [t, name] : batches) {
+      const bool within = reference::shifted_dominant(t.A, t.M, t.shifts.data(), t.batch, theta);
+      for (bool interleaved : {false, true}) {
+        const BatchLayout layout = testing::padded_layout(interleaved, n, t.batch, 3);
+        const unsigned count = window_count(t, layout);
+        if (within)
+          EXPECT_EQ(count, 0u) << name << ", n " << n << (interleaved ? ", interleaved" : "");
+        else
+          EXPECT_GT(count, 0u) << name << ", n " << n << (interleaved ? ", interleaved" : "");
+      }
+    }
+  }
+}
+
 // The window method waits for nothing on the host, its check's count read by its kernels on
 // the device, so a call captured into a CUDA graph solves every launch of the graph: a batch
 // within the bound (the window kernel) and one past it (the exact fallback), each launched twice

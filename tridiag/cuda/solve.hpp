@@ -126,13 +126,14 @@
 ///              some window with both its couplings), and all stop once one is past the bound.
 ///              The selection table's method (the sweep, block, segment or columns method)
 ///              follows, gated on the warps' count on the device: where a row fails it solves
-///              the batch, else it returns at once. Nothing waits on the host, so the
-///              call may be captured into a CUDA graph. A caller that knows its systems meet the
-///              bound (window_bound_holds on the same A, M and shifts, once for any number of
-///              right-hand sides) sets Options::window_bound, and the call then launches the
-///              window kernel alone, unchecked. d read once (the halos twice), x written once.
-///              In place (x aliasing d) the table's method; the general form and n ≤ 32·K take
-///              the sweep method's rules.
+///              the batch, else it returns at once; the count stays in the workspace's first 4
+///              bytes (an unsigned: 0 where the window kernel's solution stands). Nothing waits
+///              on the host, so the call may be captured into a CUDA graph. A caller that knows its
+///              systems meet the bound (window_bound_holds on the same A, M and shifts, once for
+///              any number of right-hand sides) sets Options::window_bound, and the call then
+///              launches the window kernel alone, unchecked. d read once (the halos twice), x
+///              written once. In place (x aliasing d) the table's method; the general form and n ≤
+///              32·K take the sweep method's rules.
 ///   automatic: picked by the selection table (tridiag/cuda/selection.hpp) from
 ///              (n, batch, layout, scalar type), and Options::dominant and window_bound.
 /// Pivoting (`solve_shifted_pivoting` / `solve_general_pivoting`): LU with the scaled partial
