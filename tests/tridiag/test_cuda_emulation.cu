@@ -694,13 +694,13 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
     for (int lane = 0; lane < L; ++lane) {
       bounded &=
           watch.rows_bounded<K>(ad.data(), md.data(), ao.data(), mo.data(), lane * K, slot, s);
-      const Table lane_table = table.lane_table(lane);
-      columns_bounded &= watch.rows_bounded<K>(lane_table.ad(), lane_table.md(), lane_table.ao(),
-                                               lane_table.mo(), lane * K, slot, s);
+      const auto column_slot = [lane](int r) { return Table::slot_of(lane, r); };
+      columns_bounded &= watch.rows_bounded<K>(table.ad(), table.md(), table.ao(), table.mo(),
+                                               lane * K, column_slot, s);
       if constexpr (kSquares) {
         squares_bounded &= watch.squares_bounded<K>(squares, lane * K, slot, s);
-        column_squares_bounded &= watch.squares_bounded<K>(
-            column_squares, lane * K, [lane](int r) { return Table::slot_of(lane, r); }, s);
+        column_squares_bounded &=
+            watch.squares_bounded<K>(column_squares, lane * K, column_slot, s);
       }
     }
   }

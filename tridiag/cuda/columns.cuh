@@ -687,13 +687,12 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // loaded into `next`, so that K fewer registers are live across the check.
     if constexpr (Watch) {
       static_assert(kPrefetchShift, "the watch takes the prefetched shift");
+      const auto slot = [c](int r) { return Table::slot_of(c, r); };
       if constexpr (kSquares)
-        watch.count(watch.squares_bounded<K>(
-            squares, static_cast<int>(p), [c](int r) { return Table::slot_of(c, r); }, shift));
+        watch.count(watch.squares_bounded<K>(squares, static_cast<int>(p), slot, shift));
       else
-        watch.count(watch.rows_bounded<K>(
-            lane_table.ad(), lane_table.md(), lane_table.ao(), lane_table.mo(), static_cast<int>(p),
-            [](int r) { return r; }, shift));
+        watch.count(watch.rows_bounded<K>(table.ad(), table.md(), table.ao(), table.mo(),
+                                          static_cast<int>(p), slot, shift));
     }
     T v[K];
     if constexpr (kPrefetchRows) {

@@ -1288,6 +1288,16 @@ bool columns_two_segments_run(int K, index_t n, index_t batch) {
   return (batch + G - 1) / G <= waves * multiprocessors();
 }
 
+/// Bytes of shared memory that a window kernel's quadratics take beside its tables of `slots`
+/// slots (detail::WindowSquares): where `watch` has a count (the bound not assured) and the shifts
+/// are complex, else none.
+template <class T>
+std::size_t watched_squares_bytes(const detail::WindowWatch& watch, int slots) {
+  return watch.failed != nullptr && !std::is_floating_point_v<T>
+             ? detail::WindowSquares::bytes(slots)
+             : 0;
+}
+
 /// Launches one pass of the columns kernel over systems cut into `segments` segments of `chunks`
 /// chunks of K rows (columns_segments and columns_chunks, or one of 2·kWarpLanes where
 /// columns_two_segments_run): blocks of G = columns_block_systems systems, as many blocks as are
@@ -1315,9 +1325,7 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
     const bool chunked = detail::columns_chunked_table_pass(Pass, K, sizeof(T), general);
     // Windows watching complex shifts: the window's quadratics after the table.
     const std::size_t squares =
-        Windows && watch.failed != nullptr && !std::is_floating_point_v<T>
-            ? detail::WindowSquares::bytes(detail::columns_table_column(chunks, K, chunked))
-            : 0;
+        watched_squares_bytes<T>(watch, detail::columns_table_column(chunks, K, chunked));
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
                                              threads, chunks, K, !general, chunked, stage, tile)) +
                              squares;
@@ -1576,9 +1584,7 @@ void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, inde
   }
   using detail::SweepStaging;
   // Watched complex shifts: the window's quadratics beside the tables (detail::WindowSquares).
-  const std::size_t squares = watch.failed != nullptr && !std::is_floating_point_v<T>
-                                  ? detail::WindowSquares::bytes(detail::sweep_array(K))
-                                  : 0;
+  const std::size_t squares = watched_squares_bytes<T>(watch, detail::sweep_array(K));
   const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(
       K, budget > squares ? budget - squares : 0);
   const int warps = blocking.warps;
