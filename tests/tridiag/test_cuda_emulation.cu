@@ -652,33 +652,23 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 }
 
 /// Whether every window's rows (sweep_window's geometry: 32·kWindowLaneRows rows) meet the window
-/// method's bound at shift s as the kernels' watch checks them, each lane (chunk) its K rows of
-/// the window's tables (window_matrix's rows as shifted_matrix_row lays them out: a cut row's
-/// coupling outside its window zero, identity rows past its end): WindowWatch::rows_bounded on
-/// the sweep window kernel's tables (row r at slot r) and on the columns windows' (ColumnTable,
-/// chunk c's rows at slots c·(K + 1) on), which must find the same; for complex shifts also
-/// WindowWatch::squares_bounded on the window's quadratics (WindowSquares) at either kernel's
-/// slots, as both take them, which must find the same again.
+/// method's bound at shift s as the kernels' watch checks them: WindowWatch::rows_bounded on each
+/// lane's rows of each window's tables (window_matrix's rows as shifted_matrix_row lays them out:
+/// a cut row's coupling outside its window zero, identity rows past its end), as the columns
+/// windows take them; for complex shifts also WindowWatch::squares_bounded on each lane's rows of
+/// the window's quadratics (WindowSquares), as the sweep window kernel takes them, which must find
+/// the same.
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
-  constexpr int K = cuda::kWindowLaneRows, L = dt::kWarpLanes, kRows = L * K;
+  constexpr int K = cuda::kWindowLaneRows, kRows = dt::kWarpLanes * K;
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const dt::WindowWatch watch{nullptr, cuda::window_theta()};
-  constexpr bool kSquares = !std::is_floating_point_v<T>;
-  // The sweep window kernel's tables and quadratics: row r at slot r.
   std::vector<T> ad(kRows + 1), md(kRows + 1), ao(kRows + 1), mo(kRows + 1);
+  constexpr bool kSquares = !std::is_floating_point_v<T>;
   std::vector<dt::SquarePair> pairs(4 * (kRows + 1));
   const dt::WindowSquares squares{pairs.data(), kRows + 1};
-  // The columns windows' table and quadratics (loaded by ColumnTable::load).
-  using Table = dt::ColumnTable<T, K, true>;
-  const int slots = Table::slots_of(L);
-  std::vector<T> columns(4 * slots);
-  std::vector<dt::SquarePair> column_pairs(4 * slots);
-  const Table table{columns.data(), slots};
-  const dt::WindowSquares column_squares{column_pairs.data(), slots};
-  bool bounded = true, squares_bounded = true, columns_bounded = true,
-       column_squares_bounded = true;
+  bool bounded = true, squares_bounded = true;
   for (index_t j = 0; j * inner < m.n; ++j) {
     const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, dt::sweep_window(j, inner, kRows, m.n));
     for (int r = 0; r <= kRows; ++r) {
@@ -689,26 +679,15 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
       mo[r] = e.mo;
       if constexpr (kSquares) squares.set(r, e);
     }
-    table.load(wm, 0, 0, 1, kSquares ? &column_squares : nullptr);
     const auto slot = [](int r) { return r; };
-    for (int lane = 0; lane < L; ++lane) {
+    for (int lane = 0; lane < dt::kWarpLanes; ++lane) {
       bounded &=
           watch.rows_bounded<K>(ad.data(), md.data(), ao.data(), mo.data(), lane * K, slot, s);
-      const auto column_slot = [lane](int r) { return Table::slot_of(lane, r); };
-      columns_bounded &= watch.rows_bounded<K>(table.ad(), table.md(), table.ao(), table.mo(),
-                                               lane * K, column_slot, s);
-      if constexpr (kSquares) {
+      if constexpr (kSquares)
         squares_bounded &= watch.squares_bounded<K>(squares, lane * K, slot, s);
-        column_squares_bounded &=
-            watch.squares_bounded<K>(column_squares, lane * K, column_slot, s);
-      }
     }
   }
-  EXPECT_EQ(columns_bounded, bounded) << "the columns windows' table, n " << m.n;
-  if constexpr (kSquares) {
-    EXPECT_EQ(squares_bounded, bounded) << "the quadratics, n " << m.n;
-    EXPECT_EQ(column_squares_bounded, bounded) << "the columns windows' quadratics, n " << m.n;
-  }
+  if constexpr (kSquares) EXPECT_EQ(squares_bounded, bounded) << "the quadratics, n " << m.n;
   return bounded;
 }
 

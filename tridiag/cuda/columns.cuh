@@ -394,10 +394,8 @@ struct ColumnTable {
   PSCR_HD T* md() const { return base + slots; }
   PSCR_HD T* ao() const { return base + 2 * slots; }
   PSCR_HD T* mo() const { return base + 3 * slots; }
-  /// Slot of row r of the segment as the lanes of chunk c read it (r = c·K .. c·K + K).
-  PSCR_HD static int slot_of(int c, int r) { return Chunked ? r + c : r; }
-  /// The table as the lanes of chunk c read it: row i at index i (slot_of(c, i)).
-  PSCR_HD ColumnTable lane_table(int c) const { return {base + slot_of(c, 0), slots}; }
+  /// The table as the lanes of chunk c read it: row i at index i (slot i + c where Chunked).
+  PSCR_HD ColumnTable lane_table(int c) const { return {Chunked ? base + c : base, slots}; }
   /// Chunk c's rows of A + s M as the sweep method's lane steps read them (columns_sweeps): its row
   /// i at slot i, the next chunk's first row one slot after its last (Chunked only).
   PSCR_HD SweepRows<T, 1> sweep_rows(int c, T s) const {
@@ -406,10 +404,8 @@ struct ColumnTable {
     return {ad() + at, md() + at, ao() + at, mo() + at, s};
   }
   /// Loads rows [p0, p0 + L], slots first, first + step, ... (the kernel: a block's threads,
-  /// first = threadIdx.x, step = blockDim.x; the caller synchronizes), and where `squares` is given
-  /// (complex shifts watched: the columns windows) their quadratics at the same slots.
-  PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step,
-                    const WindowSquares* squares = nullptr) const {
+  /// first = threadIdx.x, step = blockDim.x; the caller synchronizes).
+  PSCR_HD void load(const ShiftedMatrix<T>& m, index_t p0, int first, int step) const {
     for (int slot = first; slot < slots; slot += step) {
       const int row = Chunked ? slot - slot / (K + 1) : slot;
       const ShiftedMatrixRow<T> e = shifted_matrix_row(m, p0 + row);
@@ -417,8 +413,6 @@ struct ColumnTable {
       md()[slot] = e.md;
       ao()[slot] = e.ao;
       mo()[slot] = e.mo;
-      if constexpr (!std::is_floating_point_v<T>)
-        if (squares != nullptr) squares->set(slot, e);
     }
   }
 };
@@ -467,10 +461,8 @@ __device__ GeneralGlobalRows<T> column_rows(const GeneralForm<T>& f,
 /// 2·kWindowHaloRows, window j writing rows [j·inner, (j + 1)·inner)), each solved as a system of
 /// its own (window_matrix: no coupling to the rows outside), in local rows: its table is the
 /// window's, its rows of d come from lo on, and x is written at its inner rows only. Watch (the
-/// bound not assured): each thread checks its chunk's rows at its system's shift (complex ones
-/// from the window's quadratics, WindowSquares, formed with its table after it in shared memory),
-/// and the block stops at the barrier after a unit's reduction once a row past the bound was
-/// counted before the unit began (WindowWatch).
+/// bound not assured): each thread checks its chunk's rows at its system's shift, and the block
+/// stops once a row is past the bound (WindowWatch).
 template <int K, SegmentPass Pass, class T, class Form, ColumnsStage Stage, bool Windows = false,
           bool Watch = false>
 __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch, index_t segments,
@@ -513,10 +505,6 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   using Table = ColumnTable<T, K, kChunkedTable>;
   const Table table{sm + 8 * count, Table::slots_of(chunks)};
   const auto lane_table = table.lane_table(c);
-  // Watched complex shifts: the window's quadratics after the table (WindowSquares, its slots).
-  constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
-  const WindowSquares squares{reinterpret_cast<SquarePair*>(sm + 8 * count + 4 * table.slots),
-                              table.slots};
   index_t loaded = -1;  // the segment in the table
   // The thread's system in unit u (lanes past the batch repeat the last system), and its rows
   // [p, p + K) there (zero past n).
@@ -653,10 +641,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
   for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
-    // Watch: the count read at the unit's start and tested at its reduction's barrier (a row past
-    // the bound counted: the fallback solves the batch), so that neither the read's latency nor a
-    // barrier of its own comes between units.
-    [[maybe_unused]] const unsigned counted = Watch ? watch.block_count() : 0u;
+    if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
+      if (watch.seen_by_block()) break;
+    }
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {
       // The unit's rows in its tile, the last unit's x complete in the other one.
@@ -673,8 +660,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     if constexpr (kShifted) {
       if (seg != loaded) {                 // uniform over the block
         if (loaded >= 0) __syncthreads();  // every thread done with the previous segment's rows
-        table.load(Windows ? window_matrix(form.m, window) : form.m, p0, t, threads,
-                   kSquares ? &squares : nullptr);
+        table.load(Windows ? window_matrix(form.m, window) : form.m, p0, t, threads);
         loaded = seg;
         __syncthreads();
       }
@@ -687,12 +673,9 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
     // loaded into `next`, so that K fewer registers are live across the check.
     if constexpr (Watch) {
       static_assert(kPrefetchShift, "the watch takes the prefetched shift");
-      const auto slot = [c](int r) { return Table::slot_of(c, r); };
-      if constexpr (kSquares)
-        watch.count(watch.squares_bounded<K>(squares, static_cast<int>(p), slot, shift));
-      else
-        watch.count(watch.rows_bounded<K>(table.ad(), table.md(), table.ao(), table.mo(),
-                                          static_cast<int>(p), slot, shift));
+      watch.count(watch.rows_bounded<K>(
+          lane_table.ad(), lane_table.md(), lane_table.ao(), lane_table.mo(), static_cast<int>(p),
+          [](int r) { return r; }, shift));
     }
     T v[K];
     if constexpr (kPrefetchRows) {
@@ -738,11 +721,7 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
 #pragma unroll
       for (int e = 0; e < 8; ++e) sm[e * count + own] = r[e];
     }
-    if constexpr (Watch) {
-      if (WindowWatch::seen_by_block(counted)) break;
-    } else {
-      __syncthreads();
-    }
+    __syncthreads();
     if constexpr (kStaged)  // every thread has taken its rows of the stage
       if (u + gridDim.x < units) fetch(u + gridDim.x);
     if constexpr (kTiled)  // the copies out of the other tile have had the reduction to read it

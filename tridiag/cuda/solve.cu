@@ -1288,16 +1288,6 @@ bool columns_two_segments_run(int K, index_t n, index_t batch) {
   return (batch + G - 1) / G <= waves * multiprocessors();
 }
 
-/// Bytes of shared memory that a window kernel's quadratics take beside its tables of `slots`
-/// slots (detail::WindowSquares): where `watch` has a count (the bound not assured) and the shifts
-/// are complex, else none.
-template <class T>
-std::size_t watched_squares_bytes(const detail::WindowWatch& watch, int slots) {
-  return watch.failed != nullptr && !std::is_floating_point_v<T>
-             ? detail::WindowSquares::bytes(slots)
-             : 0;
-}
-
 /// Launches one pass of the columns kernel over systems cut into `segments` segments of `chunks`
 /// chunks of K rows (columns_segments and columns_chunks, or one of 2·kWarpLanes where
 /// columns_two_segments_run): blocks of G = columns_block_systems systems, as many blocks as are
@@ -1306,8 +1296,7 @@ std::size_t watched_squares_bytes(const detail::WindowWatch& watch, int slots) {
 /// columns_tiles_apply. Windows: the window method's whole pass over `segments` windows of
 /// `chunks` = kWarpLanes chunks (detail::columns_pass), its rows loaded by each thread, its blocks
 /// sized by the (window, system) pairs, its rows checked as they are solved where `watch` has a
-/// count (detail::WindowWatch; complex shifts from the window's quadratics, detail::WindowSquares,
-/// after the table).
+/// count (detail::WindowWatch).
 template <detail::SegmentPass Pass, class T, class Form, bool Windows = false>
 void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, index_t batch,
                     index_t segments, int chunks, const T* d, const BatchLayout& dl, T* x,
@@ -1323,12 +1312,8 @@ void launch_columns(cudaStream_t stream, const Form& form, int K, index_t n, ind
     const int tile =
         stage == ColumnsStage::tiles ? detail::columns_tile_elements(n, K, G, sizeof(T)) : 0;
     const bool chunked = detail::columns_chunked_table_pass(Pass, K, sizeof(T), general);
-    // Windows watching complex shifts: the window's quadratics after the table.
-    const std::size_t squares =
-        watched_squares_bytes<T>(watch, detail::columns_table_column(chunks, K, chunked));
     const std::size_t smem = sizeof(T) * static_cast<std::size_t>(detail::columns_smem_elements(
-                                             threads, chunks, K, !general, chunked, stage, tile)) +
-                             squares;
+                                             threads, chunks, K, !general, chunked, stage, tile));
     const index_t blocks = std::min(units, resident_blocks(kernel, threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         form, n, batch, segments, chunks, d, strides(dl), x, strides(xl), ca, cb, cc, cd, watch);
@@ -1584,7 +1569,9 @@ void launch_window(cudaStream_t stream, const detail::ShiftedForm<T>& form, inde
   }
   using detail::SweepStaging;
   // Watched complex shifts: the window's quadratics beside the tables (detail::WindowSquares).
-  const std::size_t squares = watched_squares_bytes<T>(watch, detail::sweep_array(K));
+  const std::size_t squares = watch.failed != nullptr && !std::is_floating_point_v<T>
+                                  ? 4 * sizeof(detail::SquarePair) * detail::sweep_array(K)
+                                  : 0;
   const SweepBlocks blocking = sweep_block_warps<T, K, false, SweepStaging::buffers>(
       K, budget > squares ? budget - squares : 0);
   const int warps = blocking.warps;

@@ -584,23 +584,17 @@ PSCR_HD ShiftedRowBound<Complex> row_bound(const Complex& ad, const Complex& md,
 struct alignas(16) SquarePair {
   double first, second;
 };
-/// A window's rows as quadratics in the shift, for the watch of complex shifts in the window
-/// kernels (the sweep window kernel's and the columns windows'): formed once per window from its
-/// tables' entries (as row_bound forms them: the diagonal's square bounded below, the coupling's
-/// to the row before above) for all of the window's systems, so that a row and shift take two
-/// quadratics' evaluations and a test. Four arrays of `slots` SquarePairs (the diagonal's q0 q1
-/// and q2 q3, the coupling's likewise) at the slots of the kernel's tables, 16 bytes a slot as the
-/// tables of complex entries, so that the rows that threads read together lie as far apart as the
-/// tables' (K + 1 slots: no bank conflicts; one array of 64-byte quadratic pairs put the sweep's
-/// lanes 16 banks apart mod 32: 16-way conflicts, 25–35% more time on the H100,
-/// docs/tridiag-performance.md).
+/// A window's rows as quadratics in the shift, for the watch of complex shifts in the sweep window
+/// kernel: formed once per window from its tables' entries (as row_bound forms them: the
+/// diagonal's square bounded below, the coupling's to the row before above) for all of the
+/// window's systems, so that a row and shift take two quadratics' evaluations and a test. Four
+/// arrays of `slots` SquarePairs (the diagonal's q0 q1 and q2 q3, the coupling's likewise), 16
+/// bytes a slot as the tables of complex entries, so that the lanes' rows, K + 1 slots apart, are
+/// read without bank conflicts (one array of 64-byte quadratic pairs put them 16 banks apart mod
+/// 32: 16-way conflicts, 25–35% more time on the H100, docs/tridiag-performance.md).
 struct WindowSquares {
   SquarePair* base;
   int slots;
-  /// Bytes of the quadratics of `slots` slots.
-  PSCR_HD static std::size_t bytes(int slots) {
-    return 4 * sizeof(SquarePair) * static_cast<std::size_t>(slots);
-  }
   PSCR_HD void set(int t, const ShiftedMatrixRow<Complex>& e) const {
     const SquareInShift d = diagonal_square(e.ad, e.md), c = coupling_square(e.ao, e.mo);
     base[t] = {d.q0, d.q1};
@@ -760,16 +754,11 @@ struct WindowWatch {
   double theta = 0;
   /// Whether some warp has counted a row past the bound (uniform over the warp).
   __device__ bool seen() const { return warp_sees_count(failed); }
-  /// The count as thread 0 reads it (0 on the other threads), for seen_by_block(counted): read
-  /// ahead of the barrier that tests it, its latency hides behind the work in between.
-  __device__ unsigned block_count() const {
-    return threadIdx.x == 0 ? *static_cast<const volatile unsigned*>(failed) : 0u;
+  /// The same, uniform over the block (read by thread 0; a barrier every thread reaches).
+  __device__ bool seen_by_block() const {
+    return __syncthreads_or(threadIdx.x == 0 &&
+                            *static_cast<const volatile unsigned*>(failed) != 0);
   }
-  /// Whether `counted` (block_count) was nonzero, uniform over the block (a barrier every thread
-  /// reaches).
-  __device__ static bool seen_by_block(unsigned counted) { return __syncthreads_or(counted != 0); }
-  /// Whether some warp has counted a row past the bound, uniform over the block.
-  __device__ bool seen_by_block() const { return seen_by_block(block_count()); }
   /// Whether the row at slot r of a window's tables (as shifted_matrix_row lays them out: the
   /// diagonals, the coupling to the row before), the row after it at slot `after`, meets the bound
   /// at shift s: row_bound, as shifted_row_bound builds it from the system's arrays, so that the
