@@ -19,15 +19,15 @@
 #            logs of the same names replaced
 #   --filter  only test_tridiag_cuda, with this gtest filter (e.g. 'CudaTridiagTest/1.*'); the
 #             other executables, device_loop and the example are then not run
-#   --shards  shards of test_tridiag_cuda run at once (default 4)
+#   --shards  shards of test_tridiag_cuda run at once (default 4; at most one a selected test)
 #   --sanitize  every test executable and device_loop under compute-sanitizer --tool TOOL
 #             (memcheck, with device memory leaks checked; racecheck; synccheck; initcheck), any
 #             error it reports failing the run (the summary then names the test running at its
 #             first report and that report's first lines); the example is then not run. Expect
 #             runs several times as long (use --filter for a part of test_tridiag_cuda).
-# Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed or the
-# pack has no test_tridiag_cuda (or, with --sanitize, the machine has no compute-sanitizer), 2 bad
-# arguments, 143 or 130 stopped by SIGTERM or SIGINT.
+# Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed, the
+# pack has no test_tridiag_cuda or the filter selects none of its tests (or, with --sanitize, the
+# machine has no compute-sanitizer), 2 bad arguments, 143 or 130 stopped by SIGTERM or SIGINT.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
   sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
@@ -150,6 +150,16 @@ if [ ! -x "$pack/test_tridiag_cuda" ]; then
   echo "pack_tests.sh: the pack has no test_tridiag_cuda" | tee -a "$summary" >&2
   exit 1
 fi
+# No more shards than the tests the filter selects (gtest deals them round robin): a shard of no
+# test fails under compute-sanitizer, which reports an application that made no CUDA call.
+selected=$("$pack/test_tridiag_cuda" --gtest_list_tests ${filter:+"--gtest_filter=$filter"} |
+  grep -c '^  ')
+if [ "$selected" -eq 0 ]; then
+  echo "pack_tests.sh: the filter '$filter' selects no test of test_tridiag_cuda" |
+    tee -a "$summary" >&2
+  exit 1
+fi
+[ "$shards" -le "$selected" ] || shards=$selected
 status_dir=$(mktemp -d)
 : > "$status_dir/started"
 trap 'rm -rf "$status_dir"' EXIT

@@ -4,7 +4,8 @@
 # gtest's summary lines, a device_loop and a pscr): every run reported in summary.txt and logged,
 # test_tridiag_cuda's shards each given their own GTEST_SHARD_INDEX, exit 0; one shard failing
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
-# runs test_tridiag_cuda alone with that filter; --sanitize runs the tests and device_loop under
+# runs test_tridiag_cuda alone with that filter, in no more shards than it selects tests, and one
+# that selects none exits 1; --sanitize runs the tests and device_loop under
 # compute-sanitizer (a stand-in) and not the example, names in the summary the test and the
 # report of a run it fails, and exits 1 where there is none, 2 for an unknown tool; stopped by
 # timeout, it names the run that had not finished and the test it was in; a pack without
@@ -33,6 +34,14 @@ echo "abc1234" > "$pack/PACKED"
 echo library > "$pack/libpscr.so.0"
 cat > "$pack/test_tridiag_cuda" <<'EOS'
 #!/usr/bin/env bash
+if [ "${1:-}" = --gtest_list_tests ]; then  # four tests, two of them CudaTridiagTest/1.Two*
+  case "${2:-}" in
+    --gtest_filter=Nothing*) ;;
+    --gtest_filter=CudaTridiagTest/1.Two*) printf 'CudaTridiagTest/1.\n  TwoA\n  TwoB\n' ;;
+    *) printf 'CudaTridiagTest/0.\n  A\n  B\nCudaTridiagTest/1.\n  TwoA\n  TwoB\n' ;;
+  esac
+  exit 0
+fi
 echo "shard ${GTEST_SHARD_INDEX:-none} of ${GTEST_TOTAL_SHARDS:-none} args $*"
 if [ "${SLOW_SHARD:-}" = "${GTEST_SHARD_INDEX:-}" ]; then
   echo "[ RUN      ] CudaTridiagTest/0.Quick"
@@ -114,6 +123,16 @@ if ! grep -qF "args --gtest_filter=CudaTridiagTest/1.*" "$tmp/out3/test_tridiag_
   echo "FAIL: --filter ran $(ls "$tmp/out3" | tr '\n' ' ')"
   fail=1
 fi
+
+# No more shards than the filter selects tests (a shard of none fails under compute-sanitizer); a
+# filter that selects none exits 1.
+expect 0 "test_tridiag_cuda shard 2/2: ok" "$pack" "$tmp/out10" --filter 'CudaTridiagTest/1.Two*'
+if [ -e "$tmp/out10/test_tridiag_cuda-shard2.log" ]; then
+  echo "FAIL: a filter of two tests ran $(ls "$tmp/out10" | tr '\n' ' ')"
+  fail=1
+fi
+expect 1 "selects no test of test_tridiag_cuda" "$pack" "$tmp/out11" \
+  --filter 'Nothing*'
 
 # --sanitize: a bad tool exits 2; every test executable and device_loop run through
 # compute-sanitizer (a stand-in that logs its arguments and runs the rest), the example not at all;
