@@ -26,11 +26,12 @@
 #             first report and that report's first lines); the example is then not run. Expect
 #             runs several times as long (use --filter for a part of test_tridiag_cuda).
 # Exit code: 0 every run passed (a test skipped by GTEST_SKIP passes), 1 some run failed, the
-# pack has no test_tridiag_cuda or the filter selects none of its tests (or, with --sanitize, the
-# machine has no compute-sanitizer), 2 bad arguments, 143 or 130 stopped by SIGTERM or SIGINT.
+# pack has no test_tridiag_cuda, it cannot list its tests or the filter selects none (or, with
+# --sanitize, the machine has no compute-sanitizer), 2 bad arguments, 143 or 130 stopped by
+# SIGTERM or SIGINT.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 usage() {
@@ -152,8 +153,14 @@ if [ ! -x "$pack/test_tridiag_cuda" ]; then
 fi
 # No more shards than the tests the filter selects (gtest deals them round robin): a shard of no
 # test fails under compute-sanitizer, which reports an application that made no CUDA call.
-selected=$("$pack/test_tridiag_cuda" --gtest_list_tests ${filter:+"--gtest_filter=$filter"} |
-  grep -c '^  ')
+list_log="$out/test_tridiag_cuda-list.log"
+if ! listed=$("$pack/test_tridiag_cuda" --gtest_list_tests ${filter:+"--gtest_filter=$filter"} \
+    2> "$list_log"); then
+  echo "pack_tests.sh: test_tridiag_cuda --gtest_list_tests failed: $(tail -n 1 "$list_log")" |
+    tee -a "$summary" >&2
+  exit 1
+fi
+selected=$(grep -c '^  ' <<< "$listed")
 if [ "$selected" -eq 0 ]; then
   echo "pack_tests.sh: the filter '$filter' selects no test of test_tridiag_cuda" |
     tee -a "$summary" >&2

@@ -5,11 +5,11 @@
 # test_tridiag_cuda's shards each given their own GTEST_SHARD_INDEX, exit 0; one shard failing
 # exits 1 with the failed test named in the summary while the other runs still report; --filter
 # runs test_tridiag_cuda alone with that filter, in no more shards than it selects tests, and one
-# that selects none exits 1; --sanitize runs the tests and device_loop under
-# compute-sanitizer (a stand-in) and not the example, names in the summary the test and the
-# report of a run it fails, and exits 1 where there is none, 2 for an unknown tool; stopped by
-# timeout, it names the run that had not finished and the test it was in; a pack without
-# test_tridiag_cuda exits 1.
+# that selects none (or a test_tridiag_cuda that cannot list its tests) exits 1; --sanitize runs
+# the tests and device_loop under compute-sanitizer (a stand-in) and not the example, names in
+# the summary the test and the report of a run it fails, and exits 1 where there is none, 2 for an
+# unknown tool; stopped by timeout, it names the run that had not finished and the test it was
+# in; a pack without test_tridiag_cuda exits 1.
 # Usage: test_pack_tests.sh PATH/TO/bench/pack_tests.sh
 set -u
 script=$1
@@ -35,6 +35,7 @@ echo library > "$pack/libpscr.so.0"
 cat > "$pack/test_tridiag_cuda" <<'EOS'
 #!/usr/bin/env bash
 if [ "${1:-}" = --gtest_list_tests ]; then  # four tests, two of them CudaTridiagTest/1.Two*
+  [ -z "${LIST_FAILS:-}" ] || { echo "error while loading shared libraries" >&2; exit 127; }
   case "${2:-}" in
     --gtest_filter=Nothing*) ;;
     --gtest_filter=CudaTridiagTest/1.Two*) printf 'CudaTridiagTest/1.\n  TwoA\n  TwoB\n' ;;
@@ -133,6 +134,8 @@ if [ -e "$tmp/out10/test_tridiag_cuda-shard2.log" ]; then
 fi
 expect 1 "selects no test of test_tridiag_cuda" "$pack" "$tmp/out11" \
   --filter 'Nothing*'
+LIST_FAILS=1 expect 1 "gtest_list_tests failed: error while loading shared libraries" "$pack" \
+  "$tmp/out12"
 
 # --sanitize: a bad tool exits 2; every test executable and device_loop run through
 # compute-sanitizer (a stand-in that logs its arguments and runs the rest), the example not at all;
