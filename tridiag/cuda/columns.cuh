@@ -640,9 +640,10 @@ __device__ __forceinline__ void columns_pass(Form form, index_t n, index_t batch
   }
   int turn = 0;          // the current unit's tile
   index_t written = -1;  // the last unit, whose x is in the other tile
-  for (index_t u = blockIdx.x; u < units; u += gridDim.x) {
+  int units_before = 0;  // the block's units before u
+  for (index_t u = blockIdx.x; u < units; u += gridDim.x, ++units_before) {
     if constexpr (Watch) {  // a row past the bound counted: the fallback solves the batch
-      if (watch.seen_by_block()) break;
+      if (WindowWatch::reads(units_before) && watch.seen_by_block()) break;
     }
     T* tile = tile_at(turn);  // where kTiled
     if constexpr (kTiled) {

@@ -752,6 +752,15 @@ __global__ void window_bound_kernel(ShiftedMatrix<T> m, const T* shifts, index_t
 struct WindowWatch {
   unsigned* failed = nullptr;
   double theta = 0;
+  /// The count is read every kReadEvery-th system of a warp (the sweep window kernel) or unit of
+  /// a block (the columns windows), from the first: each read waits for a global load, and the
+  /// columns windows' for a barrier of its own, before the system or unit can start. Reading it
+  /// at every one cost 2–3% at real interleaved 8192 × 2^11 and 65536 × 256, 2% at complex
+  /// interleaved 8192 × 2^11 (H100, checked; docs/tridiag-performance.md); a batch past the bound
+  /// pays up to kReadEvery − 1 more systems or units before the fallback.
+  static constexpr int kReadEvery = 4;
+  /// Whether a warp's or block's system or unit after `before` others reads the count.
+  PSCR_HD static bool reads(int before) { return before % kReadEvery == 0; }
   /// Whether some warp has counted a row past the bound (uniform over the warp).
   __device__ bool seen() const { return warp_sees_count(failed); }
   /// The same, uniform over the block (read by thread 0; a barrier every thread reaches).
@@ -878,10 +887,11 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       next_shift = shifts[first];
       fetch(first, arrays);
     }
-    int parity = 0;  // the array holding system k's d
-    for (index_t k = first; k < k_end; k += warps, parity ^= 1) {
+    int parity = 0;          // the array holding system k's d
+    int systems_before = 0;  // the warp's systems of the window before k
+    for (index_t k = first; k < k_end; k += warps, parity ^= 1, ++systems_before) {
       if constexpr (Watch) {
-        if (watch.seen()) {  // the fallback solves the batch
+        if (WindowWatch::reads(systems_before) && watch.seen()) {  // the fallback solves the batch
           copy_async_wait();
           break;
         }
