@@ -655,13 +655,15 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 /// method's bound at shift s as the kernels' watch checks them: WindowWatch::rows_bounded on each
 /// lane's rows of each window's tables (window_matrix's rows as shifted_matrix_row lays them out:
 /// a cut row's coupling outside its window zero, identity rows past its end), as the columns
-/// windows take them; for complex shifts also WindowWatch::squares_bounded on each lane's rows of
-/// the window's quadratics (WindowSquares), as the sweep window kernel takes them, which must find
-/// the same.
+/// windows and the sweep window kernel's real shifts take them (every row of the window, K per
+/// lane); for complex shifts the sweep window kernel's lanes, which must find the same, check only
+/// the rows the window writes (WindowWatch::lane_rows per lane) from the window's quadratics
+/// (WindowSquares, at WindowWatch::written_slot).
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
   constexpr int K = cuda::kWindowLaneRows, kRows = dt::kWarpLanes * K;
+  constexpr int R = dt::WindowWatch::lane_rows<K>();
   const index_t inner = kRows - 2 * cuda::kWindowHaloRows;
   const dt::WindowWatch watch{nullptr, cuda::window_theta()};
   std::vector<T> ad(kRows + 1), md(kRows + 1), ao(kRows + 1), mo(kRows + 1);
@@ -670,24 +672,32 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   const dt::WindowSquares squares{pairs.data(), kRows + 1};
   bool bounded = true, squares_bounded = true;
   for (index_t j = 0; j * inner < m.n; ++j) {
-    const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, dt::sweep_window(j, inner, kRows, m.n));
+    const dt::SweepWindow w = dt::sweep_window(j, inner, kRows, m.n);
+    const dt::ShiftedMatrix<T> wm = dt::window_matrix(m, w);
     for (int r = 0; r <= kRows; ++r) {
       const dt::ShiftedMatrixRow<T> e = dt::shifted_matrix_row(wm, r);
       ad[r] = e.ad;
       md[r] = e.md;
       ao[r] = e.ao;
       mo[r] = e.mo;
-      if constexpr (kSquares) squares.set(r, e);
+      if constexpr (kSquares) {
+        const int written = r - w.write_lo;
+        if (written >= 0 && written <= R * dt::kWarpLanes)
+          squares.set(dt::WindowWatch::written_slot<R>(written), e);
+      }
     }
     const auto slot = [](int r) { return r; };
     for (int lane = 0; lane < dt::kWarpLanes; ++lane) {
       bounded &=
           watch.rows_bounded<K>(ad.data(), md.data(), ao.data(), mo.data(), lane * K, slot, s);
-      if constexpr (kSquares)
-        squares_bounded &= watch.squares_bounded<K>(squares, lane * K, slot, s);
+      if constexpr (kSquares) {
+        const int first = dt::WindowWatch::lane_slot<R>(lane);
+        squares_bounded &= watch.squares_bounded<R>(
+            squares, 0, [&](int i) { return first + dt::WindowWatch::written_slot<R>(i); }, s);
+      }
     }
   }
-  if constexpr (kSquares) EXPECT_EQ(squares_bounded, bounded) << "the quadratics, n " << m.n;
+  if constexpr (kSquares) EXPECT_EQ(squares_bounded, bounded) << "the rows written, n " << m.n;
   return bounded;
 }
 

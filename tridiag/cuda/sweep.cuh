@@ -589,9 +589,10 @@ struct alignas(16) SquarePair {
 /// diagonal's square bounded below, the coupling's to the row before above) for all of the
 /// window's systems, so that a row and shift take two quadratics' evaluations and a test. Four
 /// arrays of `slots` SquarePairs (the diagonal's q0 q1 and q2 q3, the coupling's likewise), 16
-/// bytes a slot as the tables of complex entries, so that the lanes' rows, K + 1 slots apart, are
-/// read without bank conflicts (one array of 64-byte quadratic pairs put them 16 banks apart mod
-/// 32: 16-way conflicts, 25–35% more time on the H100, docs/tridiag-performance.md).
+/// bytes a slot as the tables of complex entries, so that the lanes' rows, R + 1 slots apart
+/// (WindowWatch::written_slot), are read without bank conflicts (one array of 64-byte quadratic
+/// pairs put them 16 banks apart mod 32: 16-way conflicts, 25–35% more time on the H100,
+/// docs/tridiag-performance.md).
 struct WindowSquares {
   SquarePair* base;
   int slots;
@@ -812,6 +813,27 @@ struct WindowWatch {
                                    [&](int i) { return squares.diagonal(slot(first + i)); }, s,
                                    window_squares_theta2(theta));
   }
+  /// The sweep window kernel's rows per lane for complex shifts (lanes of K rows): lane l checks
+  /// rows write_lo + l·R to + R − 1 of each window, R = lane_rows, the rows the window writes.
+  /// Each row of a system is written by one window, where its couplings are its true ones: so
+  /// every row is checked once.
+  template <int K>
+  static constexpr int lane_rows() {
+    constexpr int written = kWarpLanes * K - 2 * static_cast<int>(kWindowHaloRows);
+    static_assert(written % kWarpLanes == 0, "whole rows per lane");
+    return written / kWarpLanes;
+  }
+  /// Where its quadratics (WindowSquares, complex shifts) hold written row j (from write_lo; j up
+  /// to 32·R for the last lane's coupling after): R + 1 slots per lane, so that a lane's rows lie
+  /// at compile-time offsets from its first, lane_slot(l).
+  template <int R>
+  PSCR_HD static int written_slot(int j) {
+    return j + j / R;
+  }
+  template <int R>
+  PSCR_HD static int lane_slot(int lane) {
+    return lane * (R + 1);
+  }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const {
     count_failing_warp(failed, bounded);
@@ -823,8 +845,9 @@ struct WindowWatch {
 /// window of its share, the block loads the window's rows of A and M as its tables, and warp w of
 /// W solves systems k_begin + w, + W, ... of it as sweep_kernel's SweepStaging::buffers instance
 /// solves whole systems (c′ and v in registers, d in two buffers). Watch (the bound not assured):
-/// each warp checks the rows it solves (complex ones from the window's quadratics, WindowSquares)
-/// and stops once a row is past the bound, the block at the end of the window (WindowWatch).
+/// for each system it solves, each warp checks its rows (complex shifts: the rows the window
+/// writes, from their quadratics, WindowSquares) and stops once a row is past the bound, the block
+/// at the end of the window (WindowWatch).
 template <class T, int K, bool Watch>
 __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging::buffers>())
     sweep_window_kernel(ShiftedMatrix<T> m, const T* shifts, index_t batch, SweepWindows win,
@@ -843,7 +866,14 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   T* ao = md + A;
   T* mo = ao + A;
   T* arrays = mo + A + warp * 2 * A;
-  // Watched complex shifts: the window's quadratics after the warps' arrays (WindowSquares).
+  // Watched complex shifts: each lane checks R of the rows the window writes
+  // (WindowWatch::lane_rows) from their quadratics after the warps' arrays (WindowSquares, at
+  // WindowWatch::written_slot). Real shifts: each lane its K rows of the tables (checking only
+  // the rows written from there, at runtime offsets, was 4.5–11% slower on the H100,
+  // docs/tridiag-performance.md).
+  constexpr int kWatchRows = WindowWatch::lane_rows<K>();
+  const auto watch_slot = [](int j) { return WindowWatch::written_slot<kWatchRows>(j); };
+  const int watch_first = WindowWatch::lane_slot<kWatchRows>(lane);
   constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
   const WindowSquares squares{reinterpret_cast<SquarePair*>(mo + A + warps * 2 * A), A};
   const int base = lane * (K + 1);
@@ -866,7 +896,10 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       md[t] = e.md;
       ao[t] = e.ao;
       mo[t] = e.mo;
-      if constexpr (kSquares) squares.set(t, e);
+      if constexpr (kSquares) {
+        const int j = r - window.write_lo;  // the rows written, and the coupling after the last
+        if (j >= 0 && j <= kWatchRows * kWarpLanes) squares.set(watch_slot(j), e);
+      }
     }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
@@ -887,9 +920,9 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       next_shift = shifts[first];
       fetch(first, arrays);
     }
-    int parity = 0;          // the array holding system k's d
     int systems_before = 0;  // the warp's systems of the window before k
-    for (index_t k = first; k < k_end; k += warps, parity ^= 1, ++systems_before) {
+    for (index_t k = first; k < k_end; k += warps, ++systems_before) {
+      const int parity = systems_before & 1;  // the array holding system k's d
       if constexpr (Watch) {
         if (WindowWatch::reads(systems_before) && watch.seen()) {  // the fallback solves the batch
           copy_async_wait();
@@ -906,7 +939,8 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       // The lane's rows checked while system k's d is still in flight, and before its c′ and v
       // (kept) hold registers.
       if constexpr (kSquares)
-        watch.count(watch.squares_bounded<K>(squares, lane * K, slot, shift));
+        watch.count(watch.squares_bounded<kWatchRows>(
+            squares, 0, [&](int i) { return watch_first + watch_slot(i); }, shift));
       else if constexpr (Watch)
         watch.count(watch.rows_bounded<K>(ad, md, ao, mo, lane * K, slot, shift));
       if (more)
