@@ -658,7 +658,7 @@ std::vector<T> emulate_segment(Lanes lanes, index_t n, SegmentPasses passes = Se
 /// windows and the sweep window kernel's real shifts take them (every row of the window, K per
 /// lane); for complex shifts the sweep window kernel's lanes, which must find the same, check only
 /// the rows the window writes (WindowWatch::lane_rows per lane) from the window's quadratics
-/// (WindowSquares, at WindowWatch::written_slot).
+/// (WindowWatch::set_written, written_bounded).
 template <class T>
 bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
   namespace dt = cuda::detail;
@@ -680,21 +680,13 @@ bool window_watch_bounded(const cuda::detail::ShiftedMatrix<T>& m, T s) {
       md[r] = e.md;
       ao[r] = e.ao;
       mo[r] = e.mo;
-      if constexpr (kSquares) {
-        const int written = r - w.write_lo;
-        if (written >= 0 && written <= R * dt::kWarpLanes)
-          squares.set(dt::WindowWatch::written_slot<R>(written), e);
-      }
+      if constexpr (kSquares) dt::WindowWatch::set_written<R>(squares, r - w.write_lo, e);
     }
     const auto slot = [](int r) { return r; };
     for (int lane = 0; lane < dt::kWarpLanes; ++lane) {
       bounded &=
           watch.rows_bounded<K>(ad.data(), md.data(), ao.data(), mo.data(), lane * K, slot, s);
-      if constexpr (kSquares) {
-        const int first = dt::WindowWatch::lane_slot<R>(lane);
-        squares_bounded &= watch.squares_bounded<R>(
-            squares, 0, [&](int i) { return first + dt::WindowWatch::written_slot<R>(i); }, s);
-      }
+      if constexpr (kSquares) squares_bounded &= watch.written_bounded<R>(squares, lane, s);
     }
   }
   if constexpr (kSquares) EXPECT_EQ(squares_bounded, bounded) << "the rows written, n " << m.n;

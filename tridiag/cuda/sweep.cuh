@@ -590,7 +590,7 @@ struct alignas(16) SquarePair {
 /// window's systems, so that a row and shift take two quadratics' evaluations and a test. Four
 /// arrays of `slots` SquarePairs (the diagonal's q0 q1 and q2 q3, the coupling's likewise), 16
 /// bytes a slot as the tables of complex entries, so that the lanes' rows, R + 1 slots apart
-/// (WindowWatch::written_slot), are read without bank conflicts (one array of 64-byte quadratic
+/// (WindowWatch::set_written), are read without bank conflicts (one array of 64-byte quadratic
 /// pairs put them 16 banks apart mod 32: 16-way conflicts, 25–35% more time on the H100,
 /// docs/tridiag-performance.md).
 struct WindowSquares {
@@ -804,15 +804,6 @@ struct WindowWatch {
           s, window_squares_theta2(theta));
     }
   }
-  /// The same from a window's quadratics (WindowSquares, row r at slot(r)), complex shifts: the
-  /// same quadratics evaluated in the same way, so the same answer.
-  template <int R, class Slot>
-  PSCR_HD bool squares_bounded(const WindowSquares& squares, int first, Slot slot,
-                               const Complex& s) const {
-    return squares_rows_bounded<R>([&](int i) { return squares.coupling(slot(first + i)); },
-                                   [&](int i) { return squares.diagonal(slot(first + i)); }, s,
-                                   window_squares_theta2(theta));
-  }
   /// The sweep window kernel's rows per lane for complex shifts (lanes of K rows): lane l checks
   /// rows write_lo + l·R to + R − 1 of each window, R = lane_rows, the rows the window writes.
   /// Each row of a system is written by one window, where its couplings are its true ones: so
@@ -823,20 +814,36 @@ struct WindowWatch {
     static_assert(written % kWarpLanes == 0, "whole rows per lane");
     return written / kWarpLanes;
   }
-  /// Where its quadratics (WindowSquares, complex shifts) hold written row j (from write_lo; j up
-  /// to 32·R for the last lane's coupling after): R + 1 slots per lane, so that a lane's rows lie
-  /// at compile-time offsets from its first, lane_slot(l).
+  /// Forms the quadratics (WindowSquares) of a window's row j rows after write_lo where
+  /// written_bounded reads them: the rows written and the coupling after the last (j from 0 to
+  /// 32·R), R + 1 slots per lane; the halo rows not at all.
   template <int R>
-  PSCR_HD static int written_slot(int j) {
-    return j + j / R;
+  PSCR_HD static void set_written(const WindowSquares& squares, int j,
+                                  const ShiftedMatrixRow<Complex>& e) {
+    if (j >= 0 && j <= R * kWarpLanes) squares.set(written_slot<R>(j), e);
   }
+  /// Whether lane `lane`'s R rows written (lane_rows) meet the bound at s, from the quadratics
+  /// set_written formed: as rows_bounded finds from the tables, the same quadratics evaluated in
+  /// the same way. The lane's rows lie at compile-time offsets from its first slot.
   template <int R>
-  PSCR_HD static int lane_slot(int lane) {
-    return lane * (R + 1);
+  PSCR_HD bool written_bounded(const WindowSquares& squares, int lane, const Complex& s) const {
+    const int first = lane * (R + 1);
+    return squares_rows_bounded<R>(
+        [&](int i) { return squares.coupling(first + written_slot<R>(i)); },
+        [&](int i) { return squares.diagonal(first + written_slot<R>(i)); }, s,
+        window_squares_theta2(theta));
   }
   /// Counts the warp where a lane's `bounded` is false (every lane of the warp calls it).
   __device__ void count(bool bounded) const {
     count_failing_warp(failed, bounded);
+  }
+
+ private:
+  /// Written row j's slot: R + 1 slots per lane, so that lanes' rows are read without bank
+  /// conflicts.
+  template <int R>
+  PSCR_HD static int written_slot(int j) {
+    return j + j / R;
   }
 };
 
@@ -867,13 +874,11 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
   T* mo = ao + A;
   T* arrays = mo + A + warp * 2 * A;
   // Watched complex shifts: each lane checks R of the rows the window writes
-  // (WindowWatch::lane_rows) from their quadratics after the warps' arrays (WindowSquares, at
-  // WindowWatch::written_slot). Real shifts: each lane its K rows of the tables (checking only
+  // (WindowWatch::lane_rows) from their quadratics after the warps' arrays (WindowSquares,
+  // WindowWatch::set_written). Real shifts: each lane its K rows of the tables (checking only
   // the rows written from there, at runtime offsets, was 4.5–11% slower on the H100,
   // docs/tridiag-performance.md).
   constexpr int kWatchRows = WindowWatch::lane_rows<K>();
-  const auto watch_slot = [](int j) { return WindowWatch::written_slot<kWatchRows>(j); };
-  const int watch_first = WindowWatch::lane_slot<kWatchRows>(lane);
   constexpr bool kSquares = Watch && !std::is_floating_point_v<T>;
   const WindowSquares squares{reinterpret_cast<SquarePair*>(mo + A + warps * 2 * A), A};
   const int base = lane * (K + 1);
@@ -896,10 +901,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       md[t] = e.md;
       ao[t] = e.ao;
       mo[t] = e.mo;
-      if constexpr (kSquares) {
-        const int j = r - window.write_lo;  // the rows written, and the coupling after the last
-        if (j >= 0 && j <= kWatchRows * kWarpLanes) squares.set(watch_slot(j), e);
-      }
+      if constexpr (kSquares) WindowWatch::set_written<kWatchRows>(squares, r - window.write_lo, e);
     }
     // Rows past n: d = 0 (identity rows), and x = 0 there after every solve (in both buffers).
     for (int r = n + lane; r < kRows; r += kWarpLanes) {
@@ -939,8 +941,7 @@ __global__ void __launch_bounds__(kWarpLanes* sweep_max_warps<T, K, SweepStaging
       // The lane's rows checked while system k's d is still in flight, and before its c′ and v
       // (kept) hold registers.
       if constexpr (kSquares)
-        watch.count(watch.squares_bounded<kWatchRows>(
-            squares, 0, [&](int i) { return watch_first + watch_slot(i); }, shift));
+        watch.count(watch.written_bounded<kWatchRows>(squares, lane, shift));
       else if constexpr (Watch)
         watch.count(watch.rows_bounded<K>(ad, md, ao, mo, lane * K, slot, shift));
       if (more)
